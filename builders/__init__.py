@@ -1,0 +1,1 @@
+"""Suite builders: pure row generators per family, export to a Hub-style Parquet folder."""

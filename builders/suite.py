@@ -1,0 +1,89 @@
+"""Suite specifications and the explicit suite registry.
+
+A suite is one small declarative spec: name, task, metric kind, version, the source files it
+reads, how its rows are made, and its main metric with direction. Families (BECEL, CALM, ...)
+register their suites in their own module; ``builders/catalog.py`` imports those modules by
+name (no scanning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import datasets
+
+from bench.errors import DuplicateNameError, UnknownNameError
+from bench.sources import SourceResolver
+from bench.tasks import TaskSpec, get_task
+from builders.schema import features_for
+
+Row = dict[str, object]
+RowBuilder = Callable[[SourceResolver], Iterator[Row]]
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """One test suite, i.e. one ``datasets`` config.
+
+    Attributes:
+        name: Config name, ``<task>_<type>`` for BECEL (e.g. ``"snli_transitive"``).
+        task: Task registry key; gives the label names.
+        family: Paper family (``"becel"``, ``"calm"``, ``"salad"``, ``"coherence"``).
+        kind: Metric kind; selects the scorer in ``bench.scoring.SCORERS``.
+        version: Suite version; bump when rows change.
+        sources: Mirror-layout paths of every source file the suite reads.
+        build: Pure function of a resolver that yields the rows in a fixed order.
+        description: One paragraph for the dataset card.
+        main_metric: Name of the main score in the results.
+        higher_is_better: Direction of the main metric.
+        extras: Extra columns beyond the base row contract.
+        expected_rows: Rows the paper reports for the new test set (Table 1), if any.
+        citation: BibTeX of the paper the suite comes from.
+        license: License note of the sources.
+    """
+
+    name: str
+    task: str
+    family: str
+    kind: str
+    version: str
+    sources: tuple[str, ...]
+    build: RowBuilder = field(repr=False)
+    description: str
+    main_metric: str
+    higher_is_better: bool
+    extras: Mapping[str, object] = field(default_factory=dict, repr=False)
+    expected_rows: int | None = None
+    citation: str = ""
+    license: str = ""
+
+    @property
+    def task_spec(self) -> TaskSpec:
+        """The task this suite tests."""
+        return get_task(self.task)
+
+    @property
+    def features(self) -> datasets.Features:
+        """The suite's ``datasets.Features``."""
+        return features_for(self.task_spec, self.extras)
+
+
+SUITES: dict[str, SuiteSpec] = {}
+
+
+def register_suite(spec: SuiteSpec) -> SuiteSpec:
+    """Add a suite to the registry; names are unique across the benchmark."""
+    if spec.name in SUITES:
+        raise DuplicateNameError(f"suite {spec.name!r} is already registered")
+    get_task(spec.task)
+    SUITES[spec.name] = spec
+    return spec
+
+
+def get_suite(name: str) -> SuiteSpec:
+    """Look a suite up by name, with a did-you-mean error."""
+    try:
+        return SUITES[name]
+    except KeyError:
+        raise UnknownNameError("suite", name, SUITES) from None
