@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# System packages the tests need (Debian). Each feature adds its packages to PACKAGES with a
+# comment saying why. Safe to re-run; skipped when nothing is missing.
+set -euo pipefail
+PACKAGES=(
+)
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
