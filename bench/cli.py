@@ -21,6 +21,9 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.build",
     "bench.commands.score",
     "bench.commands.convert_becel",
+    "bench.commands.predict",
+    "bench.commands.baseline",
+    "bench.commands.train",
 )
 
 
