@@ -1,0 +1,171 @@
+"""Reference baselines that need no downloaded weights (docs/baselines.md).
+
+``BASELINES`` is the explicit registry: name -> :class:`Baseline`. A baseline's ``prepare``
+returns, for one task, a function from a list of suite rows to ``(label, probs or None)`` per
+row; :func:`run_baseline` writes the prediction file for every built suite it covers.
+The fine-tuned MiniLM baseline is not here: it is ``consistency-bench train`` followed by
+``consistency-bench predict``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.atomic import atomic_path
+from bench.errors import UnknownNameError
+from bench.sources import SourceResolver
+from bench.tasks import TaskSpec, get_task
+
+Prediction = tuple[int, list[float] | None]
+SuitePredictor = Callable[[list[dict]], list[Prediction]]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a baseline may use: the source mirror (training data) and the seed."""
+
+    resolver: SourceResolver
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """One baseline.
+
+    Attributes:
+        name: Registry key and submission name stem.
+        description: One line for the metadata and docs.
+        tasks: Tasks it covers.
+        prepare: ``(task, context) -> predictor over rows``; fits whatever it needs once.
+    """
+
+    name: str
+    description: str
+    tasks: tuple[str, ...]
+    prepare: Callable[[TaskSpec, Context], SuitePredictor]
+
+
+ALL_TASKS = ("snli", "rte", "mrpc", "boolq", "wic", "sst2", "ag_news")
+
+
+def _majority(task: TaskSpec, ctx: Context) -> SuitePredictor:
+    from bench.baselines.simple import majority_label
+    from bench.baselines.train_data import label_counts
+
+    counts, _ = label_counts(task.name, ctx.resolver)
+    label = majority_label(counts)
+    total = sum(counts)
+    probs = [c / total for c in counts]
+    return lambda rows: [(label, probs) for _ in rows]
+
+
+def _random(task: TaskSpec, ctx: Context) -> SuitePredictor:
+    from bench.baselines.simple import random_label
+
+    return lambda rows: [(random_label(task, r["id"], ctx.seed), None) for r in rows]
+
+
+def _overlap(task: TaskSpec, ctx: Context) -> SuitePredictor:
+    from bench.baselines.overlap import fit_threshold, predict_overlap
+    from bench.baselines.train_data import load_train
+
+    train = load_train(task.name, ctx.resolver)
+    threshold = fit_threshold(
+        task.name, [(e.text, e.text_pair) for e in train], [e.label for e in train]
+    )
+    return lambda rows: [
+        (predict_overlap(task.name, r["text"], r["text_pair"], threshold), None) for r in rows
+    ]
+
+
+def _vader(task: TaskSpec, ctx: Context) -> SuitePredictor:
+    from bench.baselines.simple import vader_label, vader_scorer
+
+    score = vader_scorer()
+    return lambda rows: [(vader_label(score(r["text"])["compound"]), None) for r in rows]
+
+
+def _tfidf(task: TaskSpec, ctx: Context) -> SuitePredictor:
+    from bench.baselines.tfidf import fit_tfidf
+    from bench.baselines.train_data import load_train, model_texts
+    from bench.inputs import classifier_input
+
+    train = load_train(task.name, ctx.resolver)
+    model = fit_tfidf(
+        [model_texts(e, task.name) for e in train], [e.label for e in train], task.num_labels
+    )
+
+    def predict(rows: list[dict]) -> list[Prediction]:
+        probs = model.predict_proba([classifier_input(r, task.name) for r in rows])
+        return [(max(range(len(p)), key=p.__getitem__), p) for p in probs]
+
+    return predict
+
+
+BASELINES: dict[str, Baseline] = {
+    b.name: b
+    for b in (
+        Baseline("majority", "most frequent gold label of the task's training data "
+                 "(validation counts for BoolQ and AG News)", ALL_TASKS, _majority),
+        Baseline("random", "uniform random label, seeded per row id", ALL_TASKS, _random),
+        Baseline("lexical-overlap", "word-overlap threshold fitted on training data "
+                 "(+ negation cue for SNLI contradiction)", ("snli", "rte", "mrpc", "wic"),
+                 _overlap),
+        Baseline("vader", "VADER compound score >= 0 -> positive", ("sst2",), _vader),
+        Baseline("tfidf-lr", "TF-IDF uni+bigrams + logistic regression on training data",
+                 ("snli", "rte", "mrpc", "wic", "sst2"), _tfidf),
+    )
+}
+
+
+def get_baseline(name: str) -> Baseline:
+    """Registry lookup with a did-you-mean error."""
+    try:
+        return BASELINES[name]
+    except KeyError:
+        raise UnknownNameError("baseline", name, BASELINES) from None
+
+
+def run_baseline(
+    name: str,
+    data_dir: str | os.PathLike,
+    out: str | os.PathLike,
+    ctx: Context,
+    suites: Sequence[str] | None = None,
+) -> dict[str, int]:
+    """Predict every built suite the baseline covers; write JSONL atomically.
+
+    Returns:
+        Rows written per suite.
+    """
+    import pyarrow.parquet as pq
+
+    from builders.export import parquet_path, read_manifest
+
+    baseline = get_baseline(name)
+    root = Path(data_dir)
+    manifest = read_manifest(root)
+    chosen = list(suites) if suites else sorted(manifest)
+    predictors: dict[str, SuitePredictor] = {}
+    written: dict[str, int] = {}
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        for suite in chosen:
+            if suite not in manifest:
+                raise UnknownNameError("built suite", suite, manifest)
+            task = manifest[suite]["task"]
+            if task not in baseline.tasks:
+                continue
+            if task not in predictors:
+                predictors[task] = baseline.prepare(get_task(task), ctx)
+            rows = pq.read_table(parquet_path(root, suite)).to_pylist()
+            for row, (label, probs) in zip(rows, predictors[task](rows)):
+                record = {"id": row["id"], "label": label}
+                if probs is not None:
+                    record["probs"] = [round(p, 6) for p in probs]
+                handle.write(json.dumps(record) + "\n")
+            written[suite] = len(rows)
+    return written

@@ -1,0 +1,40 @@
+"""``consistency-bench baseline``: write a baseline's predictions for the built suites."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register the ``baseline`` command."""
+    from bench.baselines import BASELINES
+
+    parser = subparsers.add_parser(
+        "baseline",
+        help="predictions of a reference baseline (majority, random, overlap, VADER, TF-IDF)",
+        description="Write a prediction file for every built suite the baseline covers. "
+        f"Baselines: {', '.join(BASELINES)}. See docs/baselines.md.",
+    )
+    parser.add_argument("name", metavar="NAME", help=f"one of {', '.join(BASELINES)}")
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR")
+    parser.add_argument("--out", required=True, metavar="PREDICTIONS")
+    parser.add_argument("--sources", metavar="DIR", help="source mirror (training data)")
+    parser.add_argument("--no-download", action="store_true", help="never use the network")
+    parser.add_argument("--suites", nargs="+", metavar="SUITE", help="default: all covered")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the baseline and print what it covered."""
+    import time
+
+    from bench.baselines import Context, run_baseline
+    from bench.sources import SourceResolver
+
+    start = time.perf_counter()
+    ctx = Context(SourceResolver(args.sources, download=not args.no_download), seed=args.seed)
+    written = run_baseline(args.name, args.data, args.out, ctx, args.suites)
+    print(f"{args.name}: wrote {sum(written.values())} rows of {len(written)} suites to "
+          f"{args.out} in {time.perf_counter() - start:.1f}s")
+    return 0
