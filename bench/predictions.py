@@ -279,6 +279,7 @@ def _fast(path: Path, fmt: str) -> _Columns | None:
             table = pq.read_table(path)
         else:
             return None
+        table.validate(full=True)  # e.g. invalid UTF-8 in strings
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
     if "id" not in table.column_names or "label" not in table.column_names:
