@@ -42,6 +42,7 @@ class LoadedModel:
         tokenizer: Its tokenizer.
         id2label: Output index -> label name (classifiers); empty for text-to-text models.
         is_seq2seq: Whether the model generates text (T5-style) instead of class logits.
+
     """
 
     model: object
@@ -106,6 +107,7 @@ def load_classifier(name_or_path, device=None, dtype=None) -> LoadedModel:
 
     Raises:
         ConfigError: The model cannot be found or loaded.
+
     """
     from transformers import (
         AutoConfig,
@@ -152,6 +154,7 @@ def parse_label_map(spec: str | None) -> LabelOverrides:
 
     Raises:
         ConfigError: The text is malformed; names the bad part.
+
     """
     if not spec:
         return {}
@@ -211,6 +214,7 @@ def resolve_label_mapping(
     Raises:
         ConfigError: A task label matches no model label (names every unmatched one), or an
             override names a label the task or the model does not have.
+
     """
     override = dict((overrides or {}).get(task.name, {}))
     task_norm = {normalise_label(n): n for n in task.label_names}

@@ -68,6 +68,7 @@ class RunnerOptions:
         max_new_tokens: Generation length of text-to-text models.
         progress: Show a progress bar.
         amp: Use autocast on CUDA.
+
     """
 
     batch_size: int | None = None
@@ -133,10 +134,11 @@ def collect_inputs(
 
     Raises:
         DataError: A suite is not in the folder's manifest or its Parquet file is missing.
+
     """
     import pyarrow.parquet as pq
 
-    from builders.export import parquet_path, read_manifest
+    from bench.manifest import parquet_path, read_manifest
 
     if wic_format not in WIC_FORMATS:
         raise ConfigError(f"unknown --wic-format {wic_format!r}; use {', '.join(WIC_FORMATS)}")
@@ -212,6 +214,7 @@ def run_batches(
 
     Raises:
         OutOfMemory: A single input does not fit.
+
     """
     retries, pos = 0, 0
     while pos < len(order):
@@ -351,7 +354,7 @@ def make_forward(loaded: LoadedModel, encoded: Sequence[dict], options: RunnerOp
 
 
 def _distributed_state():
-    """accelerate's ``PartialState`` when launched with several processes, else None."""
+    """Accelerate's ``PartialState`` when launched with several processes, else None."""
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
         return None
     from accelerate import PartialState
@@ -386,6 +389,7 @@ def predict(
     Raises:
         ConfigError: A suite's task labels cannot be mapped to the model's labels.
         OutOfMemory: One input alone does not fit on the device.
+
     """
     options = options or RunnerOptions()
     start = time.perf_counter()
@@ -408,7 +412,7 @@ def predict(
     resumed = sum(1 for k in keys if k in store.done)
     todo = [i for i, k in enumerate(keys) if k not in store.done]
     encoded = _tokenize(loaded.tokenizer, [collected.unique[i] for i in todo], options.max_length)
-    local = {i: e for i, e in zip(todo, encoded)}
+    local = {i: e for i, e in zip(todo, encoded, strict=True)}
     lengths = {i: len(e["input_ids"]) for i, e in local.items()}
     order = sorted(todo, key=lambda i: (-lengths[i], i))[rank::world]
     forward = forward_factory(loaded, local, options)
@@ -417,7 +421,7 @@ def predict(
     pending = [0]
 
     def emit(batch: list[int], results: list) -> None:
-        for i, value in zip(batch, results):
+        for i, value in zip(batch, results, strict=True):
             store.add(keys[i], value)
         pending[0] += len(batch)
         if pending[0] >= options.chunk_size:
@@ -456,7 +460,7 @@ def predict(
 
 def get_task_of(data_dir: str | os.PathLike, suite: str) -> str:
     """Task of a built suite, from the folder's manifest."""
-    from builders.export import read_manifest
+    from bench.manifest import read_manifest
 
     manifest = read_manifest(Path(data_dir))
     if suite not in manifest:
@@ -483,7 +487,7 @@ def write_predictions(
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
         for suite in collected.suites:
             task = get_task(suite.task)
-            for row_id, i in zip(suite.ids, suite.inputs):
+            for row_id, i in zip(suite.ids, suite.inputs, strict=True):
                 value = done[keys[i]]
                 if seq2seq:
                     record = {"id": row_id, "label": match_generated(value, task,

@@ -41,6 +41,7 @@ class Baseline:
         description: One line for the metadata and docs.
         tasks: Tasks it covers.
         prepare: ``(task, context) -> predictor over rows``; fits whatever it needs once.
+
     """
 
     name: str
@@ -141,10 +142,11 @@ def run_baseline(
 
     Returns:
         Rows written per suite.
+
     """
     import pyarrow.parquet as pq
 
-    from builders.export import parquet_path, read_manifest
+    from bench.manifest import parquet_path, read_manifest
 
     baseline = get_baseline(name)
     root = Path(data_dir)
@@ -162,7 +164,7 @@ def run_baseline(
             if task not in predictors:
                 predictors[task] = baseline.prepare(get_task(task), ctx)
             rows = pq.read_table(parquet_path(root, suite)).to_pylist()
-            for row, (label, probs) in zip(rows, predictors[task](rows)):
+            for row, (label, probs) in zip(rows, predictors[task](rows), strict=True):
                 record = {"id": row["id"], "label": label}
                 if probs is not None:
                     record["probs"] = [round(p, 6) for p in probs]

@@ -74,7 +74,7 @@ def fit_threshold(
     for threshold in sorted({round(s, 2) for s in scores}):
         correct = sum(
             (positive_label(task) if s >= threshold else fallback) == y
-            for s, fallback, y in zip(scores, low, labels)
+            for s, fallback, y in zip(scores, low, labels, strict=True)
         )
         if correct > best_correct:
             best, best_correct = threshold, correct

@@ -38,7 +38,7 @@ class TfidfModel:
         out = []
         for row in probs:
             full = [0.0] * n
-            for c, p in zip(classes, row):
+            for c, p in zip(classes, row, strict=True):
                 full[c] = float(p)
             out.append(full)
         return out

@@ -71,6 +71,7 @@ def load_train(task: str, resolver: SourceResolver) -> list[Example]:
 
     Raises:
         SourceError: No training data exists for ``task`` or a file is malformed.
+
     """
     if task not in TRAIN_FILES:
         raise SourceError(

@@ -53,9 +53,9 @@ def default_suites(data_dir, loaded, label_map) -> list[str]:
     """Built suites whose task the model can answer (label mapping resolves)."""
     from bench.errors import ConfigError
     from bench.inputs import T5_PROMPTS
+    from bench.manifest import read_manifest
     from bench.modeling import resolve_label_mapping
     from bench.tasks import get_task
-    from builders.export import read_manifest
 
     chosen, skipped = [], []
     for suite, entry in read_manifest(data_dir).items():

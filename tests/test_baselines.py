@@ -1,0 +1,127 @@
+"""Baselines: pure parts on inline data, the registry on suites built from the mirror."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from bench.baselines import BASELINES, Context, get_baseline, run_baseline
+from bench.baselines.overlap import fit_threshold, overlap_score, predict_overlap
+from bench.baselines.simple import majority_label, random_label, vader_label
+from bench.baselines.train_data import label_counts, load_train
+from bench.cli import main
+from bench.errors import SourceError, UnknownNameError
+from bench.sources import SourceResolver
+from bench.tasks import get_task
+
+SUITES = ["sst2_semantic", "rte_semantic", "wic_semantic", "boolq_negational"]
+
+
+@pytest.fixture(scope="module")
+def folder(corpora: Path, tmp_path_factory) -> Path:
+    from builders.catalog import get_suite
+    from builders.export import build_all
+
+    out = tmp_path_factory.mktemp("baselines") / "cb"
+    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
+              log=lambda _: None)
+    return out
+
+
+@pytest.fixture(scope="module")
+def ctx(corpora: Path) -> Context:
+    return Context(SourceResolver(corpora, download=False), seed=0)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_majority_ties_go_to_lowest_index():
+    assert majority_label([3, 5, 5]) == 1
+    assert majority_label([2, 2]) == 0
+
+
+def test_random_is_seeded_per_row_and_order_free():
+    task = get_task("snli")
+    ids = [f"snli_semantic/r{i:05d}/original" for i in range(300)]
+    first = [random_label(task, i, seed=1) for i in ids]
+    assert [random_label(task, i, seed=1) for i in reversed(ids)] == first[::-1]
+    assert first != [random_label(task, i, seed=2) for i in ids]
+    assert set(first) == {0, 1, 2}
+
+
+def test_overlap_heuristic():
+    assert overlap_score("rte", "a man sleeps on a bed", "a man sleeps") == 1.0
+    assert overlap_score("mrpc", "a b", "b c") == pytest.approx(1 / 3)
+    assert predict_overlap("snli", "A man sleeps.", "A man sleeps.", 0.9) == 0
+    assert predict_overlap("snli", "A man sleeps.", "Nobody is awake.", 0.9) == 2
+    assert predict_overlap("snli", "A man sleeps.", "A dog barks.", 0.9) == 1
+    assert predict_overlap("mrpc", "a b", "a b", 0.5) == 1
+    pairs = [("a b c", "a b c"), ("a b c", "x y z"), ("a b", "a b"), ("p q", "r s")]
+    assert fit_threshold("rte", pairs, [0, 1, 0, 1]) == 1.0
+
+
+def test_vader_threshold():
+    assert vader_label(0.0) == 1 and vader_label(-0.01) == 0
+
+
+def test_training_data_from_mirror(ctx):
+    rte = load_train("rte", ctx.resolver)
+    assert len(rte) == 2490 and {e.label for e in rte} == {0, 1}
+    wic = load_train("wic", ctx.resolver)
+    assert wic[0].word == "place"
+    assert label_counts("boolq", ctx.resolver) == ([1237, 2033], "becel/boolq/validation.tsv")
+    with pytest.raises(SourceError, match="no training split for task 'boolq'"):
+        load_train("boolq", ctx.resolver)
+
+
+def test_registry_errors():
+    with pytest.raises(UnknownNameError, match="Did you mean: majority"):
+        get_baseline("majorty")
+    assert set(BASELINES) == {"majority", "random", "lexical-overlap", "vader", "tfidf-lr"}
+
+
+@pytest.mark.parametrize("name", ["majority", "random", "vader", "lexical-overlap"])
+def test_baseline_files_score(name, folder, ctx, tmp_path):
+    from bench.scoring import score_file
+
+    out = tmp_path / f"{name}.jsonl"
+    written = run_baseline(name, folder, out, ctx)
+    covered = {s for s in SUITES if get_task(pq.read_table(
+        folder / s / "test.parquet", columns=["task"]).column(0)[0].as_py()).name
+        in get_baseline(name).tasks}
+    assert set(written) == covered
+    assert len(read_jsonl(out)) == sum(written.values())
+    results = score_file(out, folder, n_boot=10)
+    assert set(results["suites"]) == covered
+
+
+def test_majority_predicts_train_majority(folder, ctx, tmp_path):
+    out = tmp_path / "m.jsonl"
+    run_baseline("majority", folder, out, ctx, ["sst2_semantic", "boolq_negational"])
+    labels = {r["id"].split("/")[0]: r["label"] for r in read_jsonl(out)}
+    assert labels == {"sst2_semantic": 1, "boolq_negational": 1}
+
+
+def test_tfidf_beats_chance_on_sst2(folder, ctx, tmp_path):
+    out = tmp_path / "t.jsonl"
+    run_baseline("tfidf-lr", folder, out, ctx, ["sst2_semantic"])
+    gold = {r["id"]: r["label"] for r in
+            pq.read_table(folder / "sst2_semantic" / "test.parquet").to_pylist()}
+    records = read_jsonl(out)
+    accuracy = sum(r["label"] == gold[r["id"]] for r in records) / len(records)
+    assert accuracy > 0.75
+    assert all(abs(sum(r["probs"]) - 1) < 1e-3 for r in records)
+
+
+def test_cli_baseline(folder, corpora, tmp_path, capsys):
+    out = tmp_path / "v.jsonl"
+    code = main(["baseline", "vader", "--data", str(folder), "--out", str(out),
+                 "--sources", str(corpora), "--no-download"])
+    assert code == 0 and "vader: wrote 374 rows of 1 suites" in capsys.readouterr().out
+    code = main(["baseline", "vadr", "--data", str(folder), "--out", str(out)])
+    assert code == 2 and "Did you mean: vader" in capsys.readouterr().err
