@@ -137,7 +137,10 @@ def load_classifier(name_or_path, device=None, dtype=None) -> LoadedModel:
         try:
             model = cls.from_pretrained(str(name_or_path), **kwargs)
         except (ValueError, ImportError) as exc:
-            if "attn_implementation" not in kwargs or "sdpa" not in str(exc).lower():
+            message = str(exc).lower()
+            if "attn_implementation" not in kwargs or not (
+                "sdpa" in message or "scaled_dot_product" in message or "attention" in message
+            ):
                 raise
             kwargs.pop("attn_implementation")  # architecture without SDPA support
             model = cls.from_pretrained(str(name_or_path), **kwargs)

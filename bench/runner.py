@@ -409,6 +409,8 @@ def predict(
     rank = state.process_index if state else 0
     world = state.num_processes if state else 1
     store = ShardStore(parts, _fingerprint(model_name, loaded, options), rank)
+    if state is not None:  # every rank must see the same finished set before splitting work
+        state.wait_for_everyone()
     resumed = sum(1 for k in keys if k in store.done)
     todo = [i for i, k in enumerate(keys) if k not in store.done]
     encoded = _tokenize(loaded.tokenizer, [collected.unique[i] for i in todo], options.max_length)

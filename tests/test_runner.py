@@ -303,3 +303,22 @@ def test_cuda_autocast_matches_cpu(folder, bert, tmp_path):
     predict(loaded, str(bert), folder, SUITES, gpu, opts())
     for a, b in zip(read_jsonl(cpu), read_jsonl(gpu), strict=True):
         assert a["probs"] == pytest.approx(b["probs"], abs=2e-2)
+
+
+def test_cuda_request_without_cuda_is_a_clear_error(bert):
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    with pytest.raises(ConfigError, match="CUDA is not available"):
+        load_classifier(bert, device="cuda")
+
+
+def test_runner_modules_import_light():
+    import subprocess
+    import sys
+
+    code = ("import sys, bench.runner, bench.modeling, bench.inputs, bench.baselines, "
+            "bench.training, bench.commands.predict, bench.commands.train, "
+            "bench.commands.baseline; "
+            "heavy = [m for m in ('torch', 'transformers', 'sklearn') if m in sys.modules]; "
+            "assert not heavy, heavy")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-
 #: The reduced CPU run: steps and batch size (about 2,400 examples; minutes on 2 cores).
 CPU_STEPS, CPU_BATCH = 150, 16
 
