@@ -419,12 +419,17 @@ def predict(
     order = sorted(todo, key=lambda i: (-lengths[i], i))[rank::world]
     forward = forward_factory(loaded, local, options)
     device_type = loaded.device.type if hasattr(loaded, "device") else "cpu"
-    bar = _progress_bar(len(order), options.progress and rank == 0)
+    uses = [0] * len(keys)  # suite rows per distinct input: the bar counts rows
+    for suite_inputs in collected.suites:
+        for i in suite_inputs.inputs:
+            uses[i] += 1
+    bar = _progress_bar(sum(uses[i] for i in order), options.progress and rank == 0)
     pending = [0]
 
     def emit(batch: list[int], results: list) -> None:
         for i, value in zip(batch, results, strict=True):
             store.add(keys[i], value)
+        bar.update(sum(uses[i] for i in batch))
         pending[0] += len(batch)
         if pending[0] >= options.chunk_size:
             store.flush()
@@ -443,7 +448,6 @@ def predict(
             token_budget=AUTO_TOKENS.get(device_type, AUTO_TOKENS["cpu"]),
             max_rows=AUTO_MAX_ROWS.get(device_type, AUTO_MAX_ROWS["cpu"]),
             on_oom=on_oom,
-            progress=bar.update,
         )
     finally:
         store.flush()  # keep what is done for a restart, also on errors and Ctrl-C
@@ -515,4 +519,4 @@ def _progress_bar(total: int, enabled: bool):
         return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, unit="input", desc="predict", dynamic_ncols=True, smoothing=0.1)
+    return tqdm(total=total, unit="row", desc="predict", dynamic_ncols=True, smoothing=0.1)
