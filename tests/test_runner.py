@@ -258,6 +258,11 @@ def test_t5_generates_and_keeps_free_text(folder, tmp_path):
         assert isinstance(record["label"], int | str) and "probs" not in record
         if isinstance(record["label"], int):
             assert record["label"] in (0, 1)
+    from bench.scoring import score_file
+
+    scored = score_file(out, folder, n_boot=10)["suites"]["rte_semantic"]
+    free_text = sum(isinstance(r["label"], str) for r in records)
+    assert scored["metrics"]["n_invalid"] == free_text
 
 
 def test_prompts_and_generated_answers():
