@@ -250,11 +250,17 @@ def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> 
             os.fsync(fh.fileno())
 
 
-def _score(jsonl: bytes, stage: Path, data_dir: str | os.PathLike, scorer: Scorer) -> dict:
+def _score(jsonl: bytes, stage: Path, data_dir: str | os.PathLike, scorer: Scorer,
+           shown: str = "predictions") -> dict:
     plain = stage / "predictions.jsonl"
     plain.write_bytes(jsonl)
     try:
         results = scorer(plain, data_dir)
+    except BenchError as exc:  # name the user's file, not the staging copy
+        exc.args = tuple(
+            a.replace(str(plain), shown) if isinstance(a, str) else a for a in exc.args
+        )
+        raise
     finally:
         plain.unlink()
     results = dict(results)
@@ -302,7 +308,7 @@ def submit(
     root.mkdir(parents=True, exist_ok=True)
     stage = _stage(root)
     try:
-        results = _score(jsonl, stage, data_dir, scorer)
+        results = _score(jsonl, stage, data_dir, scorer, str(predictions))
         _write_entry(stage, jsonl, meta, results)
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
         with lock(root):
@@ -402,7 +408,8 @@ def rescore(
     for sub in load_all(root):
         stage = _stage(root)
         try:
-            new = _score(read_stored_predictions(sub), stage, data_dir, scorer)
+            new = _score(read_stored_predictions(sub), stage, data_dir, scorer,
+                         str(sub.path / PREDICTIONS))
         finally:
             shutil.rmtree(stage, ignore_errors=True)
         found = diff_results(sub.slug, sub.results, new)
