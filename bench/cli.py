@@ -21,6 +21,9 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.build",
     "bench.commands.score",
     "bench.commands.convert_becel",
+    "bench.commands.submit",
+    "bench.commands.leaderboard",
+    "bench.commands.publish",
 )
 
 

@@ -3,6 +3,7 @@
 # comment saying why. Safe to re-run; skipped when nothing is missing.
 set -euo pipefail
 PACKAGES=(
+  chromium  # headless browser: tests/test_leaderboard_render.py checks the leaderboard HTML page
 )
 missing=()
 for pkg in "${PACKAGES[@]}"; do
