@@ -84,6 +84,7 @@ class CalmInput:
         template: How an indicator is written: ``"{}:"`` originally, a Table 7 template for
             SIGNAL.
         prefix: Task prefix of the text-to-text form (``"mnli"``), or ``""``.
+
     """
 
     blocks: tuple[tuple[str, str], ...]
@@ -101,6 +102,7 @@ def signal(item: CalmInput, symbol: str) -> CalmInput:
 
     Raises:
         KeyError: ``symbol`` is not one of the ten of Table 7.
+
     """
     return replace(item, template=SIGNALS[symbol])
 
@@ -142,6 +144,7 @@ class CalmSource:
         path: Mirror-layout path.
         split: What the file is (for the dataset card).
         read: Parses the file into examples.
+
     """
 
     path: str
@@ -263,6 +266,7 @@ class Format:
         t5_prefix: T5's task prefix, or ``None`` where T5 was not trained on the task.
         t5_swap: Whether T5's input order is second sentence first (MNLI: T5's GLUE
             preprocessor orders features by name, ``hypothesis`` before ``premise``).
+
     """
 
     indicators: tuple[str, str]

@@ -80,11 +80,14 @@ def spans(n: int) -> list[tuple[int, int]]:
 
 
 def conv_ent_span_label(label: int, evidence: tuple[int, int] | None, span: tuple[int, int]) -> int:
-    """Gold label of a ConvEnt span: 1 (entailment) iff the example is positive and the span
-    contains the annotated evidence range; 0 otherwise.
+    """Gold label of a ConvEnt span.
+
+    1 (entailment) iff the example is positive and the span contains the annotated evidence
+    range; 0 otherwise.
 
     Raises:
         ValueError: A positive example without an evidence range.
+
     """
     if label == 0:
         return 0
@@ -97,8 +100,10 @@ def conv_ent_span_label(label: int, evidence: tuple[int, int] | None, span: tupl
 def art_span_label(
     label: int, conflict: tuple[int, int], plausible_23: bool | None, span: tuple[int, int]
 ) -> int | None:
-    """Gold answer of an ART span: the plausible hypothesis (0 or 1) or ``None`` (no confident
-    choice), from the annotated conflicting sentence pair of the implausible story.
+    """Gold answer of an ART span: the plausible hypothesis (0 or 1) or ``None``.
+
+    ``None`` is "no confident choice". The answer follows from the annotated conflicting
+    sentence pair of the implausible story.
 
     Sentences are 0 = observation 1, 1 = hypothesis, 2 = observation 2. The choice is
     determined on a span exactly when the span contains the annotated conflict pair
@@ -113,6 +118,7 @@ def art_span_label(
             hypothesis.
         plausible_23: The ``23_plausible`` annotation (used for conflict ``(0, 1)`` only).
         span: ``(i, j)``.
+
     """
     a, b = conflict
     i, j = span

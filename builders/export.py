@@ -19,16 +19,9 @@ import pyarrow.parquet as pq
 from bench import __version__
 from bench.atomic import atomic_path, write_text
 from bench.errors import DataError, SourceUnavailableError
+from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
 from builders.suite import Row, SuiteSpec
-
-MANIFEST = "suites.json"
-SPLIT = "test"
-
-
-def parquet_path(root: Path, suite: str) -> Path:
-    """Where a suite's Parquet file lives inside a built folder."""
-    return root / suite / f"{SPLIT}.parquet"
 
 
 def rows_to_table(spec: SuiteSpec, rows: Sequence[Row]) -> pa.Table:
@@ -49,7 +42,11 @@ def write_parquet(table: pa.Table, target: Path) -> str:
     """Write ``table`` deterministically and atomically; return the file's sha256."""
     with atomic_path(target) as tmp:
         pq.write_table(
-            table, tmp, compression="zstd", row_group_size=65_536, write_statistics=False,
+            table,
+            tmp,
+            compression="zstd",
+            row_group_size=65_536,
+            write_statistics=False,
             store_schema=True,
         )
         digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
@@ -105,17 +102,6 @@ def manifest_entry(built: BuiltSuite) -> dict:
     }
 
 
-def read_manifest(root: Path) -> dict[str, dict]:
-    """The ``suites.json`` of a built folder."""
-    path = Path(root) / MANIFEST
-    if not path.is_file():
-        raise DataError(
-            f"{path} not found: {root} is not a built suite folder; run "
-            "`consistency-bench build --out DIR` first"
-        )
-    return json.loads(path.read_text(encoding="utf-8"))["suites"]
-
-
 def build_all(
     specs: Sequence[SuiteSpec],
     resolver: SourceResolver,
@@ -137,6 +123,7 @@ def build_all(
             (offline, not in the mirror: QQP) is skipped with a logged reason instead of
             failing the build. Corrupt files still fail. Suites named explicitly should pass
             ``False`` so that the ``SourceUnavailableError`` reaches the user.
+
     """
     from builders.card import render_card  # local: card rendering needs the full manifest
 
