@@ -261,6 +261,7 @@ def art_rows(resolver: SourceResolver) -> Iterator[Row]:
 class _Suite:
     name: str
     task: str
+    kind: str
     sources: tuple[str, ...]
     build: Callable[[SourceResolver], Iterator[Row]]
     description: str
@@ -270,7 +271,7 @@ class _Suite:
 
 _SUITES = (
     _Suite(
-        "conv_ent_coherence", "conv_ent", (CONV_ENT_PATH,), conv_ent_rows,
+        "conv_ent_coherence", "conv_ent", "coherence", (CONV_ENT_PATH,), conv_ent_rows,
         "Conversational Entailment test examples with annotated evidence turns: every "
         "consecutive span of dialog turns is a row (the full dialog is variant 'original'). "
         "A span of a positive example is entailment iff it contains the evidence range; all "
@@ -282,7 +283,8 @@ _SUITES = (
         "sled-group/Verifiable-Coherent-NLU (no license stated upstream).",
     ),
     _Suite(
-        "art_coherence", "art", (ART_ANNOTATION_PATH, ART_DEV_PATH, "art/dev-labels.lst"),
+        "art_coherence", "art", "coherence_theta",
+        (ART_ANNOTATION_PATH, ART_DEV_PATH, "art/dev-labels.lst"),
         art_rows,
         "ART (alphaNLI) dev examples with annotated conflicting sentences: each row chooses "
         "between the two stories restricted to a span of (observation 1, hypothesis, "
@@ -299,7 +301,7 @@ _SUITES = (
 for _s in _SUITES:
     register_suite(
         SuiteSpec(
-            name=_s.name, task=_s.task, family="coherence", kind="coherence",
+            name=_s.name, task=_s.task, family="coherence", kind=_s.kind,
             version=VERSION, sources=_s.sources, build=_s.build, description=_s.description,
             main_metric=_s.main_metric, higher_is_better=True, extras=SPAN_EXTRAS,
             citation=CITATION, license=_s.license,
