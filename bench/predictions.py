@@ -270,15 +270,19 @@ def _read_parquet(path: Path) -> pa.Table:
 # --------------------------------------------------------------------------- fast columnar pass
 
 
-def _fast(path: Path, fmt: str) -> _Columns | None:
+def _fast(payload: bytes, fmt: str) -> _Columns | None:
     """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass."""
     try:
         if fmt == "jsonl":
-            table = pajson.read_json(path)
+            options = pajson.ReadOptions(block_size=8 << 20)
+            table = pajson.read_json(pa.BufferReader(payload), read_options=options)
         elif fmt == "parquet":
-            table = pq.read_table(path)
+            table = pq.read_table(pa.BufferReader(payload))
         else:
             return None
+        for name in ("id", "label"):  # e.g. invalid UTF-8 in strings
+            if name in table.column_names:
+                table.column(name).validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
     if "id" not in table.column_names or "label" not in table.column_names:
@@ -351,18 +355,20 @@ def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> d
         where = np.flatnonzero(pc.equal(ids, first).to_numpy(zero_copy_only=False))
         fail(int(where[1]), f"duplicate id (first seen on line {int(lines[where[0]])})")
 
-    suites = _suite_of(ids)
+    encoded = pc.dictionary_encode(_suite_of(ids))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
     out = {}
-    for name in pc.unique(suites).to_pylist():
-        mask = pc.equal(suites, name).to_numpy(zero_copy_only=False)
-        positions = np.flatnonzero(mask)
+    for code, name in enumerate(encoded.dictionary.to_pylist()):
+        positions = order[bounds[code] : bounds[code + 1]]
         if name not in manifest:
             fail(
                 int(positions[0]), f"unknown suite {name!r} (known: {', '.join(sorted(manifest))})"
             )
         entry = manifest[name]
         label_names = entry["label_names"]
-        sub_ids = ids.filter(pa.array(mask))
+        sub_ids = ids.take(pa.array(positions))
         known = pc.is_in(sub_ids, value_set=suite_ids(name)).to_numpy(zero_copy_only=False)
         if not known.all():
             fail(
@@ -465,8 +471,9 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
     if path.stat().st_size == 0:
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    columns = _fast(path, fmt)
+    payload = path.read_bytes()
+    digest = hashlib.sha256(payload).hexdigest()
+    columns = _fast(payload, fmt)
     if columns is not None:
         try:
             suites = _resolve(str(path), columns, manifest, suite_ids)
