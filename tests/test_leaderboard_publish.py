@@ -43,7 +43,7 @@ def data(tmp_path):
 
 
 def cli(args, hub_url, tmp_path, token=TOKEN):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_") and k != "TRANSFORMERS_OFFLINE"}
     env.update(PYTHONPATH=str(REPO), HF_ENDPOINT=hub_url, HF_HOME=str(tmp_path / "hf_home"),
                HF_HUB_DISABLE_TELEMETRY="1")
     if token:
