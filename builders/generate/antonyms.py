@@ -95,6 +95,7 @@ def build_conceptnet_db(assertions: str | os.PathLike, db_path: str | os.PathLik
 
     Returns:
         The database path.
+
     """
     from conceptnet_lite.db import load_dump_to_db
 
@@ -204,6 +205,7 @@ def antonym_candidates(doc, sources: ChainedAntonyms) -> tuple[list[Negated], li
     Returns:
         The replacements (tag ``antonym``, rule ``antonym:<source>``) and, per adjective /
         adverb without an antonym, why.
+
     """
     made: list[Negated] = []
     rejected: list[Rejected] = []
@@ -218,7 +220,11 @@ def antonym_candidates(doc, sources: ChainedAntonyms) -> tuple[list[Negated], li
             rejected.append(Rejected(f"no antonym for {tok.lower_!r} ({tok.pos_})"))
             continue
         antonym, source = found
-        antonym = antonym.replace("_", " ")
+        before = doc[tok.i - 1].lower_ if tok.i > doc[0].i else ""
+        if before in ("a", "an") and (before == "an") != (antonym[:1].lower() in "aeiou"):
+            rejected.append(Rejected(f"antonym {antonym!r} of {tok.lower_!r} would need "
+                                     f"'{before}' changed (one word at a time)"))
+            continue
         if tok.text[:1].isupper():
             antonym = antonym[:1].upper() + antonym[1:]
         edit = Edit(tok.idx, tok.idx + len(tok.text), antonym)

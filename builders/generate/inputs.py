@@ -23,6 +23,7 @@ class Record:
         line: 1-based line in the file (for error messages; equals ``row + 1`` for Hub data).
         fields: Column name to value, as read.
         label: Label index into the label names.
+
     """
 
     row: int
@@ -113,6 +114,7 @@ def load_corpus(
 
     Returns:
         The records in source order.
+
     """
     path = Path(data)
     if path.is_file():

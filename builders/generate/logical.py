@@ -25,6 +25,7 @@ class Pair:
         text_pair: Second input, or ``None``.
         label: Label index.
         word: WiC target word (empty elsewhere).
+
     """
 
     row: int
@@ -52,6 +53,7 @@ class Derived:
         constraint: ``is:<label>`` or ``not:<label>``.
         rule: The rule, as text.
         word: WiC target word.
+
     """
 
     first: int
@@ -168,6 +170,7 @@ def additive(
         reference: Texts whose token lengths set the threshold (BECEL: the training data).
         size: Keep this many pairs (sampled order-independently with ``seed``); all if None.
         seed: Sampling seed.
+
     """
     threshold = length_threshold(reference)
     limit = size if size is not None else len(texts) * len(texts)

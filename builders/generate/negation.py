@@ -54,6 +54,7 @@ class Negated:
         tag: ``negation`` or ``antonym`` (the BECEL release's tags).
         rule: The specific rule, e.g. ``do-support`` or ``antonym:wordnet``.
         edit: The single edit that turns the original into ``text``.
+
     """
 
     text: str
@@ -109,6 +110,7 @@ def negate_doc(doc, style: str = "full") -> Negated | Rejected:
 
     Returns:
         The negated sentence, or the reason it was rejected.
+
     """
     if style not in STYLES:
         raise ValueError(f"negation style {style!r}; expected one of {STYLES}")
@@ -136,7 +138,8 @@ def negate_doc(doc, style: str = "full") -> Negated | Rejected:
                        _insert_after(edge, "not"))
     if finite.tag_ == "MD":
         if finite.lower_ == "can":
-            edit = Edit(finite.idx, finite.idx + len(finite.text), _case_like("cannot", finite.text))
+            end = finite.idx + len(finite.text)
+            edit = Edit(finite.idx, end, _case_like("cannot", finite.text))
             return Negated(edit.apply(text), "negation", "modal", edit)
         edit = _insert_after(finite, "not")
         return Negated(edit.apply(text), "negation", "modal", edit)

@@ -31,6 +31,7 @@ class Seq2SeqParaphraser:
         num_beams: Beam width.
         max_new_tokens: Longest paraphrase.
         batch_size: Inputs per forward pass.
+
     """
 
     def __init__(

@@ -45,6 +45,7 @@ class GenerateConfig:
         seed: Seed for additive sampling.
         additive_size: Pairs to keep (all when ``None``).
         reference_texts: Texts whose length quantile bounds additive merges (default: the data).
+
     """
 
     name: str
@@ -358,6 +359,7 @@ def generate(
         nlp: spaCy pipeline (negational sets); loaded on demand when ``None``.
         antonym_sources: A ``ChainedAntonyms``; built from ``config`` when ``None``.
         paraphraser: Callable for semantic sets; required for them.
+
     """
     out = []
     for kind in config.kinds:

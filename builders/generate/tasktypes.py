@@ -28,6 +28,7 @@ class TaskType:
             ``text_pair``), as in BECEL Table 9.
         flip_from: The label that negation flips (section 3.2), or ``None``.
         not_applicable: Consistency kind to the reason it does not apply (Appendix A.2).
+
     """
 
     name: str
@@ -128,6 +129,7 @@ def negation_flip(task_type: TaskType, labels: Sequence[str]) -> tuple[int, int]
 
     Raises:
         ConfigError: The labels do not contain the flipping label, or the target is ambiguous.
+
     """
     check_applicable(task_type, "negational", labels)
     assert task_type.flip_from is not None  # guaranteed by check_applicable
@@ -181,6 +183,7 @@ def check_applicable(task_type: TaskType, kind: str, labels: Sequence[str]) -> N
         task_type: The task type.
         kind: A consistency kind (see ``KINDS``).
         labels: Label names in index order.
+
     """
     if kind not in KINDS:
         raise UnknownNameError("consistency type", kind, KINDS)
