@@ -19,6 +19,7 @@ from bench.errors import BenchError
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
     "bench.commands.build",
+    "bench.commands.generate",
     "bench.commands.score",
     "bench.commands.convert_becel",
     "bench.commands.submit",
