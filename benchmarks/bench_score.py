@@ -27,6 +27,9 @@ from builders.catalog import SUITES
 from builders.export import build_all
 
 
+PERTURBED = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}
+
+
 def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
     """Random labels with probabilities for every row of every suite; returns the row count."""
     manifest = read_manifest(folder)
@@ -35,7 +38,9 @@ def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
     with open(out, "w") as handle:
         for name, entry in manifest.items():
             k = len(entry["label_names"])
-            for row_id in pq.read_table(folder / entry["path"], columns=["id"]).column("id").to_pylist():
+            for row_id in (
+                pq.read_table(folder / entry["path"], columns=["id"]).column("id").to_pylist()
+            ):
                 weights = [rng.random() + 1e-3 for _ in range(k)]
                 total = sum(weights)
                 probs = [w / total for w in weights]
@@ -60,7 +65,9 @@ def plain_python(pred_path: Path, folder: Path) -> dict[str, float]:
             groups: dict[str, dict[str, int]] = {}
             for row in rows:
                 groups.setdefault(row["group"], {})[row["variant"]] = preds[row["id"]]
-            other = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}[kind]
+            other = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}[
+                kind
+            ]
             same = sum(g["original"] == g[other] for g in groups.values())
             out[name] = same / len(groups) if kind == "negational" else 1 - same / len(groups)
         else:
@@ -89,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "consistency-bench"
-        specs = [s for s in SUITES.values() if s.family == "becel"]
+        specs = [s for s in SUITES.values() if s.family == "becel"]  # the 19 BECEL suites
         build_all(specs, SourceResolver(args.sources, download=False), folder, log=lambda _: None)
         pred_path = Path(tmp) / "predictions.jsonl"
         rows = make_submission(folder, pred_path)
