@@ -26,7 +26,6 @@ from bench.sources import SourceResolver
 from builders.catalog import SUITES
 from builders.export import build_all
 
-
 PERTURBED = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}
 
 
