@@ -35,7 +35,7 @@ def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
     rng = random.Random(seed)
     n = 0
     with open(out, "w") as handle:
-        for name, entry in manifest.items():
+        for entry in manifest.values():
             k = len(entry["label_names"])
             for row_id in (
                 pq.read_table(folder / entry["path"], columns=["id"]).column("id").to_pylist()
