@@ -1,6 +1,6 @@
 """Read and validate prediction files (JSONL, CSV or Parquet; see docs/predictions.md).
 
-A prediction file has one record per suite row: ``id``, ``label`` (index or label name) and
+A prediction file (optionally gzip-compressed, ``.jsonl.gz``) has one record per suite row: ``id``, ``label`` (index or label name) and
 optionally ``probs``. Reading happens in two passes of one design:
 
 * a fast columnar pass (pyarrow) for well-formed JSONL and Parquet files;
@@ -14,6 +14,7 @@ Every problem raises :class:`bench.errors.PredictionFileError`; nothing is writt
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 import json
@@ -169,8 +170,7 @@ def _record(path: str, line: int, record: object) -> tuple[str, object, list[flo
     return row_id, label, probs
 
 
-def _decode_lines(path: Path) -> list[tuple[int, str]]:
-    raw = path.read_bytes()
+def _decode_lines(path: Path, raw: bytes) -> list[tuple[int, str]]:
     out = []
     for number, chunk in enumerate(raw.split(b"\n"), start=1):
         try:
@@ -184,9 +184,9 @@ def _decode_lines(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-def _slow_jsonl(path: Path) -> _Columns:
+def _slow_jsonl(path: Path, payload: bytes) -> _Columns:
     ids, labels, probs, lines = [], [], [], []
-    for number, text in _decode_lines(path):
+    for number, text in _decode_lines(path, payload):
         if not text.strip():
             raise PredictionFileError(str(path), "empty line inside the file", line=number)
         try:
@@ -205,9 +205,9 @@ def _slow_jsonl(path: Path) -> _Columns:
     return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
 
 
-def _slow_csv(path: Path) -> _Columns:
+def _slow_csv(path: Path, payload: bytes) -> _Columns:
     ids, labels, probs, lines = [], [], [], []
-    decoded = _decode_lines(path)
+    decoded = _decode_lines(path, payload)
     reader = csv.reader(io.StringIO("\n".join(text for _, text in decoded)))
     header = next(reader, None)
     if header is None:
@@ -248,8 +248,8 @@ def _slow_csv(path: Path) -> _Columns:
     return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
 
 
-def _slow_parquet(path: Path) -> _Columns:
-    table = _read_parquet(path)
+def _slow_parquet(path: Path, payload: bytes) -> _Columns:
+    table = _read_parquet(path, payload)
     records = table.to_pylist()
     ids, labels, probs = [], [], []
     for number, record in enumerate(records, start=1):
@@ -260,9 +260,9 @@ def _slow_parquet(path: Path) -> _Columns:
     return _Columns(ids, labels, probs, np.arange(1, len(ids) + 1, dtype=np.int64))
 
 
-def _read_parquet(path: Path) -> pa.Table:
+def _read_parquet(path: Path, payload: bytes) -> pa.Table:
     try:
-        return pq.read_table(path)
+        return pq.read_table(pa.BufferReader(payload))
     except (pa.ArrowInvalid, OSError) as exc:
         raise PredictionFileError(str(path), f"not a readable Parquet file ({exc})") from None
 
@@ -473,6 +473,11 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
     fmt = detect_format(path)
     payload = path.read_bytes()
     digest = hashlib.sha256(payload).hexdigest()
+    if path.suffix.lower() == ".gz":
+        try:
+            payload = gzip.decompress(payload)
+        except (OSError, EOFError) as exc:
+            raise PredictionFileError(str(path), f"not a valid gzip file ({exc})") from None
     columns = _fast(payload, fmt)
     if columns is not None:
         try:
@@ -481,6 +486,6 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
         except PredictionFileError:
             pass  # re-read line by line for an exact message
     slow = {"jsonl": _slow_jsonl, "csv": _slow_csv, "parquet": _slow_parquet}[fmt]
-    columns = slow(path)
+    columns = slow(path, payload)
     suites = _resolve(str(path), columns, manifest, suite_ids)
     return Predictions(str(path), digest, len(columns.ids), suites)

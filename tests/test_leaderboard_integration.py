@@ -50,3 +50,8 @@ def test_submit_score_rank_real_suite(tmp_path):
     assert proc.returncode == 0, proc.stderr
     md = (tmp_path / "site/leaderboard.md").read_text()
     assert md.index("| b |") < md.index("| a |")  # constant labels are perfectly symmetric
+    # With the suite folder, neighbours are compared by McNemar on their shared groups.
+    proc = cli("leaderboard", "--out", "site2", "--data", "data", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    board = json.loads((tmp_path / "site2/leaderboard.json").read_text())
+    assert "mcnemar" in json.dumps(board)

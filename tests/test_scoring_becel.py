@@ -197,3 +197,18 @@ def test_confidence_on_consistent_and_inconsistent_groups(becel_folder, tmp_path
     confidence = entry["metrics"]["confidence"]
     assert confidence["consistent"] == pytest.approx(0.9)
     assert confidence["inconsistent"] == pytest.approx(0.75)
+
+
+def test_unit_outcomes_match_the_main_score(becel_folder, tmp_path):
+    from bench.scoring import unit_outcomes
+
+    names = ["wic_symmetric", "wic_transitive"]
+    preds = write_predictions(
+        becel_folder, tmp_path / "p.jsonl", names, choose=lambda r, n: len(r["text"]) % 2
+    )
+    results = score_file(preds, becel_folder, n_boot=100)["suites"]
+    outcomes = unit_outcomes(preds, becel_folder)
+    for name in names:
+        units = outcomes[name]
+        assert len(units) == results[name]["n"]
+        assert 1 - sum(units.values()) / len(units) == pytest.approx(results[name]["main_score"])

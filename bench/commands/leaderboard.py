@@ -13,6 +13,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--submissions", default="submissions", metavar="DIR")
     parser.add_argument("--out", default="leaderboard/site", metavar="DIR")
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        help="built suite folder: when given, neighbouring entries are compared with paired "
+        "tests (McNemar) on the units both were scored on, from their stored predictions",
+    )
     parser.set_defaults(func=run)
 
 
@@ -23,7 +29,14 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.submissions import load_all
 
     subs = load_all(args.submissions)
-    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs])
+    outcomes = None
+    if args.data:
+        from bench.scoring import unit_outcomes
+
+        outcomes = {
+            s.slug: unit_outcomes(s.path / "predictions.jsonl.gz", args.data) for s in subs
+        }
+    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
     written = render_all(lb, args.out, args.submissions)
     print(f"{len(subs)} entries, {len(lb.suites)} suites; wrote {len(written)} files to {args.out}")
     return 0
