@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.build",
     "bench.commands.score",
     "bench.commands.convert_becel",
+    "bench.commands.salad",
 )
 
 

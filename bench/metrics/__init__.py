@@ -1,0 +1,1 @@
+"""Pure metric functions over aligned numpy arrays, one module per paper family."""
