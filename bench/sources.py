@@ -43,6 +43,7 @@ class SourceFile:
         url: Where the file (or the archive holding it) is downloaded from.
         member: Member name inside ``url`` when that is a zip archive, else ``None``.
         nbytes: Expected size in bytes (informational).
+
     """
 
     path: str
@@ -116,6 +117,7 @@ class SourceResolver:
         sources_dir: Directory in the mirror layout given on the command line.
         cache_dir: Download cache; defaults to :func:`default_cache_dir`.
         download: Whether to try the network when no local copy exists.
+
     """
 
     def __init__(
@@ -148,6 +150,7 @@ class SourceResolver:
         Raises:
             SourceError: The file is nowhere to be found, cannot be downloaded, or fails its
                 checksum.
+
         """
         if path in self._verified:
             return self._verified[path]

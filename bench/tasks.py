@@ -22,6 +22,7 @@ class TaskSpec:
         text: What the ``text`` column holds.
         text_pair: What the ``text_pair`` column holds, or ``None`` for single-text tasks.
         language: ISO 639-1 code of the texts.
+
     """
 
     name: str

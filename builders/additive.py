@@ -55,6 +55,7 @@ class AdditivePlan:
         threshold: Maximum merged token length kept.
         candidates: Same-label pairs before the length filter.
         within_length: Pairs that pass the length filter.
+
     """
 
     pairs: list[tuple[int, int]]
@@ -81,6 +82,7 @@ def plan_pairs(
 
     Returns:
         The kept pairs (positions into ``texts``) in ascending order, with counts.
+
     """
     lengths = np.array([count_tokens(t) for t in texts], dtype=np.int64)
     label_array = np.asarray(labels)

@@ -53,6 +53,7 @@ class Layout:
         text: Column for the ``text`` input.
         text_pair: Column for ``text_pair``, or ``None``.
         modified: Which of the two inputs the semantic / negational sets change.
+
     """
 
     text: str
@@ -191,7 +192,9 @@ def negational_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
             label, negated_label = int(record["label"]), int(record["neg_label"])
             yield _row(suite, task, key, "original", text, pair, label, path, number, tag="")
             text, pair = _perturbed(task, record, NEGATION_COLUMN[task])
-            yield _row(suite, task, key, "negated", text, pair, negated_label, path, number, tag=tag)
+            yield _row(
+                suite, task, key, "negated", text, pair, negated_label, path, number, tag=tag
+            )
 
     return build
 
@@ -246,8 +249,16 @@ def symmetric_rows(task: str, original_split: str) -> Callable[[SourceResolver],
                 raise SourceError(f"{path}: data row {number}: label differs from its original")
             o_extra, s_extra = _swapped_extra(task, origin), _swapped_extra(task, record)
             yield _row(
-                suite, task, key, "original", o_text, o_pair, label, original_path,
-                where[lookup], **o_extra,
+                suite,
+                task,
+                key,
+                "original",
+                o_text,
+                o_pair,
+                label,
+                original_path,
+                where[lookup],
+                **o_extra,
             )
             yield _row(suite, task, key, "swapped", text, pair, label, path, number, **s_extra)
 
@@ -275,8 +286,17 @@ def transitive_rows(task: str, origin_split: str) -> Callable[[SourceResolver], 
             extra = _wic_spans(record) if task == "wic" else {}
             text, pair = _inputs(task, record)
             row = _row(
-                suite, task, key, "source", text, pair, int(record["label"]), origin_path,
-                number, **extra, **no_derivation,
+                suite,
+                task,
+                key,
+                "source",
+                text,
+                pair,
+                int(record["label"]),
+                origin_path,
+                number,
+                **extra,
+                **no_derivation,
             )
             ids.append(row["id"])
             yield row
@@ -295,8 +315,18 @@ def transitive_rows(task: str, origin_split: str) -> Callable[[SourceResolver], 
                 extra = _wic_spans(record)
             text, pair = _inputs(task, record)
             yield _row(
-                suite, task, f"t{number:05d}", "transitive", text, pair, label, path, number,
-                **extra, antecedent_ids=[ids[first], ids[second]], constraint=constraint,
+                suite,
+                task,
+                f"t{number:05d}",
+                "transitive",
+                text,
+                pair,
+                label,
+                path,
+                number,
+                **extra,
+                antecedent_ids=[ids[first], ids[second]],
+                constraint=constraint,
                 rule=rule,
             )
 
@@ -319,13 +349,19 @@ class AdditiveSource:
 
 ADDITIVE_SOURCES = {
     "sst2": AdditiveSource(
-        "becel/sst2/validation.tsv", "sentence", "sst2/glue_train.tsv", "sentence",
+        "becel/sst2/validation.tsv",
+        "sentence",
+        "sst2/glue_train.tsv",
+        "sentence",
         csv.QUOTE_NONE,
     ),
     # AG News train is not mirrored: the BECEL validation half of the original test split
     # (disjoint from the evaluation half) stands in for the training-length distribution.
     "ag_news": AdditiveSource(
-        "becel/ag_news/test.tsv", "text", "becel/ag_news/validation.tsv", "text",
+        "becel/ag_news/test.tsv",
+        "text",
+        "becel/ag_news/validation.tsv",
+        "text",
     ),
 }
 
@@ -349,9 +385,18 @@ def additive_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
             first = _row(suite, task, key, "first", texts[i], None, label, path, i, **plain)
             second = _row(suite, task, key, "second", texts[j], None, label, path, j, **plain)
             merged = _row(
-                suite, task, key, "merged", merge_texts(texts[i], texts[j]), None, label, path, i,
+                suite,
+                task,
+                key,
+                "merged",
+                merge_texts(texts[i], texts[j]),
+                None,
+                label,
+                path,
+                i,
                 antecedent_ids=[first["id"], second["id"]],
-                constraint=f"is:{get_task(task).label_names[label]}", rule=rule,
+                constraint=f"is:{get_task(task).label_names[label]}",
+                rule=rule,
             )
             yield first
             yield second
@@ -363,12 +408,24 @@ def additive_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
 # ----------------------------------------------------------------------------- registry
 
 TABLE1 = {  # BECEL Table 1: new test data points per task and type
-    ("boolq", "semantic"): 1076, ("snli", "semantic"): 4406, ("rte", "semantic"): 248,
-    ("mrpc", "semantic"): 202, ("wic", "semantic"): 140, ("sst2", "semantic"): 187,
-    ("ag_news", "semantic"): 540, ("boolq", "negational"): 401, ("snli", "negational"): 2204,
-    ("rte", "negational"): 153, ("mrpc", "negational"): 290, ("snli", "symmetric"): 3237,
-    ("rte", "symmetric"): 1241, ("mrpc", "symmetric"): 3668, ("wic", "symmetric"): 5428,
-    ("snli", "transitive"): 2375, ("wic", "transitive"): 3162, ("sst2", "additive"): 53_000,
+    ("boolq", "semantic"): 1076,
+    ("snli", "semantic"): 4406,
+    ("rte", "semantic"): 248,
+    ("mrpc", "semantic"): 202,
+    ("wic", "semantic"): 140,
+    ("sst2", "semantic"): 187,
+    ("ag_news", "semantic"): 540,
+    ("boolq", "negational"): 401,
+    ("snli", "negational"): 2204,
+    ("rte", "negational"): 153,
+    ("mrpc", "negational"): 290,
+    ("snli", "symmetric"): 3237,
+    ("rte", "symmetric"): 1241,
+    ("mrpc", "symmetric"): 3668,
+    ("wic", "symmetric"): 5428,
+    ("snli", "transitive"): 2375,
+    ("wic", "transitive"): 3162,
+    ("sst2", "additive"): 53_000,
     ("ag_news", "additive"): 53_000,
 }
 
@@ -388,8 +445,11 @@ DESCRIPTIONS = {
 }
 
 MAIN_METRIC = {
-    "semantic": "tau_sem", "negational": "tau_neg", "symmetric": "tau_sym",
-    "transitive": "tau_trn", "additive": "tau_add",
+    "semantic": "tau_sem",
+    "negational": "tau_neg",
+    "symmetric": "tau_sym",
+    "transitive": "tau_trn",
+    "additive": "tau_add",
 }
 
 

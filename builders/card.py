@@ -67,7 +67,9 @@ def render_card(manifest: dict[str, dict]) -> str:
             seen.add(spec.license)
             lines.append(f"- {spec.license}")
     lines += ["", "Source files (pinned location and md5):", ""]
-    files = sorted({(s["path"], s["md5"], s["url"]) for e in manifest.values() for s in e["sources"]})
+    files = sorted(
+        {(s["path"], s["md5"], s["url"]) for e in manifest.values() for s in e["sources"]}
+    )
     for path, md5, url in files:
         lines.append(f"- `{path}` md5 `{md5}` <{url}>")
     lines += ["", "## Citations", ""]

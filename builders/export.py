@@ -19,16 +19,9 @@ import pyarrow.parquet as pq
 from bench import __version__
 from bench.atomic import atomic_path, write_text
 from bench.errors import DataError
+from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
 from builders.suite import Row, SuiteSpec
-
-MANIFEST = "suites.json"
-SPLIT = "test"
-
-
-def parquet_path(root: Path, suite: str) -> Path:
-    """Where a suite's Parquet file lives inside a built folder."""
-    return root / suite / f"{SPLIT}.parquet"
 
 
 def rows_to_table(spec: SuiteSpec, rows: Sequence[Row]) -> pa.Table:
@@ -49,7 +42,11 @@ def write_parquet(table: pa.Table, target: Path) -> str:
     """Write ``table`` deterministically and atomically; return the file's sha256."""
     with atomic_path(target) as tmp:
         pq.write_table(
-            table, tmp, compression="zstd", row_group_size=65_536, write_statistics=False,
+            table,
+            tmp,
+            compression="zstd",
+            row_group_size=65_536,
+            write_statistics=False,
             store_schema=True,
         )
         digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
@@ -103,17 +100,6 @@ def manifest_entry(built: BuiltSuite) -> dict:
             {"path": p, "md5": SOURCES[p].md5, "url": SOURCES[p].url} for p in spec.sources
         ],
     }
-
-
-def read_manifest(root: Path) -> dict[str, dict]:
-    """The ``suites.json`` of a built folder."""
-    path = Path(root) / MANIFEST
-    if not path.is_file():
-        raise DataError(
-            f"{path} not found: {root} is not a built suite folder; run "
-            "`consistency-bench build --out DIR` first"
-        )
-    return json.loads(path.read_text(encoding="utf-8"))["suites"]
 
 
 def build_all(

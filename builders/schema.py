@@ -55,6 +55,7 @@ def features_for(task: TaskSpec, extras: Mapping[str, object] = ()) -> datasets.
 
     Returns:
         The features, base columns first, in a fixed order.
+
     """
     string = datasets.Value("string")
     columns: dict[str, object] = {

@@ -41,6 +41,7 @@ class SuiteSpec:
         expected_rows: Rows the paper reports for the new test set (Table 1), if any.
         citation: BibTeX of the paper the suite comes from.
         license: License note of the sources.
+
     """
 
     name: str

@@ -21,6 +21,7 @@ def read_tsv(path: Path, *, quoting: int = csv.QUOTE_MINIMAL) -> list[dict[str, 
 
     Raises:
         SourceError: A row has a different number of fields than the header.
+
     """
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle, delimiter="\t", quoting=quoting)

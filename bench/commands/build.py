@@ -14,7 +14,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Build suites from the source corpora into a folder that "
         "datasets.load_dataset(folder, config) reads.",
     )
-    parser.add_argument("--suites", nargs="+", metavar="SUITE", help="suites to build (default: all)")
+    parser.add_argument(
+        "--suites", nargs="+", metavar="SUITE", help="suites to build (default: all)"
+    )
     parser.add_argument("--family", help="build only the suites of this family (becel, calm, ...)")
     parser.add_argument("--sources", metavar="DIR", help="local mirror of the source corpora")
     parser.add_argument("--out", default="consistency-bench", help="output folder")

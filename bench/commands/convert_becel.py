@@ -1,0 +1,30 @@
+"""``consistency-bench convert-becel``: BECEL prediction arrays to a prediction file."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register the ``convert-becel`` command."""
+    parser = subparsers.add_parser(
+        "convert-becel",
+        help="convert prediction arrays in BECEL's layout to a prediction file",
+        description="Turn a BECEL-style JSON of prediction arrays (original_preds + "
+        "paraphrase_preds, transitive_preds + originated_preds, ...) into a JSONL prediction "
+        "file for one suite.",
+    )
+    parser.add_argument("json", help="BECEL prediction arrays (JSON)")
+    parser.add_argument("--suite", required=True, help="suite the arrays belong to")
+    parser.add_argument("--data", default="consistency-bench", help="built suite folder")
+    parser.add_argument("--out", required=True, help="JSONL prediction file to write")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Convert."""
+    from bench.convert_becel import convert_file
+
+    count = convert_file(args.json, args.suite, args.data, args.out)
+    print(f"wrote {count} predictions for {args.suite} to {args.out}")
+    return 0

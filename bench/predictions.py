@@ -1,0 +1,480 @@
+"""Read and validate prediction files (JSONL, CSV or Parquet; see docs/predictions.md).
+
+A prediction file has one record per suite row: ``id``, ``label`` (index or label name) and
+optionally ``probs``. Reading happens in two passes of one design:
+
+* a fast columnar pass (pyarrow) for well-formed JSONL and Parquet files;
+* a line-by-line pass that is authoritative for errors: whenever the fast pass fails, or the
+  validation of its columns fails, the file is read line by line so that the error names the
+  exact line, field and value.
+
+Every problem raises :class:`bench.errors.PredictionFileError`; nothing is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pajson
+import pyarrow.parquet as pq
+
+from bench.errors import PredictionFileError
+from bench.metrics.becel import INVALID
+
+PROB_TOLERANCE = 1e-3
+FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+
+
+@dataclass(frozen=True)
+class SuitePredictions:
+    """The predictions of one suite, in file order.
+
+    Attributes:
+        ids: Row ids.
+        pred: Label index per row; ``INVALID`` (-1) for answers outside the label set.
+        probs: ``(n, n_labels)`` probabilities when every row has them, else ``None``.
+        lines: 1-based line (JSONL/CSV) or row (Parquet) of each record, for messages.
+
+    """
+
+    ids: pa.Array
+    pred: np.ndarray
+    probs: np.ndarray | None
+    lines: np.ndarray
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """A validated prediction file.
+
+    Attributes:
+        path: The file.
+        sha256: Content hash of the file.
+        rows: Number of records.
+        suites: Per suite name, that suite's predictions.
+
+    """
+
+    path: str
+    sha256: str
+    rows: int
+    suites: dict[str, SuitePredictions]
+
+
+@dataclass
+class _Columns:
+    ids: list | pa.Array
+    labels: list | pa.Array
+    probs: list | pa.Array | None
+    lines: np.ndarray | None  # None: positions, lines not known exactly (fast pass)
+
+
+def detect_format(path: Path) -> str:
+    """File format from the extension (``.jsonl``/``.json``, ``.csv``, ``.parquet``)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    for suffix in reversed(suffixes):
+        if suffix in FORMATS:
+            return FORMATS[suffix]
+    raise PredictionFileError(
+        str(path),
+        f"unknown file type {''.join(suffixes) or '(none)'}: use .jsonl, .csv or .parquet",
+    )
+
+
+# --------------------------------------------------------------------------- line-by-line pass
+
+
+def _check_label(path: str, line: int, value: object) -> object:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise PredictionFileError(
+            path,
+            "must be an integer label index or a label name string",
+            line=line,
+            field="label",
+            value=value,
+            has_value=True,
+        )
+    return value
+
+
+def _check_probs(path: str, line: int, value: object) -> list[float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise PredictionFileError(
+            path,
+            "must be a non-empty list of numbers",
+            line=line,
+            field="probs",
+            value=value,
+            has_value=True,
+        )
+    out = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            raise PredictionFileError(
+                path,
+                "every probability must be a number",
+                line=line,
+                field="probs",
+                value=value,
+                has_value=True,
+            )
+        if not math.isfinite(item) or item < 0:
+            raise PredictionFileError(
+                path,
+                "probabilities must be finite and >= 0",
+                line=line,
+                field="probs",
+                value=value,
+                has_value=True,
+            )
+        out.append(float(item))
+    if abs(sum(out) - 1.0) > PROB_TOLERANCE:
+        raise PredictionFileError(
+            path,
+            f"probabilities must sum to 1 (±{PROB_TOLERANCE}); they sum to {sum(out):.6g}",
+            line=line,
+            field="probs",
+            value=value,
+            has_value=True,
+        )
+    return out
+
+
+def _record(path: str, line: int, record: object) -> tuple[str, object, list[float] | None]:
+    if not isinstance(record, dict):
+        raise PredictionFileError(
+            path, "each line must be a JSON object", line=line, value=record, has_value=True
+        )
+    for field in ("id", "label"):
+        if field not in record:
+            raise PredictionFileError(path, "required field is missing", line=line, field=field)
+    row_id = record["id"]
+    if not isinstance(row_id, str) or not row_id:
+        raise PredictionFileError(
+            path, "must be a non-empty string", line=line, field="id", value=row_id, has_value=True
+        )
+    label = _check_label(path, line, record["label"])
+    probs = _check_probs(path, line, record.get("probs"))
+    return row_id, label, probs
+
+
+def _decode_lines(path: Path) -> list[tuple[int, str]]:
+    raw = path.read_bytes()
+    out = []
+    for number, chunk in enumerate(raw.split(b"\n"), start=1):
+        try:
+            out.append((number, chunk.decode("utf-8").rstrip("\r")))
+        except UnicodeDecodeError as exc:
+            raise PredictionFileError(
+                str(path), f"not valid UTF-8 ({exc.reason} at byte {exc.start})", line=number
+            ) from None
+    while out and not out[-1][1].strip():
+        out.pop()
+    return out
+
+
+def _slow_jsonl(path: Path) -> _Columns:
+    ids, labels, probs, lines = [], [], [], []
+    for number, text in _decode_lines(path):
+        if not text.strip():
+            raise PredictionFileError(str(path), "empty line inside the file", line=number)
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PredictionFileError(
+                str(path),
+                f"not valid JSON ({exc.msg} at column {exc.colno}); truncated line?",
+                line=number,
+            ) from None
+        row_id, label, prob = _record(str(path), number, record)
+        ids.append(row_id)
+        labels.append(label)
+        probs.append(prob)
+        lines.append(number)
+    return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
+
+
+def _slow_csv(path: Path) -> _Columns:
+    ids, labels, probs, lines = [], [], [], []
+    decoded = _decode_lines(path)
+    reader = csv.reader(io.StringIO("\n".join(text for _, text in decoded)))
+    header = next(reader, None)
+    if header is None:
+        raise PredictionFileError(str(path), "the file is empty")
+    for field in ("id", "label"):
+        if field not in header:
+            raise PredictionFileError(str(path), "required column is missing", line=1, field=field)
+    position = {name: i for i, name in enumerate(header)}
+    for offset, fields in enumerate(reader):
+        number = decoded[offset + 1][0] if offset + 1 < len(decoded) else offset + 2
+        if len(fields) != len(header):
+            raise PredictionFileError(
+                str(path), f"{len(fields)} fields, header has {len(header)}", line=number
+            )
+        label: object = fields[position["label"]]
+        if isinstance(label, str) and label.strip().lstrip("-").isdigit():
+            label = int(label)
+        prob = None
+        if "probs" in position and fields[position["probs"]].strip():
+            try:
+                prob = json.loads(fields[position["probs"]])
+            except json.JSONDecodeError:
+                raise PredictionFileError(
+                    str(path),
+                    "must be a JSON list of numbers",
+                    line=number,
+                    field="probs",
+                    value=fields[position["probs"]],
+                    has_value=True,
+                ) from None
+        row_id, label, prob = _record(
+            str(path), number, {"id": fields[position["id"]], "label": label, "probs": prob}
+        )
+        ids.append(row_id)
+        labels.append(label)
+        probs.append(prob)
+        lines.append(number)
+    return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
+
+
+def _slow_parquet(path: Path) -> _Columns:
+    table = _read_parquet(path)
+    records = table.to_pylist()
+    ids, labels, probs = [], [], []
+    for number, record in enumerate(records, start=1):
+        row_id, label, prob = _record(str(path), number, record)
+        ids.append(row_id)
+        labels.append(label)
+        probs.append(prob)
+    return _Columns(ids, labels, probs, np.arange(1, len(ids) + 1, dtype=np.int64))
+
+
+def _read_parquet(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise PredictionFileError(str(path), f"not a readable Parquet file ({exc})") from None
+
+
+# --------------------------------------------------------------------------- fast columnar pass
+
+
+def _fast(path: Path, fmt: str) -> _Columns | None:
+    """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass."""
+    try:
+        if fmt == "jsonl":
+            table = pajson.read_json(path)
+        elif fmt == "parquet":
+            table = pq.read_table(path)
+        else:
+            return None
+        table.validate(full=True)  # e.g. invalid UTF-8 in strings
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+        return None
+    if "id" not in table.column_names or "label" not in table.column_names:
+        return None
+    ids, labels = table.column("id").combine_chunks(), table.column("label").combine_chunks()
+    if (
+        ids.type != pa.string()
+        or ids.null_count
+        or pc.any(pc.equal(pc.utf8_length(ids), 0)).as_py()
+    ):
+        return None
+    if labels.null_count or not (pa.types.is_integer(labels.type) or labels.type == pa.string()):
+        return None
+    probs = None
+    if "probs" in table.column_names:
+        probs = table.column("probs").combine_chunks()
+        if not (pa.types.is_list(probs.type) or pa.types.is_large_list(probs.type)):
+            return None
+        if not (
+            pa.types.is_floating(probs.type.value_type)
+            or pa.types.is_integer(probs.type.value_type)
+        ):
+            return None
+        values = probs.flatten().to_numpy(zero_copy_only=False).astype(np.float64)
+        if not np.isfinite(values).all() or (values < 0).any():
+            return None
+        lengths = pc.list_value_length(probs).to_numpy(zero_copy_only=False)
+        present = (
+            ~np.isnan(lengths.astype(np.float64)) if probs.null_count else np.ones(len(probs), bool)
+        )
+        filled = np.where(present, lengths, 0).astype(np.int64)
+        if (filled[present] == 0).any():
+            return None
+        offsets = np.concatenate([[0], np.cumsum(filled)])[:-1]
+        sums = np.add.reduceat(values, offsets[present]) if len(values) else np.zeros(0)
+        if (np.abs(sums - 1.0) > PROB_TOLERANCE).any():
+            return None
+    return _Columns(ids, labels, probs, None)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _suite_of(ids: pa.Array) -> pa.Array:
+    parts = pc.split_pattern(ids, "/", max_splits=1)
+    return pc.list_element(parts, 0)
+
+
+def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> dict:
+    ids = columns.ids if isinstance(columns.ids, pa.Array) else pa.array(columns.ids, pa.string())
+    n = len(ids)
+    if n == 0:
+        raise PredictionFileError(path, "the file has no prediction records")
+    lines = columns.lines if columns.lines is not None else np.arange(1, n + 1)
+
+    def fail(position: int, message: str, field: str = "id", value: object = None) -> None:
+        raise PredictionFileError(
+            path,
+            message,
+            line=int(lines[position]),
+            field=field,
+            value=ids[position].as_py() if value is None else value,
+            has_value=True,
+        )
+
+    counts = pc.value_counts(ids)
+    dup = counts.filter(pc.greater(counts.field("counts"), 1))
+    if len(dup):
+        first = dup[0]["values"].as_py()
+        where = np.flatnonzero(pc.equal(ids, first).to_numpy(zero_copy_only=False))
+        fail(int(where[1]), f"duplicate id (first seen on line {int(lines[where[0]])})")
+
+    suites = _suite_of(ids)
+    out = {}
+    for name in pc.unique(suites).to_pylist():
+        mask = pc.equal(suites, name).to_numpy(zero_copy_only=False)
+        positions = np.flatnonzero(mask)
+        if name not in manifest:
+            fail(
+                int(positions[0]), f"unknown suite {name!r} (known: {', '.join(sorted(manifest))})"
+            )
+        entry = manifest[name]
+        label_names = entry["label_names"]
+        sub_ids = ids.filter(pa.array(mask))
+        known = pc.is_in(sub_ids, value_set=suite_ids(name)).to_numpy(zero_copy_only=False)
+        if not known.all():
+            fail(
+                int(positions[np.flatnonzero(~known)[0]]),
+                f"unknown id: not a row of suite {name!r}",
+            )
+        pred = _labels(path, columns.labels, positions, label_names, lines)
+        probs = _probs(path, columns.probs, positions, len(label_names), lines, ids)
+        out[name] = SuitePredictions(sub_ids, pred, probs, lines[positions])
+    return out
+
+
+def _labels(path, labels, positions, label_names, lines) -> np.ndarray:
+    lookup = {name.strip().lower(): i for i, name in enumerate(label_names)}
+    if isinstance(labels, pa.Array):
+        taken = labels.take(pa.array(positions))
+        if pa.types.is_integer(taken.type):
+            values = taken.to_numpy(zero_copy_only=False).astype(np.int64)
+            bad = (values < 0) | (values >= len(label_names))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise PredictionFileError(
+                    path,
+                    f"label index out of range 0..{len(label_names) - 1} ({label_names})",
+                    line=int(lines[positions[i]]),
+                    field="label",
+                    value=int(values[i]),
+                    has_value=True,
+                )
+            return values
+        texts = taken.to_pylist()
+    else:
+        texts = [labels[p] for p in positions]
+    out = np.empty(len(texts), dtype=np.int64)
+    for i, value in enumerate(texts):
+        if isinstance(value, str):
+            out[i] = lookup.get(value.strip().lower(), INVALID)
+        elif 0 <= value < len(label_names):
+            out[i] = value
+        else:
+            raise PredictionFileError(
+                path,
+                f"label index out of range 0..{len(label_names) - 1} ({label_names})",
+                line=int(lines[positions[i]]),
+                field="label",
+                value=value,
+                has_value=True,
+            )
+    return out
+
+
+def _probs(path, probs, positions, n_labels, lines, ids) -> np.ndarray | None:
+    if probs is None:
+        return None
+    if isinstance(probs, pa.Array):
+        taken = probs.take(pa.array(positions))
+        if taken.null_count:
+            return None
+        lengths = pc.list_value_length(taken).to_numpy(zero_copy_only=False)
+        rows = taken.to_pylist() if (lengths != n_labels).any() else None
+        if rows is None:
+            flat = taken.flatten().to_numpy(zero_copy_only=False).astype(np.float64)
+            return flat.reshape(len(positions), n_labels)
+    else:
+        rows = [probs[p] for p in positions]
+    for i, row in enumerate(rows):
+        if row is not None and len(row) != n_labels:
+            raise PredictionFileError(
+                path,
+                f"expected {n_labels} probabilities (one per label), got {len(row)}",
+                line=int(lines[positions[i]]),
+                field="probs",
+                value=row,
+                has_value=True,
+            )
+    if any(row is None for row in rows):
+        return None
+    return np.asarray(rows, dtype=np.float64).reshape(len(positions), n_labels)
+
+
+def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions:
+    """Read and validate a prediction file against built suites.
+
+    Args:
+        path: The prediction file (.jsonl, .csv or .parquet).
+        manifest: ``suites.json`` entries of the built folder (name -> entry).
+        suite_ids: Callable ``name -> pa.Array`` of that suite's row ids.
+
+    Returns:
+        The validated predictions, split by suite.
+
+    Raises:
+        PredictionFileError: On any malformed content; the message names file, line, field
+            and value.
+
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise PredictionFileError(str(path), "file not found")
+    if path.stat().st_size == 0:
+        raise PredictionFileError(str(path), "the file is empty")
+    fmt = detect_format(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    columns = _fast(path, fmt)
+    if columns is not None:
+        try:
+            suites = _resolve(str(path), columns, manifest, suite_ids)
+            return Predictions(str(path), digest, len(columns.ids), suites)
+        except PredictionFileError:
+            pass  # re-read line by line for an exact message
+    slow = {"jsonl": _slow_jsonl, "csv": _slow_csv, "parquet": _slow_parquet}[fmt]
+    columns = slow(path)
+    suites = _resolve(str(path), columns, manifest, suite_ids)
+    return Predictions(str(path), digest, len(columns.ids), suites)

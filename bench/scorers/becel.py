@@ -1,0 +1,122 @@
+"""Scorers of the BECEL metric kinds: semantic, negational, symmetric, transitive, additive."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.bootstrap import proportion_ci
+from bench.metrics.becel import (
+    INVALID,
+    Constraint,
+    accuracy,
+    agreement,
+    conditional_consistency,
+    disagreement,
+)
+from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+
+PERTURBED = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}
+TAU = {"semantic": "tau_sem", "negational": "tau_neg", "symmetric": "tau_sym"}
+
+
+def _pairs(data: SuiteData, perturbed: str) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions of (original, perturbed) per group, ordered by group code."""
+    n_groups = int(data.group.max()) + 1 if len(data.group) else 0
+    first = np.full(n_groups, -1, dtype=np.int64)
+    second = np.full(n_groups, -1, dtype=np.int64)
+    rows = np.arange(len(data.group))
+    is_orig = data.variant == "original"
+    is_pert = data.variant == perturbed
+    first[data.group[is_orig]] = rows[is_orig]
+    second[data.group[is_pert]] = rows[is_pert]
+    if (first < 0).any() or (second < 0).any():
+        raise ValueError(f"suite {data.name}: a group lacks its original or {perturbed} row")
+    return first, second
+
+
+def _confidence(probs: np.ndarray | None, rows: np.ndarray, consistent: np.ndarray) -> dict | None:
+    """Mean max-probability of the group rows, for consistent and inconsistent groups."""
+    if probs is None:
+        return None
+    top = probs.max(axis=1)[rows].mean(axis=1)
+    out = {}
+    for name, mask in (("consistent", consistent), ("inconsistent", ~consistent)):
+        out[name] = float(top[mask].mean()) if mask.any() else None
+    return out
+
+
+def _original_accuracy(data: SuiteData, aligned: Aligned, variants: tuple[str, ...]) -> float:
+    mask = np.isin(data.variant, variants) & (data.gold >= 0)
+    return accuracy(aligned.pred[mask], data.gold[mask])
+
+
+def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
+    """tau_sem / tau_neg / tau_sym over (original, perturbed) pairs."""
+    kind = data.info["kind"]
+    first, second = _pairs(data, PERTURBED[kind])
+    a, b = aligned.pred[first], aligned.pred[second]
+    consistent = disagreement(a, b) if kind == "negational" else agreement(a, b)
+    n = len(consistent)
+    failures = int(n - consistent.sum())
+    tau = failures / n
+    ci = proportion_ci(failures, n, seed=options.seed, n_boot=options.n_boot)
+    metrics: dict[str, object] = {
+        TAU[kind]: tau,
+        "accuracy": _original_accuracy(data, aligned, ("original",)),
+        "accuracy_perturbed": accuracy(
+            b[data.gold[second] >= 0], data.gold[second][data.gold[second] >= 0]
+        ),
+        "n_groups": n,
+        "n_invalid": int((aligned.pred == INVALID).sum()),
+    }
+    confidence = _confidence(aligned.probs, np.stack([first, second], axis=1), consistent)
+    if confidence is not None:
+        metrics["confidence"] = confidence
+    return SuiteScore(tau, n, ci, metrics)
+
+
+def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
+    """tau_trn / tau_add: constraint violations among rows whose antecedents are right."""
+    kind = data.info["kind"]
+    derived_variant = "transitive" if kind == "transitive" else "merged"
+    derived = np.flatnonzero(data.variant == derived_variant)
+    ids = data.ids()
+    antecedents = data.table.column("antecedent_ids").combine_chunks().take(derived)
+    flat = antecedents.flatten()
+    import pyarrow.compute as pc
+
+    positions = pc.index_in(flat, value_set=ids).to_numpy(zero_copy_only=False)
+    if np.isnan(positions.astype(np.float64)).any() or len(positions) != 2 * len(derived):
+        raise ValueError(f"suite {data.name}: antecedent ids must name two rows of the suite")
+    positions = positions.astype(np.int64).reshape(len(derived), 2)
+    gold_ante = data.gold[positions]
+    pred_ante = aligned.pred[positions]
+    antecedent_correct = (pred_ante == gold_ante) & (gold_ante >= 0)
+    constraint = Constraint.parse(data.column("constraint")[derived], data.label_names)
+    derived_ok = constraint.satisfied(aligned.pred[derived])
+    in_c, consistent = conditional_consistency(derived_ok, antecedent_correct)
+    n = int(in_c.sum())
+    failures = int(n - consistent.sum())
+    tau = failures / n if n else float("nan")
+    ci = proportion_ci(failures, n, seed=options.seed, n_boot=options.n_boot)
+    source_variants = ("source",) if kind == "transitive" else ("first", "second")
+    metrics: dict[str, object] = {
+        data.info["main_metric"]: tau if n else None,
+        "n_conditioned": n,
+        "n_derived": int(len(derived)),
+        "share_conditioned": n / len(derived) if len(derived) else None,
+        "accuracy": _original_accuracy(data, aligned, source_variants),
+        "derived_satisfied_all": float(derived_ok.mean()) if len(derived) else None,
+        "n_invalid": int((aligned.pred == INVALID).sum()),
+    }
+    if aligned.probs is not None and n:
+        rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
+        conf = _confidence(aligned.probs, rows, consistent)
+        metrics["confidence"] = conf
+    return SuiteScore(tau, n, ci, metrics)
+
+
+for _kind in ("semantic", "negational", "symmetric"):
+    register_scorer(_kind, score_pairwise)
+for _kind in ("transitive", "additive"):
+    register_scorer(_kind, score_conditional)

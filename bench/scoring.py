@@ -1,0 +1,285 @@
+"""Score a prediction file against a built suite folder.
+
+The layers: :mod:`bench.predictions` validates the file; this module aligns each suite's
+predictions with its rows and calls the scorer registered for the suite's metric kind
+(``SCORERS``, filled by the family modules in :mod:`bench.scorers`); scorers call the pure
+metric functions of :mod:`bench.metrics`. The result follows the results contract in
+docs/contracts.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from bench import __version__
+from bench.errors import DataError, DuplicateNameError, UnknownNameError
+from bench.manifest import read_manifest
+from bench.predictions import Predictions, SuitePredictions, read_predictions
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SuiteData:
+    """One built suite, as columns.
+
+    Attributes:
+        name: Suite name.
+        info: The suite's ``suites.json`` entry.
+        table: Every column of the suite's Parquet file, in file order.
+        group: Dense int64 group codes, one per row.
+        variant: Variant string per row (object array).
+        gold: Gold label index per row, -1 where the label is null.
+
+    """
+
+    name: str
+    info: dict
+    table: pa.Table = field(repr=False)
+    group: np.ndarray = field(repr=False)
+    variant: np.ndarray = field(repr=False)
+    gold: np.ndarray = field(repr=False)
+
+    @property
+    def label_names(self) -> list[str]:
+        """The task's label names."""
+        return list(self.info["label_names"])
+
+    def column(self, name: str) -> np.ndarray:
+        """Any column as a numpy array (lists become object arrays)."""
+        return self.table.column(name).to_numpy(zero_copy_only=False)
+
+    def ids(self) -> pa.Array:
+        """The row ids."""
+        return self.table.column("id").combine_chunks()
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """Predictions aligned with a suite's rows.
+
+    Attributes:
+        pred: Predicted label index per row; -1 for an invalid answer.
+        probs: ``(n_rows, n_labels)`` probabilities when every row has them, else ``None``.
+
+    """
+
+    pred: np.ndarray
+    probs: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """Scoring parameters shared by every scorer.
+
+    Attributes:
+        seed: Seed of the bootstrap.
+        n_boot: Bootstrap resamples.
+        params: Family parameters, e.g. ``{"calm_theta": 1.0}``.
+
+    """
+
+    seed: int = 0
+    n_boot: int = 10_000
+    params: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SuiteScore:
+    """What a scorer returns for one suite.
+
+    Attributes:
+        main_score: The suite's main metric, a fraction in [0, 1].
+        n: Units the main score averages over.
+        ci95: 95% bootstrap interval of the main score.
+        metrics: Every named score, count and breakdown.
+        best_near: When set, the best score is the one closest to this value (e.g. chance).
+
+    """
+
+    main_score: float
+    n: int
+    ci95: tuple[float, float] | None
+    metrics: dict[str, object]
+    best_near: float | None = None
+
+
+Scorer = Callable[[SuiteData, Aligned, ScoreOptions], SuiteScore]
+SCORERS: dict[str, Scorer] = {}
+
+
+def register_scorer(kind: str, scorer: Scorer) -> Scorer:
+    """Register the scorer of a metric kind; a kind is registered once."""
+    if kind in SCORERS:
+        raise DuplicateNameError(f"scorer for kind {kind!r} is already registered")
+    SCORERS[kind] = scorer
+    return scorer
+
+
+def get_scorer(kind: str) -> Scorer:
+    """The scorer of a metric kind, with a did-you-mean error."""
+    import bench.scorers  # noqa: F401  (registers the family scorers)
+
+    try:
+        return SCORERS[kind]
+    except KeyError:
+        raise UnknownNameError("metric kind", kind, SCORERS) from None
+
+
+class SuiteFolder:
+    """A built suite folder: its manifest and lazily loaded, hash-checked suites."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.manifest = read_manifest(self.root)
+        self._load = cache(self._load_uncached)
+
+    def path(self, name: str) -> Path:
+        """The Parquet file of a suite."""
+        return self.root / self.manifest[name]["path"]
+
+    def ids(self, name: str) -> pa.Array:
+        """Row ids of a suite (reads only the id column)."""
+        return self.load(name).ids()
+
+    def load(self, name: str) -> SuiteData:
+        """The suite's columns; checks the file against its manifest hash."""
+        return self._load(name)
+
+    def _load_uncached(self, name: str) -> SuiteData:
+        if name not in self.manifest:
+            raise UnknownNameError("suite", name, self.manifest)
+        path = self.path(name)
+        if not path.is_file():
+            raise DataError(f"{path}: missing; rebuild the folder with `consistency-bench build`")
+        payload = path.read_bytes()
+        digest = hashlib.sha256(payload).hexdigest()
+        if digest != self.manifest[name]["sha256"]:
+            raise DataError(
+                f"{path}: sha256 {digest[:16]}... does not match suites.json "
+                f"({self.manifest[name]['sha256'][:16]}...): the file changed after the build"
+            )
+        table = pq.read_table(pa.BufferReader(payload))
+        group_codes = pc.dictionary_encode(table.column("group").combine_chunks()).indices
+        gold = table.column("label").combine_chunks()
+        gold = pc.fill_null(gold, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        return SuiteData(
+            name=name,
+            info=self.manifest[name],
+            table=table,
+            group=group_codes.to_numpy(zero_copy_only=False).astype(np.int64),
+            variant=table.column("variant").to_numpy(zero_copy_only=False),
+            gold=gold,
+        )
+
+    def content_hash(self, name: str) -> str:
+        """sha256 of the suite's Parquet file (as recorded and verified)."""
+        return self.manifest[name]["sha256"]
+
+
+def align(data: SuiteData, preds: SuitePredictions) -> Aligned | str:
+    """Align predictions with rows; a reason string when rows are missing."""
+    positions = pc.index_in(data.ids(), value_set=preds.ids)
+    missing = positions.null_count
+    if missing:
+        return f"{missing} of {data.table.num_rows} rows missing from the prediction file"
+    order = positions.to_numpy(zero_copy_only=False).astype(np.int64)
+    probs = preds.probs[order] if preds.probs is not None else None
+    return Aligned(pred=preds.pred[order], probs=probs)
+
+
+def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dict:
+    """The results entry of one suite."""
+    info = data.info
+    result = get_scorer(info["kind"])(data, aligned, options)
+    entry = {
+        "family": info["family"],
+        "task": info["task"],
+        "kind": info["kind"],
+        "version": info["version"],
+        "content_hash": info["sha256"],
+        "main_metric": info["main_metric"],
+        "main_score": _finite(result.main_score),
+        "higher_is_better": info["higher_is_better"],
+        "n": result.n,
+        "ci95": list(result.ci95) if result.ci95 is not None else None,
+        "metrics": result.metrics,
+    }
+    if result.best_near is not None:
+        entry["best_near"] = result.best_near
+    return entry
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or np.isnan(value) else float(value)
+
+
+def score_predictions(
+    predictions: Predictions,
+    folder: SuiteFolder,
+    options: ScoreOptions | None = None,
+    suites: list[str] | None = None,
+) -> dict:
+    """Score validated predictions against a suite folder; the results JSON as a dict."""
+    options = options or ScoreOptions()
+    names = suites or sorted(folder.manifest)
+    scored, skipped = {}, {}
+    for name in names:
+        if name not in folder.manifest:
+            raise UnknownNameError("suite", name, folder.manifest)
+        preds = predictions.suites.get(name)
+        if preds is None:
+            skipped[name] = "no predictions for this suite"
+            continue
+        data = folder.load(name)
+        aligned = align(data, preds)
+        if isinstance(aligned, str):
+            skipped[name] = aligned
+            continue
+        scored[name] = score_suite(data, aligned, options)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "harness_version": __version__,
+        "predictions": {
+            "path": predictions.path,
+            "sha256": predictions.sha256,
+            "rows": predictions.rows,
+        },
+        "data": {"path": str(folder.root)},
+        "seed": options.seed,
+        "n_boot": options.n_boot,
+        "params": dict(options.params),
+        "suites": scored,
+        "skipped": skipped,
+    }
+
+
+def score_file(
+    predictions_path: str | Path,
+    data_dir: str | Path,
+    *,
+    seed: int = 0,
+    n_boot: int = 10_000,
+    options: ScoreOptions | None = None,
+    suites: list[str] | None = None,
+) -> dict:
+    """Validate and score a prediction file; the results JSON as a dict.
+
+    Raises:
+        PredictionFileError: The file is malformed (nothing is scored).
+        DataError: The suite folder is missing or does not match its manifest.
+
+    """
+    folder = SuiteFolder(data_dir)
+    options = options or ScoreOptions(seed=seed, n_boot=n_boot)
+    predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
+    return score_predictions(predictions, folder, options, suites)

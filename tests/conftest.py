@@ -1,0 +1,36 @@
+"""Shared fixtures: the local corpus mirror and a folder with every BECEL suite built once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = Path(os.environ.get("CONSISTENCY_BENCH_TEST_CORPORA", ROOT.parent / "shared" / "corpora"))
+
+
+@pytest.fixture(scope="session")
+def corpora() -> Path:
+    """The local mirror of the source corpora (``../shared/corpora``)."""
+    if not (CORPORA / "MANIFEST.tsv").is_file():
+        pytest.skip(f"corpus mirror not found at {CORPORA}")
+    return CORPORA
+
+
+@pytest.fixture(scope="session")
+def becel_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every BECEL suite built from the mirror into ``<tmp>/consistency-bench``."""
+    from bench.sources import SourceResolver
+    from builders.catalog import SUITES
+    from builders.export import build_all
+
+    out = tmp_path_factory.mktemp("built") / "consistency-bench"
+    specs = [s for s in SUITES.values() if s.family == "becel"]
+    build_all(specs, SourceResolver(corpora, download=False), out, log=lambda _: None)
+    return out
