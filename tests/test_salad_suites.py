@@ -108,7 +108,8 @@ def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
     results = score_file(path, salad_folder, n_boot=200)
     entry = results["suites"]["mrpc_salad_sort"]
     rows = _rows(salad_folder, "mrpc_salad_sort")
-    expected = np.mean([choose(c)[0] == o["label"] for o, c in zip(rows[::2], rows[1::2])])
+    pairs = zip(rows[::2], rows[1::2], strict=True)
+    expected = np.mean([choose(c)[0] == o["label"] for o, c in pairs])
     assert entry["main_score"] == pytest.approx(expected)
     assert entry["best_near"] == 0.5 and entry["metrics"]["chance"] == 0.5
     assert entry["metrics"]["accuracy_original"] == 1.0

@@ -35,7 +35,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--name", help="model tag in the config names (default: folder name)")
     parser.add_argument("--sources", metavar="DIR", help="local mirror of the source corpora")
     parser.add_argument("--no-download", action="store_true", help="never use the network")
-    parser.add_argument("--ratio", type=float, default=0.5, help="share r of least important tokens")
+    parser.add_argument(
+        "--ratio", type=float, default=0.5, help="share r of the least important tokens",
+    )
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--limit", type=int, help="only the first N examples (quick runs)")
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cuda")
@@ -55,8 +57,8 @@ def model_tag(name: str) -> str:
 def parse_suites(names: list[str]) -> dict[str, list[str]]:
     """``{task: [transforms]}`` from ``--suite`` names (errors name the bad value)."""
     from bench.errors import ConfigError
-    from builders.salad.suites import GRADIENT, PAIR_ONLY, TASK_SOURCES
     from bench.tasks import get_task
+    from builders.salad.suites import GRADIENT, PAIR_ONLY, TASK_SOURCES
 
     plan: dict[str, list[str]] = {}
     for name in names:

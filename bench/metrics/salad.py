@@ -64,11 +64,12 @@ def chance(n_labels: int) -> float:
 
 
 def agreement(reference: np.ndarray, transformed: np.ndarray) -> np.ndarray:
-    """Per example: does the transformed prediction equal the reference (0/1)?
+    """Per example, 1 when the transformed prediction equals the reference, else 0.
 
     Args:
         reference: Original predictions, or the default label repeated (CopySort / CopyOne).
         transformed: Predictions on the transformed inputs.
+
     """
     a, b = _labels("reference", reference), _labels("transformed", transformed)
     if a.shape != b.shape:
@@ -118,6 +119,7 @@ def select_threshold(
 
     Returns:
         ``(theta, invalid_share, clean_accuracy)`` at the selected threshold.
+
     """
     clean = _probs(clean_probs)
     salad = _probs(salad_probs)
@@ -148,6 +150,7 @@ def family_summary(results: Mapping[str, Mapping]) -> dict[str, dict[str, dict[s
     Returns:
         ``{task: {family: {"agreement": ..., "confidence": ... (when every suite has it),
         "chance": ..., "transforms": n}}}``.
+
     """
     collected: dict[tuple[str, str], list[Mapping]] = {}
     for entry in results.values():

@@ -40,6 +40,7 @@ class Importance:
         other_tokens: Model tokens of the other text of a pair (empty for single texts).
         other_scores: Scores of ``other_tokens``.
         label: The label index the loss was computed with.
+
     """
 
     tokens: tuple[str, ...]
@@ -139,6 +140,7 @@ def token_importance(
 
     Returns:
         One :class:`Importance` per input, in input order.
+
     """
     import torch
 

@@ -53,6 +53,7 @@ class NGramModel:
         discount: Absolute discount D in (0, 1).
         tables: History tuple (length 0 .. n-1) -> continuation distribution.
         sentences: Number of training texts.
+
     """
 
     order: int
@@ -61,11 +62,14 @@ class NGramModel:
     sentences: int
 
 
-def train(texts: Iterable[Sequence[str]], order: int = ORDER, discount: float = DISCOUNT) -> NGramModel:
+def train(
+    texts: Iterable[Sequence[str]], order: int = ORDER, discount: float = DISCOUNT
+) -> NGramModel:
     """Train an n-gram model on tokenised texts (each padded with ``<s>`` and ``</s>``).
 
     Raises:
         ValueError: No training text, an order below 1 or a discount outside (0, 1).
+
     """
     if order < 1:
         raise ValueError(f"n-gram order must be >= 1, got {order}")
@@ -120,7 +124,9 @@ def _weights(dist: _Dist) -> list[tuple[str, float]]:
     return out
 
 
-def next_token(model: NGramModel, history: Sequence[str], rng: random.Random, forbid_eos: bool) -> str:
+def next_token(
+    model: NGramModel, history: Sequence[str], rng: random.Random, forbid_eos: bool
+) -> str:
     """Draw one token after ``history`` from the interpolated distribution."""
     context = tuple(history[len(history) - (model.order - 1) :]) if model.order > 1 else ()
     for start in range(len(context) + 1):
