@@ -1,4 +1,6 @@
 """Family scorers, imported by name (each registers its metric kinds in SCORERS)."""
 
-from bench.scorers import becel  # noqa: F401
-from bench.scorers import salad  # noqa: F401
+from bench.scorers import (
+    becel,  # noqa: F401
+    salad,  # noqa: F401
+)
