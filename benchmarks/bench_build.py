@@ -9,9 +9,9 @@ theirs to ``BENCHMARKS``. Peak memory is the process's maximum resident set size
 from __future__ import annotations
 
 import argparse
+import resource
 import tempfile
 import time
-import resource
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
