@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.submit",
     "bench.commands.leaderboard",
     "bench.commands.publish",
+    "bench.commands.salad",
 )
 
 

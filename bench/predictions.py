@@ -1,6 +1,7 @@
 """Read and validate prediction files (JSONL, CSV or Parquet; see docs/predictions.md).
 
-A prediction file (optionally gzip-compressed, ``.jsonl.gz``) has one record per suite row: ``id``, ``label`` (index or label name) and
+A prediction file (optionally gzip-compressed: ``.jsonl.gz``) has one record per
+suite row: ``id``, ``label`` (index or label name) and
 optionally ``probs``. Reading happens in two passes of one design:
 
 * a fast columnar pass (pyarrow) for well-formed JSONL and Parquet files;

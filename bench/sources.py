@@ -107,13 +107,21 @@ _load_manifest()
 # Sources outside the mirror manifest. QQP is too large for the mirror; its GLUE dev split is
 # read from the GLUE download (the archive the GLUE ``download_glue_data.py`` script fetches).
 # No md5 is pinned: the archive could not be fetched from this build machine to checksum it
-# (docs/suites/calm.md). Any local copy at ``qqp/dev.tsv`` is used unverified.
+# (docs/suites/calm.md). Any local copy at ``qqp/dev.tsv`` / ``qqp/train.tsv`` is used unverified.
 QQP_DEV = register_source(
     SourceFile(
         path="qqp/dev.tsv",
         md5=None,
         url="https://dl.fbaipublicfiles.com/glue/data/QQP-clean.zip",
         member="QQP/dev.tsv",
+    )
+)
+QQP_TRAIN = register_source(
+    SourceFile(
+        path="qqp/train.tsv",
+        md5=None,
+        url="https://dl.fbaipublicfiles.com/glue/data/QQP-clean.zip",
+        member="QQP/train.tsv",
     )
 )
 

@@ -5,6 +5,7 @@ from builders import (
     calm,  # noqa: F401  (registers the CALM suites)
     coherence,  # noqa: F401  (registers the ConvEnt and ART span suites)
 )
+from builders.salad import suites as salad  # noqa: F401  (registers the word-salad suites)
 from builders.suite import SUITES, get_suite
 
 __all__ = ["SUITES", "get_suite"]

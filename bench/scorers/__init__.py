@@ -4,4 +4,5 @@ from bench.scorers import (
     becel,  # noqa: F401
     calm,  # noqa: F401
     coherence,  # noqa: F401
+    salad,  # noqa: F401
 )
