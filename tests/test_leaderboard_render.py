@@ -28,7 +28,8 @@ PROBE_HEAD = (
     "__ce.apply(console,arguments);};</script>"
 )
 PROBE_TAIL = (
-    "<script>(function(){var t=document.getElementById('overall');"
+    # Runs on the load event, i.e. after the heatmap image has loaded.
+    "<script>window.addEventListener('load',function(){var t=document.getElementById('overall');"
     "function names(){return Array.prototype.map.call(t.tBodies[0].rows,"
     "function(r){return r.cells[1].textContent;}).join(',');}"
     "var out={initial:names(),heading:document.querySelector('h1').textContent,"
@@ -40,7 +41,7 @@ PROBE_TAIL = (
     "var img=document.querySelector('img');out.img=img?img.naturalWidth:-1;"
     "out.errors=window.__errors;var pre=document.createElement('pre');"
     "pre.id='probe-result';pre.textContent=JSON.stringify(out);"
-    "document.body.appendChild(pre);})();</script>"
+    "document.body.appendChild(pre);});</script>"
 )
 
 
