@@ -1,5 +1,7 @@
-"""``evaluate`` modules shipped with the package (the Hub-hosted metric scripts are unreachable
-offline): ``evaluate.load(bench.evaluate_modules.path("consistency_bench"), "tau_sem")``.
+"""``evaluate`` modules shipped with the package.
+
+The Hub-hosted metric scripts are unreachable offline; load these by path:
+``evaluate.load(bench.evaluate_modules.path("consistency_bench"), "tau_sem")``.
 """
 
 from __future__ import annotations

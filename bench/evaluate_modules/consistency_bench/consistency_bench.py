@@ -5,15 +5,12 @@ perturbed / derived inputs) and ``references`` (its answers on the originals, or
 for additive), as label indices, -1 for an invalid answer. They call the package's pure metric
 functions (``bench.metrics``), so the numbers are the harness's.
 
-============ =============================================================== =============
-config       formula                                                         extra inputs
-============ =============================================================== =============
-tau_sem      1 - mean(pred_original == pred_paraphrase)                      -
-tau_sym      1 - mean(pred_original == pred_swapped)                         -
-tau_neg      1 - mean(pred_original != pred_negated)                         -
-tau_add      1 - mean over C of (pred_merged == gold), C: both parts right    first_predictions, second_predictions
-c_r          mean(pred_original == pred_reverse)                             -
-============ =============================================================== =============
+- tau_sem: 1 - mean(pred_original == pred_paraphrase)
+- tau_sym: 1 - mean(pred_original == pred_swapped)
+- tau_neg: 1 - mean(pred_original != pred_negated)
+- tau_add: 1 - mean over C of (pred_merged == gold), C = rows whose two parts are right
+  (extra inputs: first_predictions, second_predictions)
+- c_r: mean(pred_original == pred_reverse)
 """
 
 import datasets
