@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     # Building everything skips suites whose sources are unavailable offline (QQP); a suite
     # named with --suites fails with the reason instead.
-    build_all(specs, resolver, args.out, skip_unavailable=not args.suites)
-    print(f"built {len(specs)} suites into {args.out} in {time.perf_counter() - start:.1f}s")
+    manifest = build_all(specs, resolver, args.out, skip_unavailable=not args.suites)
+    built = sum(spec.name in manifest for spec in specs)
+    skipped = f" ({len(specs) - built} skipped, see above)" if built < len(specs) else ""
+    elapsed = time.perf_counter() - start
+    print(f"built {built} suites{skipped} into {args.out} in {elapsed:.1f}s")
     return 0
