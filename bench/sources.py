@@ -224,6 +224,7 @@ class SourceResolver:
         )
 
     def _download(self, source: SourceFile, target: Path) -> None:
+        """Fetch ``source`` into ``target``; verified before it is renamed into place."""
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             with urllib.request.urlopen(source.url, timeout=30) as response:  # noqa: S310
@@ -233,8 +234,19 @@ class SourceResolver:
                 self._missing_message(source, f"download failed: {exc}")
             ) from exc
         if source.member is not None:
-            with zipfile.ZipFile(io.BytesIO(payload)) as archive:
-                payload = archive.read(source.member)
+            try:
+                with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+                    payload = archive.read(source.member)
+            except (zipfile.BadZipFile, KeyError) as exc:
+                raise SourceError(
+                    f"{source.url}: cannot take {source.member!r} out of the download ({exc})"
+                ) from None
+        if source.md5 is not None and hashlib.md5(payload).hexdigest() != source.md5:
+            raise SourceError(
+                f"{source.url}: downloaded {source.path!r} has md5 "
+                f"{hashlib.md5(payload).hexdigest()}, not the pinned {source.md5}; nothing was "
+                "cached"
+            )
         handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
         with os.fdopen(handle, "wb") as out:
             out.write(payload)
