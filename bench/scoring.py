@@ -62,6 +62,11 @@ class SuiteData:
         """The row ids."""
         return self.table.column("id").combine_chunks()
 
+    def units(self, rows: np.ndarray, outcomes: np.ndarray) -> dict[str, float]:
+        """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group)."""
+        groups = self.table.column("group").combine_chunks().take(pa.array(rows)).to_pylist()
+        return dict(zip(groups, np.asarray(outcomes, dtype=float).tolist(), strict=True))
+
 
 @dataclass(frozen=True)
 class Aligned:

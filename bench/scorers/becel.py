@@ -72,9 +72,7 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
     confidence = _confidence(aligned.probs, np.stack([first, second], axis=1), consistent)
     if confidence is not None:
         metrics["confidence"] = confidence
-    groups = data.table.column("group").combine_chunks().take(first).to_pylist()
-    units = dict(zip(groups, consistent.astype(float).tolist(), strict=True))
-    return SuiteScore(tau, n, ci, metrics, units=units)
+    return SuiteScore(tau, n, ci, metrics, units=data.units(first, consistent))
 
 
 def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
@@ -115,9 +113,7 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
         conf = _confidence(aligned.probs, rows, consistent)
         metrics["confidence"] = conf
-    unit_ids = ids.take(derived[in_c]).to_pylist()
-    units = dict(zip(unit_ids, consistent.astype(float).tolist(), strict=True))
-    return SuiteScore(tau, n, ci, metrics, units=units)
+    return SuiteScore(tau, n, ci, metrics, units=data.units(derived[in_c], consistent))
 
 
 for _kind in ("semantic", "negational", "symmetric"):

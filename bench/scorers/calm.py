@@ -82,7 +82,7 @@ def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Suit
             else None,
         }
     ci = proportion_ci(agree_r, n, seed=options.seed, n_boot=options.n_boot)
-    return SuiteScore(agree_r / n, n, ci, metrics)
+    return SuiteScore(agree_r / n, n, ci, metrics, units=data.units(original, consistent_r))
 
 
 register_scorer("calm", score_calm)

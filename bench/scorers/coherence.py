@@ -35,11 +35,12 @@ def _end_rows(data: SuiteData) -> np.ndarray:
 
 
 def _result(
-    strict: np.ndarray, main: float, options: ScoreOptions, metrics: dict
+    strict: np.ndarray, main: float, options: ScoreOptions, metrics: dict,
+    units: dict[str, float] | None = None,
 ) -> SuiteScore:
     n = len(strict)
     ci = proportion_ci(int(strict.sum()), n, seed=options.seed, n_boot=options.n_boot)
-    return SuiteScore(main, n, ci, metrics)
+    return SuiteScore(main, n, ci, metrics, units=units)
 
 
 def score_coherence(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
@@ -59,7 +60,8 @@ def score_coherence(data: SuiteData, aligned: Aligned, options: ScoreOptions) ->
         "n_spans": len(pred),
         "n_invalid": int((pred == INVALID).sum()),
     }
-    return _result(result.strict_per_example, result.strict, options, metrics)
+    units = data.units(end, result.strict_per_example)  # group code g: end row end[g]
+    return _result(result.strict_per_example, result.strict, options, metrics, units)
 
 
 def _grid(options: ScoreOptions) -> tuple[float, ...]:

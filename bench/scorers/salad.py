@@ -90,7 +90,7 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
         metrics["threshold"] = _threshold(data, aligned, first, second, options)
     ci = proportion_ci(int(agree.sum()), n, seed=options.seed, n_boot=options.n_boot)
     return SuiteScore(main_score=float(agree.mean()), n=n, ci95=ci, metrics=metrics,
-                      best_near=level)
+                      best_near=level, units=data.units(first, agree))
 
 
 def _nanmean(values: np.ndarray) -> float | None:
