@@ -19,11 +19,16 @@ from bench.errors import BenchError
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
     "bench.commands.build",
+    "bench.commands.generate",
     "bench.commands.score",
     "bench.commands.convert_becel",
     "bench.commands.predict",
     "bench.commands.baseline",
     "bench.commands.train",
+    "bench.commands.submit",
+    "bench.commands.leaderboard",
+    "bench.commands.publish",
+    "bench.commands.salad",
 )
 
 

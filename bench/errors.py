@@ -36,6 +36,14 @@ class SourceError(BenchError):
     """A source corpus file is missing, unreachable or fails its checksum."""
 
 
+class SourceUnavailableError(SourceError):
+    """A source file is neither local nor downloadable (offline); it is not corrupt.
+
+    Building every suite skips the suites that need such a file (QQP is not in the mirror);
+    a suite named explicitly still fails with this error.
+    """
+
+
 class DataError(BenchError):
     """A built suite folder is missing, incomplete or does not match its manifest."""
 

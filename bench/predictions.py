@@ -1,6 +1,7 @@
 """Read and validate prediction files (JSONL, CSV or Parquet; see docs/predictions.md).
 
-A prediction file has one record per suite row: ``id``, ``label`` (index or label name) and
+A prediction file (optionally gzip-compressed: ``.jsonl.gz``) has one record per
+suite row: ``id``, ``label`` (index or label name) and
 optionally ``probs``. Reading happens in two passes of one design:
 
 * a fast columnar pass (pyarrow) for well-formed JSONL and Parquet files;
@@ -14,6 +15,7 @@ Every problem raises :class:`bench.errors.PredictionFileError`; nothing is writt
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 import json
@@ -169,8 +171,7 @@ def _record(path: str, line: int, record: object) -> tuple[str, object, list[flo
     return row_id, label, probs
 
 
-def _decode_lines(path: Path) -> list[tuple[int, str]]:
-    raw = path.read_bytes()
+def _decode_lines(path: Path, raw: bytes) -> list[tuple[int, str]]:
     out = []
     for number, chunk in enumerate(raw.split(b"\n"), start=1):
         try:
@@ -184,9 +185,9 @@ def _decode_lines(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-def _slow_jsonl(path: Path) -> _Columns:
+def _slow_jsonl(path: Path, payload: bytes) -> _Columns:
     ids, labels, probs, lines = [], [], [], []
-    for number, text in _decode_lines(path):
+    for number, text in _decode_lines(path, payload):
         if not text.strip():
             raise PredictionFileError(str(path), "empty line inside the file", line=number)
         try:
@@ -205,9 +206,9 @@ def _slow_jsonl(path: Path) -> _Columns:
     return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
 
 
-def _slow_csv(path: Path) -> _Columns:
+def _slow_csv(path: Path, payload: bytes) -> _Columns:
     ids, labels, probs, lines = [], [], [], []
-    decoded = _decode_lines(path)
+    decoded = _decode_lines(path, payload)
     reader = csv.reader(io.StringIO("\n".join(text for _, text in decoded)))
     header = next(reader, None)
     if header is None:
@@ -248,8 +249,8 @@ def _slow_csv(path: Path) -> _Columns:
     return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
 
 
-def _slow_parquet(path: Path) -> _Columns:
-    table = _read_parquet(path)
+def _slow_parquet(path: Path, payload: bytes) -> _Columns:
+    table = _read_parquet(path, payload)
     records = table.to_pylist()
     ids, labels, probs = [], [], []
     for number, record in enumerate(records, start=1):
@@ -260,9 +261,9 @@ def _slow_parquet(path: Path) -> _Columns:
     return _Columns(ids, labels, probs, np.arange(1, len(ids) + 1, dtype=np.int64))
 
 
-def _read_parquet(path: Path) -> pa.Table:
+def _read_parquet(path: Path, payload: bytes) -> pa.Table:
     try:
-        return pq.read_table(path)
+        return pq.read_table(pa.BufferReader(payload))
     except (pa.ArrowInvalid, OSError) as exc:
         raise PredictionFileError(str(path), f"not a readable Parquet file ({exc})") from None
 
@@ -270,16 +271,19 @@ def _read_parquet(path: Path) -> pa.Table:
 # --------------------------------------------------------------------------- fast columnar pass
 
 
-def _fast(path: Path, fmt: str) -> _Columns | None:
+def _fast(payload: bytes, fmt: str) -> _Columns | None:
     """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass."""
     try:
         if fmt == "jsonl":
-            table = pajson.read_json(path)
+            options = pajson.ReadOptions(block_size=8 << 20)
+            table = pajson.read_json(pa.BufferReader(payload), read_options=options)
         elif fmt == "parquet":
-            table = pq.read_table(path)
+            table = pq.read_table(pa.BufferReader(payload))
         else:
             return None
-        table.validate(full=True)  # e.g. invalid UTF-8 in strings
+        for name in ("id", "label"):  # e.g. invalid UTF-8 in strings
+            if name in table.column_names:
+                table.column(name).validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
     if "id" not in table.column_names or "label" not in table.column_names:
@@ -352,18 +356,20 @@ def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> d
         where = np.flatnonzero(pc.equal(ids, first).to_numpy(zero_copy_only=False))
         fail(int(where[1]), f"duplicate id (first seen on line {int(lines[where[0]])})")
 
-    suites = _suite_of(ids)
+    encoded = pc.dictionary_encode(_suite_of(ids))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
     out = {}
-    for name in pc.unique(suites).to_pylist():
-        mask = pc.equal(suites, name).to_numpy(zero_copy_only=False)
-        positions = np.flatnonzero(mask)
+    for code, name in enumerate(encoded.dictionary.to_pylist()):
+        positions = order[bounds[code] : bounds[code + 1]]
         if name not in manifest:
             fail(
                 int(positions[0]), f"unknown suite {name!r} (known: {', '.join(sorted(manifest))})"
             )
         entry = manifest[name]
         label_names = entry["label_names"]
-        sub_ids = ids.filter(pa.array(mask))
+        sub_ids = ids.take(pa.array(positions))
         known = pc.is_in(sub_ids, value_set=suite_ids(name)).to_numpy(zero_copy_only=False)
         if not known.all():
             fail(
@@ -466,8 +472,14 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
     if path.stat().st_size == 0:
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    columns = _fast(path, fmt)
+    payload = path.read_bytes()
+    digest = hashlib.sha256(payload).hexdigest()
+    if path.suffix.lower() == ".gz":
+        try:
+            payload = gzip.decompress(payload)
+        except (OSError, EOFError) as exc:
+            raise PredictionFileError(str(path), f"not a valid gzip file ({exc})") from None
+    columns = _fast(payload, fmt)
     if columns is not None:
         try:
             suites = _resolve(str(path), columns, manifest, suite_ids)
@@ -475,6 +487,6 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
         except PredictionFileError:
             pass  # re-read line by line for an exact message
     slow = {"jsonl": _slow_jsonl, "csv": _slow_csv, "parquet": _slow_parquet}[fmt]
-    columns = slow(path)
+    columns = slow(path, payload)
     suites = _resolve(str(path), columns, manifest, suite_ids)
     return Predictions(str(path), digest, len(columns.ids), suites)

@@ -62,6 +62,11 @@ class SuiteData:
         """The row ids."""
         return self.table.column("id").combine_chunks()
 
+    def units(self, rows: np.ndarray, outcomes: np.ndarray) -> dict[str, float]:
+        """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group)."""
+        groups = self.table.column("group").combine_chunks().take(pa.array(rows)).to_pylist()
+        return dict(zip(groups, np.asarray(outcomes, dtype=float).tolist(), strict=True))
+
 
 @dataclass(frozen=True)
 class Aligned:
@@ -103,6 +108,8 @@ class SuiteScore:
         ci95: 95% bootstrap interval of the main score.
         metrics: Every named score, count and breakdown.
         best_near: When set, the best score is the one closest to this value (e.g. chance).
+        units: Per-unit outcome (unit id -> 1.0 consistent / 0.0 not) behind the main score,
+            for paired tests between submissions; not written into the results JSON.
 
     """
 
@@ -111,6 +118,7 @@ class SuiteScore:
     ci95: tuple[float, float] | None
     metrics: dict[str, object]
     best_near: float | None = None
+    units: Mapping[str, float] | None = field(default=None, repr=False)
 
 
 Scorer = Callable[[SuiteData, Aligned, ScoreOptions], SuiteScore]
@@ -283,3 +291,30 @@ def score_file(
     options = options or ScoreOptions(seed=seed, n_boot=n_boot)
     predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
     return score_predictions(predictions, folder, options, suites)
+
+
+def unit_outcomes(
+    predictions_path: str | Path,
+    data_dir: str | Path,
+    suites: list[str] | None = None,
+) -> dict[str, dict[str, float]]:
+    """Per-unit outcomes of every fully covered suite whose scorer provides them.
+
+    Used by the leaderboard for paired tests (McNemar / paired bootstrap) between neighbouring
+    entries on the units both were scored on.
+    """
+    folder = SuiteFolder(data_dir)
+    predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
+    options = ScoreOptions(n_boot=100)
+    out: dict[str, dict[str, float]] = {}
+    for name, preds in predictions.suites.items():
+        if (suites and name not in suites) or name not in folder.manifest:
+            continue
+        data = folder.load(name)
+        aligned = align(data, preds)
+        if isinstance(aligned, str):
+            continue
+        result = get_scorer(data.info["kind"])(data, aligned, options)
+        if result.units is not None:
+            out[name] = dict(result.units)
+    return out

@@ -26,7 +26,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from bench.errors import DuplicateNameError, SourceError, UnknownNameError
+from bench.errors import (
+    DuplicateNameError,
+    SourceError,
+    SourceUnavailableError,
+    UnknownNameError,
+)
 
 ENV_SOURCES = "CONSISTENCY_BENCH_SOURCES"
 ENV_CACHE = "CONSISTENCY_BENCH_CACHE"
@@ -57,8 +62,13 @@ SOURCES: dict[str, SourceFile] = {}
 
 
 def register_source(source: SourceFile) -> SourceFile:
-    """Add a source file (one outside the mirror manifest, e.g. QQP)."""
+    """Add a source file (one outside the mirror manifest, e.g. QQP).
+
+    Registering a spec equal to the registered one is a no-op (several families read QQP).
+    """
     if source.path in SOURCES:
+        if SOURCES[source.path] == source:
+            return source
         raise DuplicateNameError(f"source {source.path!r} is already registered")
     SOURCES[source.path] = source
     return source
@@ -93,6 +103,27 @@ def _load_manifest() -> None:
 
 
 _load_manifest()
+
+# Sources outside the mirror manifest. QQP is too large for the mirror; its GLUE dev split is
+# read from the GLUE download (the archive the GLUE ``download_glue_data.py`` script fetches).
+# No md5 is pinned: the archive could not be fetched from this build machine to checksum it
+# (docs/suites/calm.md). Any local copy at ``qqp/dev.tsv`` / ``qqp/train.tsv`` is used unverified.
+QQP_DEV = register_source(
+    SourceFile(
+        path="qqp/dev.tsv",
+        md5=None,
+        url="https://dl.fbaipublicfiles.com/glue/data/QQP-clean.zip",
+        member="QQP/dev.tsv",
+    )
+)
+QQP_TRAIN = register_source(
+    SourceFile(
+        path="qqp/train.tsv",
+        md5=None,
+        url="https://dl.fbaipublicfiles.com/glue/data/QQP-clean.zip",
+        member="QQP/train.tsv",
+    )
+)
 
 
 def md5_of(path: Path) -> str:
@@ -165,7 +196,7 @@ class SourceResolver:
                 self._verified[path] = candidate
                 return candidate
         if not self.download:
-            raise SourceError(self._missing_message(source, "downloads are disabled"))
+            raise SourceUnavailableError(self._missing_message(source, "downloads are disabled"))
         target = self.cache_dir / path
         self._download(source, target)
         self._check(target, source)
@@ -193,15 +224,29 @@ class SourceResolver:
         )
 
     def _download(self, source: SourceFile, target: Path) -> None:
+        """Fetch ``source`` into ``target``; verified before it is renamed into place."""
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             with urllib.request.urlopen(source.url, timeout=30) as response:  # noqa: S310
                 payload = response.read()
         except (urllib.error.URLError, OSError, TimeoutError) as exc:
-            raise SourceError(self._missing_message(source, f"download failed: {exc}")) from exc
+            raise SourceUnavailableError(
+                self._missing_message(source, f"download failed: {exc}")
+            ) from exc
         if source.member is not None:
-            with zipfile.ZipFile(io.BytesIO(payload)) as archive:
-                payload = archive.read(source.member)
+            try:
+                with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+                    payload = archive.read(source.member)
+            except (zipfile.BadZipFile, KeyError) as exc:
+                raise SourceError(
+                    f"{source.url}: cannot take {source.member!r} out of the download ({exc})"
+                ) from None
+        if source.md5 is not None and hashlib.md5(payload).hexdigest() != source.md5:
+            raise SourceError(
+                f"{source.url}: downloaded {source.path!r} has md5 "
+                f"{hashlib.md5(payload).hexdigest()}, not the pinned {source.md5}; nothing was "
+                "cached"
+            )
         handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
         with os.fdopen(handle, "wb") as out:
             out.write(payload)

@@ -46,9 +46,18 @@ TASKS: dict[str, TaskSpec] = {}
 
 
 def register_task(task: TaskSpec) -> TaskSpec:
-    """Add a task to the registry; a name can be registered once."""
+    """Add a task to the registry.
+
+    Several families test the same task (MNLI is in CALM and word salad), so registering a spec
+    equal to the registered one is a no-op; a different spec under a known name raises.
+    """
     if task.name in TASKS:
-        raise DuplicateNameError(f"task {task.name!r} is already registered")
+        if TASKS[task.name] == task:
+            return TASKS[task.name]
+        raise DuplicateNameError(
+            f"task {task.name!r} is already registered as {TASKS[task.name]!r}, "
+            f"not {task!r}"
+        )
     TASKS[task.name] = task
     return task
 

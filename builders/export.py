@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from bench import __version__
 from bench.atomic import atomic_path, write_text
-from bench.errors import DataError
+from bench.errors import DataError, SourceUnavailableError
 from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
 from builders.suite import Row, SuiteSpec
@@ -107,10 +107,23 @@ def build_all(
     resolver: SourceResolver,
     out: str | os.PathLike,
     log: Callable[[str], None] = print,
+    *,
+    skip_unavailable: bool = False,
 ) -> dict[str, dict]:
     """Build ``specs`` into ``out``; merge them into an existing manifest; write the card.
 
     Suites already in ``out`` and not rebuilt are kept, so ``--suites`` can add to a folder.
+
+    Args:
+        specs: The suites to build, in order.
+        resolver: Where source files come from.
+        out: The dataset folder.
+        log: Receives one line per suite.
+        skip_unavailable: When building every suite: a suite whose source file is not available
+            (offline, not in the mirror: QQP) is skipped with a logged reason instead of
+            failing the build. Corrupt files still fail. Suites named explicitly should pass
+            ``False`` so that the ``SourceUnavailableError`` reaches the user.
+
     """
     from builders.card import render_card  # local: card rendering needs the full manifest
 
@@ -118,7 +131,13 @@ def build_all(
     root.mkdir(parents=True, exist_ok=True)
     manifest = read_manifest(root) if (root / MANIFEST).is_file() else {}
     for spec in specs:
-        built = build_suite(spec, resolver, root)
+        try:
+            built = build_suite(spec, resolver, root)
+        except SourceUnavailableError as exc:
+            if not skip_unavailable:
+                raise
+            log(f"{spec.name:<24} skipped: {exc}")
+            continue
         entry = manifest_entry(built)
         manifest[spec.name] = entry
         units = built.groups if spec.kind != "transitive" else built.variants.get("transitive")

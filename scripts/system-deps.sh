@@ -3,6 +3,12 @@
 # comment saying why. Safe to re-run; skipped when nothing is missing.
 set -euo pipefail
 PACKAGES=(
+  chromium  # headless browser: tests/test_leaderboard_render.py checks the leaderboard HTML page
+  # WordNet 3.0 database files: the antonym fallback of `generate` (builders/generate/antonyms.py)
+  # reads them through NLTK; scripts/data-deps.sh copies them into .venv/nltk_data.
+  wordnet-base
+  # index.sense of WordNet 3.0 (NLTK's sense-key lookups need it).
+  wordnet-sense-index
 )
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -10,6 +10,7 @@ import pytest
 
 from bench.cli import main
 from bench.scoring import score_file
+from builders.export import build_all
 from tests.helpers import write_predictions
 
 BECEL_EXAMPLES = "becel/examples"
@@ -197,3 +198,39 @@ def test_confidence_on_consistent_and_inconsistent_groups(becel_folder, tmp_path
     confidence = entry["metrics"]["confidence"]
     assert confidence["consistent"] == pytest.approx(0.9)
     assert confidence["inconsistent"] == pytest.approx(0.75)
+
+
+def test_unit_outcomes_match_the_main_score(becel_folder, tmp_path):
+    from bench.scoring import unit_outcomes
+
+    names = ["wic_symmetric", "wic_transitive"]
+    preds = write_predictions(
+        becel_folder, tmp_path / "p.jsonl", names, choose=lambda r, n: len(r["text"]) % 2
+    )
+    results = score_file(preds, becel_folder, n_boot=100)["suites"]
+    outcomes = unit_outcomes(preds, becel_folder)
+    for name in names:
+        units = outcomes[name]
+        assert len(units) == results[name]["n"]
+        assert 1 - sum(units.values()) / len(units) == pytest.approx(results[name]["main_score"])
+
+
+def test_every_family_provides_unit_outcomes(corpora, tmp_path):
+    """Paired tests need per-unit outcomes; their mean is the main score."""
+    from bench.scoring import unit_outcomes
+    from builders.catalog import SUITES
+
+    names = ["rte_calm", "mrpc_salad_sort", "conv_ent_coherence"]
+    folder = tmp_path / "cb"
+    from bench.sources import SourceResolver
+
+    build_all([SUITES[n] for n in names], SourceResolver(corpora, download=False), folder,
+              log=lambda _: None)
+    preds = write_predictions(folder, tmp_path / "p.jsonl", names,
+                              choose=lambda r, n: len(r["text"]) % len(n))
+    results = score_file(preds, folder, n_boot=50)["suites"]
+    outcomes = unit_outcomes(preds, folder)
+    for name in names:
+        units = outcomes[name]
+        assert len(units) == results[name]["n"]
+        assert sum(units.values()) / len(units) == pytest.approx(results[name]["main_score"])

@@ -72,7 +72,7 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
     confidence = _confidence(aligned.probs, np.stack([first, second], axis=1), consistent)
     if confidence is not None:
         metrics["confidence"] = confidence
-    return SuiteScore(tau, n, ci, metrics)
+    return SuiteScore(tau, n, ci, metrics, units=data.units(first, consistent))
 
 
 def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
@@ -113,7 +113,7 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
         conf = _confidence(aligned.probs, rows, consistent)
         metrics["confidence"] = conf
-    return SuiteScore(tau, n, ci, metrics)
+    return SuiteScore(tau, n, ci, metrics, units=data.units(derived[in_c], consistent))
 
 
 for _kind in ("semantic", "negational", "symmetric"):

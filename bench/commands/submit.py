@@ -1,0 +1,59 @@
+"""``consistency-bench submit`` and ``rescore``: store scored submissions for the leaderboard."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register the ``submit`` and ``rescore`` commands."""
+    parser = subparsers.add_parser(
+        "submit",
+        help="validate, score and store a prediction file as a leaderboard entry",
+        description="Score PREDICTIONS against the built suites and store it under "
+        "submissions/<slug>/ (predictions.jsonl.gz, meta.yaml, results.json). Writes are "
+        "atomic and serialised with a file lock.",
+    )
+    parser.add_argument("predictions", help="prediction file (JSONL, CSV or Parquet)")
+    parser.add_argument("--name", required=True, help="entry name (slugged: a-z 0-9 . _ -)")
+    parser.add_argument("--meta", required=True, metavar="META.yaml",
+                        help="model, revision, license, link, contact [, parameters, date, notes]")
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
+                        help="built suite folder")
+    parser.add_argument("--submissions", default="submissions", metavar="DIR")
+    parser.add_argument("--replace", action="store_true", help="overwrite an existing entry")
+    parser.set_defaults(func=run_submit)
+
+    parser = subparsers.add_parser(
+        "rescore",
+        help="rescore every submission (after a suite version change) and say what changed",
+    )
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR")
+    parser.add_argument("--submissions", default="submissions", metavar="DIR")
+    parser.add_argument("--dry-run", action="store_true", help="report changes, write nothing")
+    parser.set_defaults(func=run_rescore)
+
+
+def run_submit(args: argparse.Namespace) -> int:
+    """Store one submission."""
+    from leaderboard.submissions import submit
+
+    sub = submit(
+        args.predictions, name=args.name, meta_path=args.meta, root=args.submissions,
+        data_dir=args.data, replace=args.replace,
+    )
+    suites = sub.results.get("suites", {})
+    print(f"stored {sub.path} ({len(suites)} suites scored, "
+          f"{len(sub.results.get('skipped', {}))} skipped)")
+    return 0
+
+
+def run_rescore(args: argparse.Namespace) -> int:
+    """Rescore all submissions."""
+    from leaderboard.submissions import rescore
+
+    changes = rescore(args.submissions, args.data, dry_run=args.dry_run)
+    for c in changes:
+        print(f"{c.slug}\t{c.suite}\t{c.what}\t{c.before} -> {c.after}")
+    print(f"{len(changes)} change(s)" + (" (dry run, nothing written)" if args.dry_run else ""))
+    return 0

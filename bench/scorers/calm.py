@@ -1,0 +1,88 @@
+"""Scorer of the CALM metric kind: C_R (main), C_S and accuracy on the originals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.bootstrap import proportion_ci
+from bench.errors import ConfigError
+from bench.metrics.becel import INVALID, accuracy
+from bench.metrics.calm import pass_rates, reverse_consistency, signal_consistency
+from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+
+SIGNAL_PREFIX = "signal:"
+
+
+def _positions(data: SuiteData, variant: str) -> np.ndarray:
+    """Row position of ``variant`` in every group, ordered by group code."""
+    n_groups = int(data.group.max()) + 1 if len(data.group) else 0
+    where = np.full(n_groups, -1, dtype=np.int64)
+    rows = np.flatnonzero(data.variant == variant)
+    where[data.group[rows]] = rows
+    if (where < 0).any():
+        missing = int(np.argmax(where < 0))
+        raise ValueError(f"suite {data.name}: group code {missing} has no {variant!r} row")
+    return where
+
+
+def calm_theta(options: ScoreOptions) -> float:
+    """The C_S threshold from ``options.params["calm_theta"]`` (default 1.0, the paper's)."""
+    value = options.params.get("calm_theta", 1.0)
+    try:
+        theta = float(value)
+    except (TypeError, ValueError):
+        theta = float("nan")
+    if not 0.0 <= theta <= 1.0:
+        raise ConfigError(f"calm_theta must be a number in [0, 1]; got {value!r}")
+    return theta
+
+
+def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
+    """C_R, C_S at ``calm_theta`` and accuracy on the originals, per source example."""
+    theta = calm_theta(options)
+    symbols = sorted({v for v in data.variant if v.startswith(SIGNAL_PREFIX)})
+    if not symbols:
+        raise ValueError(f"suite {data.name}: no signal:<symbol> rows")
+    original = _positions(data, "original")
+    reverse = _positions(data, "reverse")
+    signal_rows = np.stack([_positions(data, s) for s in symbols], axis=1)
+    pred = aligned.pred
+    o, r, s = pred[original], pred[reverse], pred[signal_rows]
+    consistent_r = reverse_consistency(o, r)
+    consistent_s = signal_consistency(o, s, theta)
+    rates = pass_rates(o, s)
+    n = len(original)
+    agree_r = int(consistent_r.sum())
+    gold = data.gold[original]
+    labelled = gold >= 0
+    metrics: dict[str, object] = {
+        "c_r": agree_r / n,
+        "c_s": float(consistent_s.mean()),
+        "calm_theta": theta,
+        "k_signals": len(symbols),
+        "accuracy": accuracy(o[labelled], gold[labelled]) if labelled.any() else None,
+        "accuracy_reverse": accuracy(r[labelled], gold[labelled]) if labelled.any() else None,
+        "mean_pass_rate": float(rates.mean()),
+        "signal_agreement": {
+            sym[len(SIGNAL_PREFIX):]: float(((s[:, i] == o) & (o != INVALID)).mean())
+            for i, sym in enumerate(symbols)
+        },
+        "c_s_ci95": proportion_ci(
+            int(consistent_s.sum()), n, seed=options.seed, n_boot=options.n_boot
+        ),
+        "n_groups": n,
+        "n_invalid": int((pred == INVALID).sum()),
+    }
+    if aligned.probs is not None:  # mean confidence of the original predictions (CALM Fig. 2)
+        top = aligned.probs[original].max(axis=1)
+        metrics["confidence"] = {
+            "reverse_inconsistent": float(top[~consistent_r].mean()) if (~consistent_r).any()
+            else None,
+            "signal_inconsistent": float(top[~consistent_s].mean()) if (~consistent_s).any()
+            else None,
+        }
+    ci = proportion_ci(agree_r, n, seed=options.seed, n_boot=options.n_boot)
+    return SuiteScore(agree_r / n, n, ci, metrics, units=data.units(original, consistent_r))
+
+
+register_scorer("calm", score_calm)

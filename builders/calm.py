@@ -1,0 +1,415 @@
+"""CALM (Jang, Kwon and Lukasiewicz, 2021): REVERSE and SIGNAL perturbations of the input format.
+
+Every pair input is written in the paper's indicator format: a sentence-type indicator and a
+separator before each sentence (``Premise: ... Hypothesis: ...``). CALM perturbs that format,
+never the words:
+
+- ``reverse``: the two indicator-sentence blocks swapped;
+- ``signal:<sym>``: the colon after each indicator replaced by one of the ten symbols of the
+  paper's Table 7 (``[Premise]``, ``{Premise}``, ``Premise;`` ...).
+
+Because the perturbation lives in the formatting, the whole formatted input is one string in
+``text`` (``text_pair`` is null); the raw sentences are kept in the ``raw_text`` and
+``raw_text_pair`` extras. Two config families per task: ``<task>_calm`` (capitalised
+indicators, the format the classification models were fine-tuned on) and
+``<task>_calm_t2t`` (task prefix and lower-case indicators in T5's order, the format T5 was
+trained on). docs/suites/calm.md documents the construction and every deviation.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import datasets
+
+from bench.errors import SourceError
+from bench.sources import SourceResolver
+from bench.tasks import NLI3, TaskSpec, register_task
+from builders.suite import Row, SuiteSpec, register_suite
+from builders.tsv import read_tsv
+
+VERSION = "1.0.0"
+
+CITATION = """@article{jang-etal-2021-calm,
+    title = "Accurate, yet Inconsistent? Consistency Analysis on Language Understanding Models",
+    author = "Jang, Myeongjun and Kwon, Deuk Sin and Lukasiewicz, Thomas",
+    journal = "arXiv preprint arXiv:2108.06665",
+    year = "2021",
+    url = "https://arxiv.org/abs/2108.06665",
+}"""
+
+# ----------------------------------------------------------------------------- tasks
+
+for _task in (
+    TaskSpec("mnli", NLI3, text="premise", text_pair="hypothesis"),
+    TaskSpec("qnli", ("entailment", "not_entailment"), text="question", text_pair="sentence"),
+    TaskSpec("qqp", ("not_duplicate", "duplicate"), text="question1", text_pair="question2"),
+    TaskSpec("kornli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
+    TaskSpec("klue_nli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
+    TaskSpec(
+        "klue_sts", ("not_paraphrase", "paraphrase"), text="sentence1", text_pair="sentence2",
+        language="ko",
+    ),
+):
+    register_task(_task)
+
+# ----------------------------------------------------------------------------- the format
+
+#: Table 7: the ten SIGNAL templates; ``{}`` is the indicator. Keys are the variant suffixes.
+SIGNALS: dict[str, str] = {
+    "[]": "[{}]",
+    "{}": "{{{}}}",
+    "()": "({})",
+    "<>": "<{}>",
+    ";": "{};",
+    "#": "{}#",
+    "!": "{}!",
+    "@": "{}@",
+    "~": "{}~",
+    "-": "{}-",
+}
+ORIGINAL_TEMPLATE = "{}:"
+
+
+@dataclass(frozen=True)
+class CalmInput:
+    """One model input in the indicator format, before rendering.
+
+    Attributes:
+        blocks: ``(indicator, sentence)`` pairs in input order.
+        template: How an indicator is written: ``"{}:"`` originally, a Table 7 template for
+            SIGNAL.
+        prefix: Task prefix of the text-to-text form (``"mnli"``), or ``""``.
+
+    """
+
+    blocks: tuple[tuple[str, str], ...]
+    template: str = ORIGINAL_TEMPLATE
+    prefix: str = ""
+
+
+def reverse(item: CalmInput) -> CalmInput:
+    """REVERSE: the indicator-sentence blocks in the opposite order (an involution)."""
+    return replace(item, blocks=tuple(reversed(item.blocks)))
+
+
+def signal(item: CalmInput, symbol: str) -> CalmInput:
+    """SIGNAL: the separator after each indicator replaced by Table 7's ``symbol``.
+
+    Raises:
+        KeyError: ``symbol`` is not one of the ten of Table 7.
+
+    """
+    return replace(item, template=SIGNALS[symbol])
+
+
+def render(item: CalmInput) -> str:
+    """The model input string: ``[prefix ]<ind1><sep> <s1> <ind2><sep> <s2>``."""
+    parts = [item.prefix] if item.prefix else []
+    for indicator, sentence in item.blocks:
+        parts.append(item.template.format(indicator))
+        parts.append(sentence)
+    return " ".join(parts)
+
+
+def variants(item: CalmInput) -> list[tuple[str, str]]:
+    """All CALM variants of one example as ``(variant, rendered text)``, in a fixed order."""
+    out = [("original", render(item)), ("reverse", render(reverse(item)))]
+    out.extend((f"signal:{symbol}", render(signal(item, symbol))) for symbol in SIGNALS)
+    return out
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class Example:
+    """One source example: the two sentences in task order and the label index."""
+
+    first: str
+    second: str
+    label: int
+    source_row: int
+
+
+@dataclass(frozen=True)
+class CalmSource:
+    """Where one task's evaluation split lives and how to read it.
+
+    Attributes:
+        path: Mirror-layout path.
+        split: What the file is (for the dataset card).
+        read: Parses the file into examples.
+
+    """
+
+    path: str
+    split: str
+    read: Callable[[Path, str, TaskSpec], list[Example]]
+
+
+def _label_index(task: TaskSpec, value: object, path: str, row: int, field: str) -> int:
+    names = task.label_names
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+        return value
+    if isinstance(value, str):
+        if value in names:
+            return names.index(value)
+        if value.strip().isdigit() and int(value) < len(names):
+            return int(value)
+    raise SourceError(
+        f"{path}: data row {row}: field {field!r} value {value!r} is not a {task.name} label "
+        f"(expected one of {list(names)} or its index)"
+    )
+
+
+def _tsv_reader(first: str, second: str, label: str, quoting: int = csv.QUOTE_MINIMAL):
+    def read(path: Path, name: str, task: TaskSpec) -> list[Example]:
+        records = read_tsv(path, quoting=quoting)
+        out = []
+        for number, record in enumerate(records):
+            try:
+                values = record[first], record[second], record[label]
+            except KeyError as exc:
+                raise SourceError(f"{name}: missing column {exc.args[0]!r}") from None
+            index = _label_index(task, values[2], name, number, label)
+            out.append(Example(values[0], values[1], index, number))
+        return out
+
+    return read
+
+
+def _jsonl_reader(first: str, second: str, label: str):
+    def read(path: Path, name: str, task: TaskSpec) -> list[Example]:
+        out = []
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle):
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise SourceError(f"{name}: line {number + 1}: not JSON: {exc}") from None
+                index = _label_index(task, record.get(label), name, number, label)
+                out.append(Example(record[first], record[second], index, number))
+        return out
+
+    return read
+
+
+def _json_list_reader(first: str, second: str, label: Sequence[str]):
+    """A JSON array of records; ``label`` is a key path (KLUE-STS nests its binary label)."""
+
+    def read(path: Path, name: str, task: TaskSpec) -> list[Example]:
+        records = json.loads(path.read_text(encoding="utf-8"))
+        out = []
+        for number, record in enumerate(records):
+            value: object = record
+            for key in label:
+                value = value.get(key) if isinstance(value, dict) else None
+            index = _label_index(task, value, name, number, ".".join(label))
+            out.append(Example(record[first], record[second], index, number))
+        return out
+
+    return read
+
+
+QUOTE_NONE = csv.QUOTE_NONE
+SOURCES: dict[str, CalmSource] = {
+    "mnli": CalmSource(
+        "mnli/dev_matched.generative-nli.jsonl", "MNLI dev matched",
+        _jsonl_reader("premise", "hypothesis", "label"),
+    ),
+    "qnli": CalmSource(
+        "qnli/glue_dev.tsv", "QNLI dev (GLUE)",
+        _tsv_reader("question", "sentence", "label", QUOTE_NONE),
+    ),
+    "rte": CalmSource(
+        "becel/rte/validation.tsv", "RTE dev (GLUE, BECEL copy)",
+        _tsv_reader("sentence1", "sentence2", "label"),
+    ),
+    "qqp": CalmSource(
+        "qqp/dev.tsv", "QQP dev (GLUE)",
+        _tsv_reader("question1", "question2", "is_duplicate", QUOTE_NONE),
+    ),
+    "mrpc": CalmSource(
+        "becel/mrpc/validation.tsv", "MRPC dev (GLUE validation, BECEL copy)",
+        _tsv_reader("sentence1", "sentence2", "label"),
+    ),
+    "kornli": CalmSource(
+        "kornli/xnli.dev.ko.tsv", "KorNLI dev (XNLI-ko)",
+        _tsv_reader("sentence1", "sentence2", "gold_label", QUOTE_NONE),
+    ),
+    "kornli_test": CalmSource(
+        "kornli/xnli.test.ko.tsv", "KorNLI test (XNLI-ko)",
+        _tsv_reader("sentence1", "sentence2", "gold_label", QUOTE_NONE),
+    ),
+    "klue_nli": CalmSource(
+        "klue/klue-nli-v1.1_dev.json", "KLUE-NLI dev (v1.1)",
+        _json_list_reader("premise", "hypothesis", ("gold_label",)),
+    ),
+    "klue_sts": CalmSource(
+        "klue/klue-sts-v1.1_dev.json", "KLUE-STS dev (v1.1), binary label",
+        _json_list_reader("sentence1", "sentence2", ("labels", "binary-label")),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Format:
+    """How one task is written: indicators in task order, T5 prefix and T5 block order.
+
+    Attributes:
+        indicators: Indicator of the first and the second sentence (classification form).
+        t5_prefix: T5's task prefix, or ``None`` where T5 was not trained on the task.
+        t5_swap: Whether T5's input order is second sentence first (MNLI: T5's GLUE
+            preprocessor orders features by name, ``hypothesis`` before ``premise``).
+
+    """
+
+    indicators: tuple[str, str]
+    t5_prefix: str | None = None
+    t5_swap: bool = False
+
+
+FORMATS: dict[str, Format] = {
+    "mnli": Format(("Premise", "Hypothesis"), "mnli", t5_swap=True),
+    "qnli": Format(("Question", "Sentence"), "qnli"),
+    "rte": Format(("Sentence1", "Sentence2"), "rte"),
+    "qqp": Format(("Question1", "Question2"), "qqp"),
+    "mrpc": Format(("Sentence1", "Sentence2"), "mrpc"),
+    # Korean: 전제 = premise, 가설 = hypothesis, 문장 = sentence (docs/suites/calm.md).
+    "kornli": Format(("전제", "가설")),
+    "klue_nli": Format(("전제", "가설")),
+    "klue_sts": Format(("문장1", "문장2")),
+}
+
+
+def calm_input(task: str, example: Example, *, t2t: bool = False) -> CalmInput:
+    """The original-format input of ``example`` for ``task``'s classification or T5 form."""
+    fmt = FORMATS[task]
+    first, second = fmt.indicators
+    blocks = ((first, example.first.strip()), (second, example.second.strip()))
+    if not t2t:
+        return CalmInput(blocks)
+    if fmt.t5_prefix is None:
+        raise ValueError(f"task {task!r} has no text-to-text form (T5 was not trained on it)")
+    blocks = tuple((ind.lower(), sentence) for ind, sentence in blocks)
+    if fmt.t5_swap:
+        blocks = blocks[::-1]
+    return CalmInput(blocks, prefix=fmt.t5_prefix)
+
+
+# ----------------------------------------------------------------------------- rows
+
+EXTRAS = {"raw_text": datasets.Value("string"), "raw_text_pair": datasets.Value("string")}
+
+
+def calm_rows(
+    suite: str, task: str, source_key: str, *, t2t: bool
+) -> Callable[[SourceResolver], Iterator[Row]]:
+    """Rows of one CALM suite: 12 rows per source example (original, reverse, 10 signals)."""
+    source = SOURCES[source_key]
+
+    def build(resolver: SourceResolver) -> Iterator[Row]:
+        from bench.tasks import get_task
+
+        examples = source.read(resolver.path(source.path), source.path, get_task(task))
+        for example in examples:
+            key = f"r{example.source_row:05d}"
+            group = f"{suite}/{key}"
+            for variant, text in variants(calm_input(task, example, t2t=t2t)):
+                yield {
+                    "id": f"{group}/{variant}",
+                    "suite": suite,
+                    "task": task,
+                    "group": group,
+                    "variant": variant,
+                    "text": text,
+                    "text_pair": None,
+                    "label": example.label,
+                    "source_file": source.path,
+                    "source_row": example.source_row,
+                    "raw_text": example.first,
+                    "raw_text_pair": example.second,
+                }
+
+    return build
+
+
+# ----------------------------------------------------------------------------- registry
+
+#: Validation-set sizes of the paper's Table 6 (the Korean ones are halves of the dev set
+#: the paper split into validation and test; we use the whole split, see docs).
+TABLE6_VALIDATION = {"rte": 277, "mrpc": 408}
+
+LICENSES = {
+    "mnli": "MultiNLI: OANC / CC BY-SA 3.0 / CC BY 3.0 mixture (see the MultiNLI paper).",
+    "qnli": "QNLI (GLUE): derived from SQuAD, CC BY-SA 4.0.",
+    "rte": "RTE (GLUE): see the RTE challenge terms.",
+    "qqp": "QQP: Quora's terms of use (non-commercial research).",
+    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms.",
+    "kornli": "KorNLI: CC BY-SA 4.0.",
+    "klue_nli": "KLUE: CC BY-SA 4.0.",
+    "klue_sts": "KLUE: CC BY-SA 4.0.",
+}
+
+#: (suite name stem, task, source key). KorNLI has dev and test splits mirrored.
+STEMS = (
+    ("mnli", "mnli", "mnli"),
+    ("qnli", "qnli", "qnli"),
+    ("rte", "rte", "rte"),
+    ("qqp", "qqp", "qqp"),
+    ("mrpc", "mrpc", "mrpc"),
+    ("kornli", "kornli", "kornli"),
+    ("kornli_test", "kornli", "kornli_test"),
+    ("klue_nli", "klue_nli", "klue_nli"),
+    ("klue_sts", "klue_sts", "klue_sts"),
+)
+
+DESCRIPTION = (
+    "CALM: the {split} in the indicator format ({fmt}). Per example: the original format, "
+    "REVERSE (the two indicator-sentence blocks swapped) and SIGNAL with each of the ten "
+    "symbols of Table 7 replacing the colon. The formatted input is `text` (text_pair is "
+    "null); the raw sentences are in raw_text / raw_text_pair. Metrics: C_R (agreement of "
+    "original and reverse, main), C_S (share of examples whose pass rate over the ten "
+    "signals is >= theta, default 1.0) and accuracy on the originals."
+)
+
+
+def _register() -> None:
+    for stem, task, source_key in STEMS:
+        source = SOURCES[source_key]
+        fmt = FORMATS[task]
+        forms = [(False, f"{stem}_calm")]
+        if fmt.t5_prefix is not None:
+            forms.append((True, f"{stem}_calm_t2t"))
+        for t2t, name in forms:
+            example = render(
+                calm_input(task, Example("<s1>", "<s2>", 0, 0), t2t=t2t)
+            )
+            register_suite(
+                SuiteSpec(
+                    name=name,
+                    task=task,
+                    family="calm",
+                    kind="calm",
+                    version=VERSION,
+                    sources=(source.path,),
+                    build=calm_rows(name, task, source_key, t2t=t2t),
+                    description=DESCRIPTION.format(split=source.split, fmt=f"`{example}`")
+                    + (" Text-to-text form: T5's task prefix and lower-case indicators."
+                       if t2t else ""),
+                    main_metric="c_r",
+                    higher_is_better=True,
+                    extras=EXTRAS,
+                    expected_rows=TABLE6_VALIDATION.get(source_key),
+                    citation=CITATION,
+                    license=LICENSES[task],
+                )
+            )
+
+
+_register()

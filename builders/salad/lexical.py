@@ -1,0 +1,127 @@
+"""Lexical-overlap transformations: Sort, Reverse, Shuffle and CopySort (paper Table 2).
+
+They keep the bag of tokens and destroy word order. Texts are split into tokens with the
+Penn-Treebank tokenizer (``don't`` -> ``do n't``, punctuation split off, as in the paper's
+examples) and joined back with single spaces. A sentence-final punctuation token (``.``, ``!``,
+``?``, ``...``) stays at the end (paper appendix, technical detail 1). Every
+function is pure; Shuffle takes a ``random.Random`` made by :func:`rng_for` from
+(seed, row key), never global state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from functools import cache
+
+FINAL_PUNCTUATION = frozenset({".", "!", "?", "..."})
+SHUFFLE_ATTEMPTS = 1000
+
+
+def rng_for(seed: int, key: str) -> random.Random:
+    """A ``random.Random`` seeded from ``(seed, key)`` (sha256, so stable across runs)."""
+    digest = hashlib.sha256(f"{seed}\x1f{key}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def tokenize(text: str) -> list[str]:
+    """Penn-Treebank tokens of ``text`` (no lower-casing)."""
+    return _treebank().tokenize(text)
+
+
+@cache
+def _treebank():
+    from nltk.tokenize import TreebankWordTokenizer  # local: keeps ``import builders`` light
+
+    return TreebankWordTokenizer()
+
+
+def detokenize(tokens: Sequence[str]) -> str:
+    """Tokens joined by single spaces (the transformed texts are not natural language)."""
+    return " ".join(tokens)
+
+
+def split_final(tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(body, tail)``: the tail is the last token when it is sentence-final punctuation.
+
+    One token only, so that Reverse is an involution whenever the text does not start with
+    final punctuation (with a longer tail, ``. a .`` would not come back).
+    """
+    if len(tokens) >= 2 and tokens[-1] in FINAL_PUNCTUATION:
+        return list(tokens[:-1]), [tokens[-1]]
+    return list(tokens), []
+
+
+def _sort_key(token: str) -> tuple[str, str]:
+    return (token.lower(), token)
+
+
+def sort_tokens(tokens: Sequence[str]) -> list[str]:
+    """Tokens sorted alphabetically (case-insensitively, ties by the exact string)."""
+    body, tail = split_final(tokens)
+    return sorted(body, key=_sort_key) + tail
+
+
+def reverse_tokens(tokens: Sequence[str]) -> list[str]:
+    """Tokens in reverse order; the final punctuation stays at the end."""
+    body, tail = split_final(tokens)
+    return body[::-1] + tail
+
+
+def bigrams(tokens: Sequence[str]) -> set[tuple[str, str]]:
+    """The set of adjacent token pairs."""
+    return set(zip(tokens, tokens[1:], strict=False))
+
+
+def surviving_bigrams(original: Sequence[str], transformed: Sequence[str]) -> int:
+    """How many bigram occurrences of ``transformed`` also occur in ``original``."""
+    seen = bigrams(original)
+    return sum(pair in seen for pair in zip(transformed, transformed[1:], strict=False))
+
+
+def shuffle_tokens(tokens: Sequence[str], rng: random.Random) -> list[str]:
+    """Shuffle until no bigram of the original survives (final punctuation kept at the end).
+
+    Up to ``SHUFFLE_ATTEMPTS`` shuffles are tried; when none is free of original bigrams
+    (short texts, repeated tokens), the first one with the fewest surviving bigrams is kept.
+    """
+    body, tail = split_final(tokens)
+    best: list[str] | None = None
+    best_left = None
+    for _ in range(SHUFFLE_ATTEMPTS):
+        candidate = list(body)
+        rng.shuffle(candidate)
+        candidate += tail
+        left = surviving_bigrams(tokens, candidate)
+        if best_left is None or left < best_left:
+            best, best_left = candidate, left
+        if left == 0:
+            break
+    return best if best is not None else list(tokens)
+
+
+def sort_text(text: str) -> str | None:
+    """Sort; ``None`` when the result equals the input (nothing was destroyed)."""
+    return _changed(text, sort_tokens(tokenize(text)))
+
+
+def reverse_text(text: str) -> str | None:
+    """Reverse; ``None`` when the result equals the input."""
+    return _changed(text, reverse_tokens(tokenize(text)))
+
+
+def shuffle_text(text: str, rng: random.Random) -> str | None:
+    """Shuffle; ``None`` when the result equals the input."""
+    return _changed(text, shuffle_tokens(tokenize(text), rng))
+
+
+def copysort_text(source: str, target: str) -> str | None:
+    """CopySort: the sorted ``source`` (premise / first text) replaces ``target``."""
+    out = detokenize(sort_tokens(tokenize(source)))
+    return out if out and out != detokenize(tokenize(target)) else None
+
+
+def _changed(text: str, tokens: list[str]) -> str | None:
+    out = detokenize(tokens)
+    return None if not out or out == detokenize(tokenize(text)) else out

@@ -1,0 +1,155 @@
+"""Word-salad suites end to end: build from the mirror, load_dataset, score; metrics by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from bench.errors import SourceError
+from bench.metrics import salad as m
+from bench.sources import SourceResolver
+from builders.catalog import SUITES, get_suite
+from builders.export import build_all
+from builders.salad import lexical
+
+BUILT = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "sst2_salad_ngram"]
+
+
+@pytest.fixture(scope="module")
+def salad_folder(corpora: Path, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("salad") / "consistency-bench"
+    specs = [get_suite(n) for n in BUILT]
+    build_all(specs, SourceResolver(corpora, download=False), out, log=lambda _: None)
+    return out
+
+
+def _rows(folder: Path, name: str) -> list[dict]:
+    return pq.read_table(folder / name / "test.parquet").to_pylist()
+
+
+def test_static_registry():
+    names = sorted(n for n, s in SUITES.items() if s.family == "salad")
+    assert len(names) == 23  # 5 tasks x lexical (no CopySort for SST-2) + 4 n-gram (no MRPC)
+    assert "sst2_salad_copysort" not in names and "mrpc_salad_ngram" not in names
+
+
+def test_load_dataset_and_counts(salad_folder: Path):
+    manifest = json.loads((salad_folder / "suites.json").read_text())["suites"]
+    for name in BUILT:
+        ds = datasets.load_dataset(str(salad_folder), name, split="test")
+        assert ds.num_rows == manifest[name]["rows"] == 2 * manifest[name]["groups"]
+    assert manifest["mrpc_salad_sort"]["groups"] == 408
+    assert manifest["sst2_salad_ngram"]["groups"] <= 872
+
+
+def test_rows_follow_the_rules(salad_folder: Path):
+    rows = _rows(salad_folder, "mrpc_salad_sort")
+    for original, changed in zip(rows[::2], rows[1::2], strict=True):
+        assert original["variant"] == "original" and changed["variant"] == "sort"
+        assert original["group"] == changed["group"] and changed["label"] is None
+        assert changed["text"] == original["text"]  # pair tasks transform the second text
+        before = lexical.tokenize(original["text_pair"])
+        assert Counter(changed["text_pair"].split(" ")) == Counter(before)
+        assert changed["agreement_with"] == "original"
+    copy = _rows(salad_folder, "mrpc_salad_copysort")
+    assert {r["agreement_with"] for r in copy[1::2]} == {"equivalent"}
+    for original, changed in zip(copy[::2], copy[1::2], strict=True):
+        assert Counter(changed["text_pair"].split(" ")) == Counter(
+            lexical.tokenize(original["text"])
+        )
+    ngram = _rows(salad_folder, "sst2_salad_ngram")
+    assert all(r["text_pair"] is None for r in ngram)
+    assert all(c["text"] != o["text"] for o, c in zip(ngram[::2], ngram[1::2], strict=True))
+
+
+def test_rebuild_is_byte_identical(corpora: Path, salad_folder: Path, tmp_path: Path):
+    spec = get_suite("sst2_salad_shuffle")
+    build_all([spec], SourceResolver(corpora, download=False), tmp_path, log=lambda _: None)
+    digest = hashlib.sha256
+    first = digest((salad_folder / spec.name / "test.parquet").read_bytes()).hexdigest()
+    again = digest((tmp_path / spec.name / "test.parquet").read_bytes()).hexdigest()
+    assert first == again
+
+
+def test_qqp_skips_with_clear_error(corpora: Path, tmp_path: Path):
+    with pytest.raises(SourceError, match="QQP"):
+        list(get_suite("qqp_salad_sort").build(SourceResolver(corpora, download=False)))
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def _predict(folder: Path, out: Path, choose) -> Path:
+    with open(out, "w") as handle:
+        for name in BUILT:
+            for row in _rows(folder, name):
+                label, probs = choose(row)
+                handle.write(json.dumps({"id": row["id"], "label": label, "probs": probs}) + "\n")
+    return out
+
+
+def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
+    from bench.scoring import score_file
+
+    def choose(row):  # originals: gold; transformed: label 1 with p=0.6 when the group id is odd
+        if row["variant"] == "original":
+            return row["label"], [0.05, 0.95] if row["label"] else [0.95, 0.05]
+        odd = int(row["group"].rsplit("r", 1)[1]) % 2
+        return odd, [0.4, 0.6] if odd else [0.6, 0.4]
+
+    path = _predict(salad_folder, tmp_path / "p.jsonl", choose)
+    results = score_file(path, salad_folder, n_boot=200)
+    entry = results["suites"]["mrpc_salad_sort"]
+    rows = _rows(salad_folder, "mrpc_salad_sort")
+    pairs = zip(rows[::2], rows[1::2], strict=True)
+    expected = np.mean([choose(c)[0] == o["label"] for o, c in pairs])
+    assert entry["main_score"] == pytest.approx(expected)
+    assert entry["best_near"] == 0.5 and entry["metrics"]["chance"] == 0.5
+    assert entry["metrics"]["accuracy_original"] == 1.0
+    assert entry["metrics"]["confidence"] == pytest.approx(0.6)
+    threshold = entry["metrics"]["threshold"]  # 0.95 on originals, 0.6 on salad: all separable
+    assert threshold["invalid_recognised"] == 1.0 and threshold["clean_accuracy"] == 1.0
+    copy = results["suites"]["mrpc_salad_copysort"]  # compared with "equivalent" (index 1)
+    crow = _rows(salad_folder, "mrpc_salad_copysort")
+    assert copy["main_score"] == pytest.approx(np.mean([choose(c)[0] == 1 for c in crow[1::2]]))
+    summary = m.family_summary(results["suites"])
+    assert set(summary) == {"mrpc", "sst2"}
+    assert summary["mrpc"]["lexical"]["transforms"] == 2
+    assert summary["mrpc"]["lexical"]["agreement"] == pytest.approx(
+        (entry["main_score"] + copy["main_score"]) / 2
+    )
+
+
+# ----------------------------------------------------------------------------- metrics
+
+
+def test_metrics_by_hand():
+    assert m.agreement(np.array([0, 1, 2, -1]), np.array([0, 2, 2, -1])).tolist() == [1, 0, 1, 0]
+    probs = np.array([[0.7, 0.3], [0.2, 0.8]])
+    assert m.confidence(probs, np.array([0, -1])).tolist()[0] == 0.7
+    assert np.isnan(m.confidence(probs, np.array([0, -1]))[1])
+    grid = m.threshold_grid(3)
+    assert grid[0] == pytest.approx(1 / 3) and grid[-1] == 1.0
+    with pytest.raises(ValueError, match="differ in length"):
+        m.agreement(np.array([0]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="shape"):
+        m.confidence(np.array([0.5, 0.5]), np.array([0]))
+
+
+def test_select_threshold_respects_tolerance():
+    clean = np.array([[0.9, 0.1]] * 8 + [[0.6, 0.4]] * 2)
+    correct = np.ones(10)
+    salad = np.array([[0.55, 0.45]] * 5 + [[0.65, 0.35]] * 5)
+    # Rejecting the two 0.6 originals costs 20% accuracy > 3%: θ must stay <= 0.6; the
+    # smallest θ reaching the best share (0.55 < θ) is chosen.
+    theta, invalid, accuracy = m.select_threshold(clean, correct, salad)
+    assert theta == pytest.approx(0.551) and invalid == 0.5 and accuracy == 1.0
+    theta, invalid, accuracy = m.select_threshold(clean, correct, salad, tolerance=0.25)
+    assert invalid == 1.0 and accuracy == pytest.approx(0.8) and 0.65 < theta <= 0.9
