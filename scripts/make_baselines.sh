@@ -4,23 +4,25 @@
 #   scripts/make_baselines.sh            # from the repository root, after `consistency-bench build`
 #
 # Environment: DATA (built suite folder, default consistency-bench), SOURCES (source mirror,
-# default ../shared/corpora), OUT (prediction files, default submissions/predictions),
-# MODELS (fine-tuned models, default models), CB (the CLI, default consistency-bench),
-# TRAIN_STEPS (MiniLM steps; default: 300 on CPU = the reduced run, full 3 epochs on CUDA),
-# SKIP_SUBMIT=1 to only write the prediction files.
+# default ../shared/corpora), OUT (prediction files, default predictions/, git-ignored),
+# MODELS (fine-tuned models, default models/, git-ignored), CB (the CLI, default consistency-bench),
+# TRAIN_STEPS (MiniLM steps; default: 150 x 16 on CPU = the reduced run, 3 epochs on CUDA),
+# SKIP_SUBMIT=1 to only write the prediction files; SUBMIT_ARGS for extra `submit` options
+# (e.g. "--replace" when regenerating existing entries).
 # Prediction files are not committed (large); the submissions they produce are.
 set -euo pipefail
 
 DATA=${DATA:-consistency-bench}
 SOURCES=${SOURCES:-../shared/corpora}
-OUT=${OUT:-submissions/predictions}
+OUT=${OUT:-predictions}
 MODELS=${MODELS:-models}
 CB=${CB:-consistency-bench}
 mkdir -p "$OUT" "$MODELS"
 
 submit() {  # submit NAME: the prediction file OUT/NAME.jsonl with submissions/meta/NAME.yaml
   if [[ "${SKIP_SUBMIT:-0}" != 1 ]]; then
-    $CB submit "$OUT/$1.jsonl" --name "$1" --meta "submissions/meta/$1.yaml"
+    $CB submit "$OUT/$1.jsonl" --name "$1" --meta "submissions/meta/$1.yaml" --data "$DATA" \
+      ${SUBMIT_ARGS:-}
   fi
 }
 

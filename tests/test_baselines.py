@@ -125,3 +125,16 @@ def test_cli_baseline(folder, corpora, tmp_path, capsys):
     assert code == 0 and "vader: wrote 374 rows of 1 suites" in capsys.readouterr().out
     code = main(["baseline", "vadr", "--data", str(folder), "--out", str(out)])
     assert code == 2 and "Did you mean: vader" in capsys.readouterr().err
+
+
+def test_submission_meta_files_are_valid():
+    import yaml
+
+    from leaderboard.submissions import validate_meta
+
+    root = Path(__file__).resolve().parents[1] / "submissions" / "meta"
+    names = sorted(p.stem for p in root.glob("*.yaml"))
+    assert names == sorted([*BASELINES, "minilm-ft"])
+    for path in root.glob("*.yaml"):
+        meta = validate_meta(yaml.safe_load(path.read_text()), str(path))
+        assert meta["date"] and meta["notes"]

@@ -132,12 +132,12 @@ def _num_labels(task: str) -> int:
 
 
 def load_model(path: Path, device: str):
-    """Load a sequence classifier and its tokenizer from a local folder.
+    """Load a sequence classifier and its tokenizer (the shared loader, ``bench.modeling``)."""
+    from bench.errors import ConfigError
+    from bench.modeling import load_classifier
 
-    TODO(lead): switch to ``bench.modeling`` (issue 4) once it lands on main.
-    """
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForSequenceClassification.from_pretrained(path).to(device)
-    return model, tokenizer
+    loaded = load_classifier(path, device=device)
+    if loaded.is_seq2seq:
+        raise ConfigError(f"{path}: word-salad gradients need a sequence classifier, "
+                          "not a text-to-text model")
+    return loaded.model, loaded.tokenizer
