@@ -26,9 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the requested suites."""
-    from bench.manifest import build_all
     from bench.sources import SourceResolver
     from builders.catalog import SUITES, get_suite
+    from builders.export import build_all
 
     specs = [get_suite(n) for n in args.suites] if args.suites else list(SUITES.values())
     if args.family:
