@@ -10,6 +10,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+def _file_mode() -> int:
+    """0666 less the process umask (what ``open`` would have created)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``target``; rename it over ``target`` on success.
@@ -21,6 +28,7 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(handle)
     tmp_path = Path(tmp)
+    os.chmod(tmp_path, _file_mode())  # mkstemp makes 0600; give the usual umask-based mode
     try:
         yield tmp_path
         os.replace(tmp_path, target)
