@@ -58,7 +58,13 @@ def _binom_two_sided(k: int, n: int) -> float:
     if n == 0:
         return 1.0
     k = min(k, n - k)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
+    # log C(n, i) - n log 2, summed in the log domain: exact for any n without overflow.
+    logs = [
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0)
+        for i in range(k + 1)
+    ]
+    top = max(logs)
+    tail = math.exp(top) * sum(math.exp(v - top) for v in logs)
     return min(1.0, 2.0 * tail)
 
 

@@ -349,6 +349,10 @@ def rank(
                         "different suite versions (content_hash differs); run "
                         "`consistency-bench rescore`"
                     )
+            if res.get("main_score") is None:
+                # Undefined for this entry (e.g. an empty conditioning set, or ART coherence
+                # without probabilities): the suite counts as not covered, never as a score.
+                continue
             score = float(res["main_score"])
             ci = res.get("ci95")
             ci_t = (float(ci[0]), float(ci[1])) if ci and None not in ci else None

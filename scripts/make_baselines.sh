@@ -19,9 +19,9 @@ MODELS=${MODELS:-models}
 CB=${CB:-consistency-bench}
 mkdir -p "$OUT" "$MODELS"
 
-submit() {  # submit NAME: the prediction file OUT/NAME.jsonl with submissions/meta/NAME.yaml
+submit() {  # submit NAME: the prediction file OUT/NAME.jsonl with bench/baselines/meta/NAME.yaml
   if [[ "${SKIP_SUBMIT:-0}" != 1 ]]; then
-    $CB submit "$OUT/$1.jsonl" --name "$1" --meta "submissions/meta/$1.yaml" --data "$DATA" \
+    $CB submit "$OUT/$1.jsonl" --name "$1" --meta "bench/baselines/meta/$1.yaml" --data "$DATA" \
       ${SUBMIT_ARGS:-}
   fi
 }

@@ -132,7 +132,7 @@ def test_submission_meta_files_are_valid():
 
     from leaderboard.submissions import validate_meta
 
-    root = Path(__file__).resolve().parents[1] / "submissions" / "meta"
+    root = Path(__file__).resolve().parents[1] / "bench" / "baselines" / "meta"
     names = sorted(p.stem for p in root.glob("*.yaml"))
     assert names == sorted([*BASELINES, "minilm-ft"])
     for path in root.glob("*.yaml"):

@@ -84,6 +84,17 @@ def test_partial_entry_is_never_ranked_among_complete():
     assert lb.views["kind:transitive"].rows[0].rank == 1
 
 
+def test_undefined_score_counts_as_not_covered():
+    undefined = {**suite(0.0), "main_score": None, "ci95": None}
+    lb = rank([
+        Entry("full", res(s1=suite(0.5), s2=suite(0.5, kind="k2"))),
+        Entry("undefined", res(s1=undefined, s2=suite(0.1, kind="k2"))),
+    ])
+    rows = lb.views["all"].rows
+    assert [r.name for r in rows] == ["full", "undefined"]
+    assert rows[1].rank is None and rows[1].covered == 1
+
+
 def test_views_per_family_kind_task():
     lb = rank([Entry("a", res(
         x=suite(0.1, family="becel", task="snli", kind="transitive"),
@@ -163,3 +174,11 @@ def test_to_dict_is_json_ready():
     lb = rank([Entry("a", res(s=suite(0.1))), Entry("b", res(s=suite(0.2)))])
     text = json.dumps(lb.to_dict())
     assert '"direction": "lower"' in text
+
+
+def test_mcnemar_large_n_does_not_overflow():
+    from leaderboard.paired import _binom_two_sided
+
+    assert _binom_two_sided(3, 10) == pytest.approx(0.34375)
+    assert _binom_two_sided(400, 1000) == pytest.approx(2.7284641560660184e-10, rel=1e-9)
+    assert 0.3 < _binom_two_sided(24_900, 50_000) < 0.4  # n far beyond 2**1023
