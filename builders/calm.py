@@ -19,18 +19,16 @@ trained on). docs/suites/calm.md documents the construction and every deviation.
 from __future__ import annotations
 
 import csv
-import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import datasets
 
-from bench.errors import SourceError
 from bench.sources import SourceResolver
 from bench.tasks import NLI3, TaskSpec, register_task
+from builders import readers
+from builders.readers import Example, Reader
 from builders.suite import Row, SuiteSpec, register_suite
-from builders.tsv import read_tsv
 
 VERSION = "1.0.0"
 
@@ -127,16 +125,6 @@ def variants(item: CalmInput) -> list[tuple[str, str]]:
 
 
 @dataclass(frozen=True)
-class Example:
-    """One source example: the two sentences in task order and the label index."""
-
-    first: str
-    second: str
-    label: int
-    source_row: int
-
-
-@dataclass(frozen=True)
 class CalmSource:
     """Where one task's evaluation split lives and how to read it.
 
@@ -149,110 +137,46 @@ class CalmSource:
 
     path: str
     split: str
-    read: Callable[[Path, str, TaskSpec], list[Example]]
-
-
-def _label_index(task: TaskSpec, value: object, path: str, row: int, field: str) -> int:
-    names = task.label_names
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-        return value
-    if isinstance(value, str):
-        if value in names:
-            return names.index(value)
-        if value.strip().isdigit() and int(value) < len(names):
-            return int(value)
-    raise SourceError(
-        f"{path}: data row {row}: field {field!r} value {value!r} is not a {task.name} label "
-        f"(expected one of {list(names)} or its index)"
-    )
-
-
-def _tsv_reader(first: str, second: str, label: str, quoting: int = csv.QUOTE_MINIMAL):
-    def read(path: Path, name: str, task: TaskSpec) -> list[Example]:
-        records = read_tsv(path, quoting=quoting)
-        out = []
-        for number, record in enumerate(records):
-            try:
-                values = record[first], record[second], record[label]
-            except KeyError as exc:
-                raise SourceError(f"{name}: missing column {exc.args[0]!r}") from None
-            index = _label_index(task, values[2], name, number, label)
-            out.append(Example(values[0], values[1], index, number))
-        return out
-
-    return read
-
-
-def _jsonl_reader(first: str, second: str, label: str):
-    def read(path: Path, name: str, task: TaskSpec) -> list[Example]:
-        out = []
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle):
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise SourceError(f"{name}: line {number + 1}: not JSON: {exc}") from None
-                index = _label_index(task, record.get(label), name, number, label)
-                out.append(Example(record[first], record[second], index, number))
-        return out
-
-    return read
-
-
-def _json_list_reader(first: str, second: str, label: Sequence[str]):
-    """A JSON array of records; ``label`` is a key path (KLUE-STS nests its binary label)."""
-
-    def read(path: Path, name: str, task: TaskSpec) -> list[Example]:
-        records = json.loads(path.read_text(encoding="utf-8"))
-        out = []
-        for number, record in enumerate(records):
-            value: object = record
-            for key in label:
-                value = value.get(key) if isinstance(value, dict) else None
-            index = _label_index(task, value, name, number, ".".join(label))
-            out.append(Example(record[first], record[second], index, number))
-        return out
-
-    return read
+    read: Reader
 
 
 QUOTE_NONE = csv.QUOTE_NONE
 SOURCES: dict[str, CalmSource] = {
     "mnli": CalmSource(
         "mnli/dev_matched.generative-nli.jsonl", "MNLI dev matched",
-        _jsonl_reader("premise", "hypothesis", "label"),
+        readers.jsonl("premise", "hypothesis", "label"),
     ),
     "qnli": CalmSource(
         "qnli/glue_dev.tsv", "QNLI dev (GLUE)",
-        _tsv_reader("question", "sentence", "label", QUOTE_NONE),
+        readers.tsv("question", "sentence", "label", QUOTE_NONE),
     ),
     "rte": CalmSource(
         "becel/rte/validation.tsv", "RTE dev (GLUE, BECEL copy)",
-        _tsv_reader("sentence1", "sentence2", "label"),
+        readers.tsv("sentence1", "sentence2", "label"),
     ),
     "qqp": CalmSource(
         "qqp/dev.tsv", "QQP dev (GLUE)",
-        _tsv_reader("question1", "question2", "is_duplicate", QUOTE_NONE),
+        readers.qqp(),
     ),
     "mrpc": CalmSource(
         "becel/mrpc/validation.tsv", "MRPC dev (GLUE validation, BECEL copy)",
-        _tsv_reader("sentence1", "sentence2", "label"),
+        readers.tsv("sentence1", "sentence2", "label"),
     ),
     "kornli": CalmSource(
         "kornli/xnli.dev.ko.tsv", "KorNLI dev (XNLI-ko)",
-        _tsv_reader("sentence1", "sentence2", "gold_label", QUOTE_NONE),
+        readers.tsv("sentence1", "sentence2", "gold_label", QUOTE_NONE),
     ),
     "kornli_test": CalmSource(
         "kornli/xnli.test.ko.tsv", "KorNLI test (XNLI-ko)",
-        _tsv_reader("sentence1", "sentence2", "gold_label", QUOTE_NONE),
+        readers.tsv("sentence1", "sentence2", "gold_label", QUOTE_NONE),
     ),
     "klue_nli": CalmSource(
         "klue/klue-nli-v1.1_dev.json", "KLUE-NLI dev (v1.1)",
-        _json_list_reader("premise", "hypothesis", ("gold_label",)),
+        readers.json_list("premise", "hypothesis", ("gold_label",)),
     ),
     "klue_sts": CalmSource(
         "klue/klue-sts-v1.1_dev.json", "KLUE-STS dev (v1.1), binary label",
-        _json_list_reader("sentence1", "sentence2", ("labels", "binary-label")),
+        readers.json_list("sentence1", "sentence2", ("labels", "binary-label")),
     ),
 }
 
@@ -291,7 +215,7 @@ def calm_input(task: str, example: Example, *, t2t: bool = False) -> CalmInput:
     """The original-format input of ``example`` for ``task``'s classification or T5 form."""
     fmt = FORMATS[task]
     first, second = fmt.indicators
-    blocks = ((first, example.first.strip()), (second, example.second.strip()))
+    blocks = ((first, example.text.strip()), (second, example.text_pair.strip()))
     if not t2t:
         return CalmInput(blocks)
     if fmt.t5_prefix is None:
@@ -318,7 +242,7 @@ def calm_rows(
 
         examples = source.read(resolver.path(source.path), source.path, get_task(task))
         for example in examples:
-            key = f"r{example.source_row:05d}"
+            key = f"r{example.row:05d}"
             group = f"{suite}/{key}"
             for variant, text in variants(calm_input(task, example, t2t=t2t)):
                 yield {
@@ -331,9 +255,9 @@ def calm_rows(
                     "text_pair": None,
                     "label": example.label,
                     "source_file": source.path,
-                    "source_row": example.source_row,
-                    "raw_text": example.first,
-                    "raw_text_pair": example.second,
+                    "source_row": example.row,
+                    "raw_text": example.text,
+                    "raw_text_pair": example.text_pair,
                 }
 
     return build
@@ -388,7 +312,7 @@ def _register() -> None:
             forms.append((True, f"{stem}_calm_t2t"))
         for t2t, name in forms:
             example = render(
-                calm_input(task, Example("<s1>", "<s2>", 0, 0), t2t=t2t)
+                calm_input(task, Example(0, "<s1>", "<s2>", 0), t2t=t2t)
             )
             register_suite(
                 SuiteSpec(

@@ -61,7 +61,7 @@ def test_variants_are_deterministic_and_complete(item):
 
 
 def test_formats_match_the_paper():
-    ex = Example("A man sleeps.", "A person rests.", 0, 0)
+    ex = Example(0, "A man sleeps.", "A person rests.", 0)
     assert render(calm_input("rte", ex)) == "Sentence1: A man sleeps. Sentence2: A person rests."
     assert render(reverse(calm_input("qnli", ex))) == (
         "Sentence: A person rests. Question: A man sleeps."

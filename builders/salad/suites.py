@@ -18,7 +18,6 @@ and present, else the build raises ``SourceError``). docs/suites/word-salad.md h
 from __future__ import annotations
 
 import csv
-import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,9 +28,10 @@ from bench.errors import SourceError
 from bench.metrics.salad import DEFAULT_LABEL, TRANSFORM_FAMILY
 from bench.sources import SOURCES, SourceResolver
 from bench.tasks import TASKS, TaskSpec, get_task, register_task
+from builders import readers
+from builders.readers import Example, Reader
 from builders.salad import lexical, statistical
 from builders.suite import Row, SuiteSpec, register_suite
-from builders.tsv import read_tsv
 
 VERSION = "1.0.0"
 SEED = 20210202
@@ -80,54 +80,12 @@ for _task in EXTRA_TASKS:
 # ----------------------------------------------------------------------------- sources
 
 
-@dataclass(frozen=True)
-class Record:
-    """One source example (``row``: 0-based data row in ``path``)."""
-
-    row: int
-    text: str
-    text_pair: str | None
-    label: int
+Record = Example  # one source example (``row``: 0-based data row in ``path``)
 
 
-def _jsonl_nli(path) -> list[Record]:
-    names = get_task("mnli").label_names
-    out = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle):
-            record = json.loads(line)
-            out.append(Record(number, record["premise"], record["hypothesis"],
-                              names.index(record["label"])))
-    return out
-
-
-def _tsv(text: str, pair: str | None, quoting: int = csv.QUOTE_MINIMAL):
-    def read(path) -> list[Record]:
-        out = []
-        for number, record in enumerate(read_tsv(path, quoting=quoting)):
-            if record["label"] in ("", "-1"):  # no gold label: not an example
-                continue
-            out.append(Record(number, record[text], record[pair] if pair else None,
-                              int(record["label"])))
-        return out
-
-    return read
-
-
-def _qqp(path) -> list[Record]:
-    """GLUE QQP TSV; rows with a missing question are skipped (as the paper does)."""
-    out = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader)
-        where = {name: i for i, name in enumerate(header)}
-        for number, fields in enumerate(reader):
-            if len(fields) != len(header):
-                continue
-            q1, q2 = fields[where["question1"]].strip(), fields[where["question2"]].strip()
-            if q1 and q2:
-                out.append(Record(number, q1, q2, int(fields[where["is_duplicate"]])))
-    return out
+def _tsv(text: str, pair: str | None, quoting: int = csv.QUOTE_MINIMAL) -> Reader:
+    """GLUE-style TSV with a ``label`` column; rows without a gold label are not examples."""
+    return readers.tsv(text, pair, "label", quoting, skip_unlabelled=True)
 
 
 @dataclass(frozen=True)
@@ -144,21 +102,23 @@ class TaskSource:
     """
 
     path: str
-    read: Callable[[object], list[Record]]
+    read: Reader
     train_path: str | None = None
-    train_read: Callable[[object], list[Record]] | None = None
+    train_read: Reader | None = None
 
 
 QQP_DEV, QQP_TRAIN = "qqp/dev.tsv", "qqp/train.tsv"  # registered in bench/sources.py
 
 TASK_SOURCES = {
-    "mnli": TaskSource("mnli/dev_matched.generative-nli.jsonl", _jsonl_nli),
+    "mnli": TaskSource(
+        "mnli/dev_matched.generative-nli.jsonl", readers.jsonl("premise", "hypothesis")
+    ),
     "snli": TaskSource("becel/snli/validation.tsv", _tsv("premise", "hypothesis"),
                        "becel/snli/test.tsv", _tsv("premise", "hypothesis")),
     "mrpc": TaskSource("becel/mrpc/validation.tsv", _tsv("sentence1", "sentence2")),
     "sst2": TaskSource("sst2/glue_dev.tsv", _tsv("sentence", None, csv.QUOTE_NONE),
                        "sst2/glue_train.tsv", _tsv("sentence", None, csv.QUOTE_NONE)),
-    "qqp": TaskSource(QQP_DEV, _qqp, QQP_TRAIN, _qqp),
+    "qqp": TaskSource(QQP_DEV, readers.qqp(), QQP_TRAIN, readers.qqp()),
 }
 
 LEXICAL = ("sort", "reverse", "shuffle", "copysort")
@@ -181,7 +141,7 @@ def _resolve(resolver: SourceResolver, path: str) -> object:
 def read_records(task: str, resolver: SourceResolver) -> list[Record]:
     """The evaluation examples of ``task``."""
     source = TASK_SOURCES[task]
-    return source.read(_resolve(resolver, source.path))
+    return source.read(_resolve(resolver, source.path), source.path, get_task(task))
 
 
 # ----------------------------------------------------------------------------- rows
@@ -294,7 +254,9 @@ def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
     def build(resolver: SourceResolver) -> Iterator[Row]:
         records = read_records(task, resolver)
         if source.train_path is not None:
-            train = source.train_read(_resolve(resolver, source.train_path))
+            train = source.train_read(
+                _resolve(resolver, source.train_path), source.train_path, get_task(task)
+            )
             models = {0: _train_models(train, pair)}
             fold_of = lambda record: 0  # noqa: E731
         else:  # two-fold cross-fitting on the evaluation split itself
