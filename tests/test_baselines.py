@@ -26,8 +26,12 @@ def folder(corpora: Path, tmp_path_factory) -> Path:
     from builders.export import build_all
 
     out = tmp_path_factory.mktemp("baselines") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
+    build_all(
+        [get_suite(s) for s in SUITES],
+        SourceResolver(corpora, download=False),
+        out,
+        log=lambda _: None,
+    )
     return out
 
 
@@ -91,9 +95,14 @@ def test_baseline_files_score(name, folder, ctx, tmp_path):
 
     out = tmp_path / f"{name}.jsonl"
     written = run_baseline(name, folder, out, ctx)
-    covered = {s for s in SUITES if get_task(pq.read_table(
-        folder / s / "test.parquet", columns=["task"]).column(0)[0].as_py()).name
-        in get_baseline(name).tasks}
+    covered = {
+        s
+        for s in SUITES
+        if get_task(
+            pq.read_table(folder / s / "test.parquet", columns=["task"]).column(0)[0].as_py()
+        ).name
+        in get_baseline(name).tasks
+    }
     assert set(written) == covered
     assert len(read_jsonl(out)) == sum(written.values())
     results = score_file(out, folder, n_boot=10)
@@ -110,8 +119,10 @@ def test_majority_predicts_train_majority(folder, ctx, tmp_path):
 def test_tfidf_beats_chance_on_sst2(folder, ctx, tmp_path):
     out = tmp_path / "t.jsonl"
     run_baseline("tfidf-lr", folder, out, ctx, ["sst2_semantic"])
-    gold = {r["id"]: r["label"] for r in
-            pq.read_table(folder / "sst2_semantic" / "test.parquet").to_pylist()}
+    gold = {
+        r["id"]: r["label"]
+        for r in pq.read_table(folder / "sst2_semantic" / "test.parquet").to_pylist()
+    }
     records = read_jsonl(out)
     accuracy = sum(r["label"] == gold[r["id"]] for r in records) / len(records)
     assert accuracy > 0.75
@@ -120,8 +131,19 @@ def test_tfidf_beats_chance_on_sst2(folder, ctx, tmp_path):
 
 def test_cli_baseline(folder, corpora, tmp_path, capsys):
     out = tmp_path / "v.jsonl"
-    code = main(["baseline", "vader", "--data", str(folder), "--out", str(out),
-                 "--sources", str(corpora), "--no-download"])
+    code = main(
+        [
+            "baseline",
+            "vader",
+            "--data",
+            str(folder),
+            "--out",
+            str(out),
+            "--sources",
+            str(corpora),
+            "--no-download",
+        ]
+    )
     assert code == 0 and "vader: wrote 374 rows of 1 suites" in capsys.readouterr().out
     code = main(["baseline", "vadr", "--data", str(folder), "--out", str(out)])
     assert code == 2 and "Did you mean: vader" in capsys.readouterr().err
@@ -138,3 +160,21 @@ def test_submission_meta_files_are_valid():
     for path in root.glob("*.yaml"):
         meta = validate_meta(yaml.safe_load(path.read_text()), str(path))
         assert meta["date"] and meta["notes"]
+
+
+def test_pair_baselines_skip_single_string_calm_suites(corpora, ctx, tmp_path):
+    from builders.catalog import get_suite
+    from builders.export import build_all
+
+    out = tmp_path / "cb"
+    build_all(
+        [get_suite("rte_calm"), get_suite("rte_semantic")],
+        SourceResolver(corpora, download=False),
+        out,
+        log=lambda _: None,
+    )
+    assert set(run_baseline("lexical-overlap", out, tmp_path / "o.jsonl", ctx)) == {"rte_semantic"}
+    assert set(run_baseline("majority", out, tmp_path / "m.jsonl", ctx)) == {
+        "rte_calm",
+        "rte_semantic",
+    }

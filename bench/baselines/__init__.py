@@ -41,6 +41,9 @@ class Baseline:
         description: One line for the metadata and docs.
         tasks: Tasks it covers.
         prepare: ``(task, context) -> predictor over rows``; fits whatever it needs once.
+        reads_pairs: Whether it compares the two inputs of a pair task; such a baseline skips
+            suites that give a pair task's inputs as one formatted string (CALM), where it
+            would see no pair and degenerate to a constant.
 
     """
 
@@ -48,6 +51,7 @@ class Baseline:
     description: str
     tasks: tuple[str, ...]
     prepare: Callable[[TaskSpec, Context], SuitePredictor]
+    reads_pairs: bool = True
 
 
 ALL_TASKS = ("snli", "rte", "mrpc", "boolq", "wic", "sst2", "ag_news")
@@ -111,8 +115,10 @@ BASELINES: dict[str, Baseline] = {
     b.name: b
     for b in (
         Baseline("majority", "most frequent gold label of the task's training data "
-                 "(validation counts for BoolQ and AG News)", ALL_TASKS, _majority),
-        Baseline("random", "uniform random label, seeded per row id", ALL_TASKS, _random),
+                 "(validation counts for BoolQ and AG News)", ALL_TASKS, _majority,
+                 reads_pairs=False),
+        Baseline("random", "uniform random label, seeded per row id", ALL_TASKS, _random,
+                 reads_pairs=False),
         Baseline("lexical-overlap", "word-overlap threshold fitted on training data "
                  "(+ negation cue for SNLI contradiction)", ("snli", "rte", "mrpc", "wic"),
                  _overlap),
@@ -164,6 +170,9 @@ def run_baseline(
             if task not in predictors:
                 predictors[task] = baseline.prepare(get_task(task), ctx)
             rows = pq.read_table(parquet_path(root, suite)).to_pylist()
+            single_string = all(r["text_pair"] is None for r in rows)
+            if baseline.reads_pairs and get_task(task).is_pair and single_string:
+                continue  # e.g. CALM: the pair is one formatted string
             for row, (label, probs) in zip(rows, predictors[task](rows), strict=True):
                 record = {"id": row["id"], "label": label}
                 if probs is not None:
