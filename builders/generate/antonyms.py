@@ -142,12 +142,13 @@ class ConceptNetAntonyms:
     def antonyms(self, word: str, pos: str) -> tuple[str, ...]:
         """Antonyms of ``word`` as ``pos``."""
         from conceptnet_lite.db import Concept, Edge, Label, Language, Relation
+        from peewee import DoesNotExist
 
         try:
             relation = Relation.get(name="antonym")
             language = Language.get(name=self.language)
             label = Label.get(text=word.lower(), language=language)
-        except Exception:  # noqa: BLE001 - peewee DoesNotExist subclasses differ per model
+        except DoesNotExist:  # every model's DoesNotExist subclasses peewee's
             return ()
         concepts = [c for c in Concept.select().where(Concept.label == label)
                     if _sense_ok(c.sense_label, pos)]
