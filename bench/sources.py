@@ -62,13 +62,8 @@ SOURCES: dict[str, SourceFile] = {}
 
 
 def register_source(source: SourceFile) -> SourceFile:
-    """Add a source file (one outside the mirror manifest, e.g. QQP).
-
-    Registering a spec equal to the registered one is a no-op (several families read QQP).
-    """
+    """Add a source file (one outside the mirror manifest, e.g. QQP); once per path."""
     if source.path in SOURCES:
-        if SOURCES[source.path] == source:
-            return source
         raise DuplicateNameError(f"source {source.path!r} is already registered")
     SOURCES[source.path] = source
     return source

@@ -42,10 +42,8 @@ CITATION = """@article{jang-etal-2021-calm,
 
 # ----------------------------------------------------------------------------- tasks
 
+# MNLI, QNLI and QQP are registered in bench/tasks.py (word salad uses them too).
 for _task in (
-    TaskSpec("mnli", NLI3, text="premise", text_pair="hypothesis"),
-    TaskSpec("qnli", ("entailment", "not_entailment"), text="question", text_pair="sentence"),
-    TaskSpec("qqp", ("not_duplicate", "duplicate"), text="question1", text_pair="question2"),
     TaskSpec("kornli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
     TaskSpec("klue_nli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
     TaskSpec(

@@ -27,7 +27,7 @@ import datasets
 from bench.errors import SourceError
 from bench.metrics.salad import DEFAULT_LABEL, TRANSFORM_FAMILY
 from bench.sources import SOURCES, SourceResolver
-from bench.tasks import TASKS, TaskSpec, get_task, register_task
+from bench.tasks import get_task
 from builders import readers
 from builders.readers import Example, Reader
 from builders.salad import lexical, statistical
@@ -56,25 +56,7 @@ LICENSES = {
     "qqp": "QQP: Quora terms of service (non-commercial research use).",
 }
 
-#: Tasks the word-salad suites need beyond bench/tasks.py (the CALM helper may add them too).
-EXTRA_TASKS = (
-    TaskSpec("mnli", ("entailment", "neutral", "contradiction"), text="premise",
-             text_pair="hypothesis"),
-    TaskSpec("qqp", ("not_duplicate", "duplicate"), text="question1", text_pair="question2"),
-)
-
-
-def _ensure_task(task: TaskSpec) -> None:
-    """Register ``task`` unless an identical one is registered; a different one is an error."""
-    known = TASKS.get(task.name)
-    if known is None:
-        register_task(task)
-    elif known.label_names != task.label_names or known.is_pair != task.is_pair:
-        raise ValueError(f"task {task.name!r} is registered with other labels: {known}")
-
-
-for _task in EXTRA_TASKS:
-    _ensure_task(_task)
+# MNLI and QQP are registered in bench/tasks.py (CALM uses them too).
 
 
 # ----------------------------------------------------------------------------- sources
