@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -21,21 +22,42 @@ from bench.atomic import atomic_path, write_text
 from bench.errors import DataError, SourceUnavailableError
 from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
+from builders.card import render_card
 from builders.suite import Row, SuiteSpec
 
 
-def rows_to_table(spec: SuiteSpec, rows: Sequence[Row]) -> pa.Table:
-    """Arrow table of ``rows`` with the suite's features (HF metadata included)."""
-    schema = spec.features.arrow_schema
-    columns = list(spec.features)
+def contract_table(features: datasets.Features, rows: Sequence[Row], name: str) -> pa.Table:
+    """Arrow table of ``rows`` with ``features`` (HF metadata included).
+
+    Raises:
+        DataError: A row lacks a column or has an unexpected one, or two rows share an id.
+
+    """
+    columns = set(features)
     for number, row in enumerate(rows):
-        if set(row) != set(columns):
-            missing, extra = set(columns) - set(row), set(row) - set(columns)
+        if set(row) != columns:
+            missing, extra = columns - set(row), set(row) - columns
             raise DataError(
-                f"suite {spec.name}: row {number} ({row.get('id')!r}) does not follow the row "
+                f"suite {name}: row {number} ({row.get('id')!r}) does not follow the row "
                 f"contract: missing {sorted(missing)}, unexpected {sorted(extra)}"
             )
-    return pa.Table.from_pylist(list(rows), schema=schema)
+    ids = [r["id"] for r in rows]
+    if len(set(ids)) != len(ids):
+        raise DataError(f"suite {name}: duplicate row ids")
+    return pa.Table.from_pylist(list(rows), schema=features.arrow_schema)
+
+
+def rows_to_table(spec: SuiteSpec, rows: Sequence[Row]) -> pa.Table:
+    """Arrow table of a registered suite's rows (see :func:`contract_table`)."""
+    return contract_table(spec.features, rows, spec.name)
+
+
+def count_variants(rows: Sequence[Row]) -> dict[str, int]:
+    """Rows per variant, sorted by variant name."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["variant"]] = counts.get(row["variant"], 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def write_parquet(table: pa.Table, target: Path) -> str:
@@ -67,16 +89,9 @@ class BuiltSuite:
 def build_suite(spec: SuiteSpec, resolver: SourceResolver, root: Path) -> BuiltSuite:
     """Build one suite's rows and write its Parquet file under ``root``."""
     rows = list(spec.build(resolver))
-    ids = [r["id"] for r in rows]
-    if len(set(ids)) != len(ids):
-        raise DataError(f"suite {spec.name}: duplicate row ids")
-    table = rows_to_table(spec, rows)
-    digest = write_parquet(table, parquet_path(root, spec.name))
-    variants: dict[str, int] = {}
-    for row in rows:
-        variants[row["variant"]] = variants.get(row["variant"], 0) + 1
+    digest = write_parquet(rows_to_table(spec, rows), parquet_path(root, spec.name))
     groups = len({r["group"] for r in rows})
-    return BuiltSuite(spec, len(rows), groups, digest, dict(sorted(variants.items())))
+    return BuiltSuite(spec, len(rows), groups, digest, count_variants(rows))
 
 
 def manifest_entry(built: BuiltSuite) -> dict:
@@ -125,8 +140,6 @@ def build_all(
             ``False`` so that the ``SourceUnavailableError`` reaches the user.
 
     """
-    from builders.card import render_card  # local: card rendering needs the full manifest
-
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     manifest = read_manifest(root) if (root / MANIFEST).is_file() else {}
@@ -146,8 +159,13 @@ def build_all(
         if expected is not None and units != expected:
             note = f"  (paper: {expected}, difference {units - expected:+d}; see docs/)"
         log(f"{spec.name:<24} {built.rows:>7} rows {units:>7} test items{note}")
+    return save_manifest(root, manifest)
+
+
+def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "") -> dict:
+    """Write ``suites.json`` and the dataset card of a folder; return the sorted manifest."""
     manifest = dict(sorted(manifest.items()))
     payload = {"harness_version": __version__, "suites": manifest}
     write_text(root / MANIFEST, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-    write_text(root / "README.md", render_card(manifest))
+    write_text(root / "README.md", render_card(manifest) + card_suffix)
     return manifest

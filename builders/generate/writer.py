@@ -7,17 +7,19 @@ Manifest entries add ``verified`` (false until ratings are imported) and ``gener
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
-import pyarrow as pa
-
-from bench import __version__
-from bench.atomic import write_text
-from bench.errors import DataError
-from builders.card import render_card
-from builders.export import MANIFEST, SPLIT, parquet_path, read_manifest, write_parquet
+from builders import export
+from builders.export import (
+    MANIFEST,
+    SPLIT,
+    contract_table,
+    count_variants,
+    parquet_path,
+    read_manifest,
+    write_parquet,
+)
 from builders.generate.pipeline import GenerateConfig, GeneratedSuite
 from builders.schema import features_for
 
@@ -33,26 +35,10 @@ VERIFY_RULE = {
 }
 
 
-def suite_table(features, rows: Sequence[dict], name: str) -> pa.Table:
-    """Arrow table of ``rows`` with ``features`` (rows must match the columns exactly)."""
-    columns = list(features)
-    for number, row in enumerate(rows):
-        if list(row) != columns and set(row) != set(columns):
-            raise DataError(f"suite {name}: row {number} columns {sorted(row)} != {columns}")
-    ids = [r["id"] for r in rows]
-    if len(set(ids)) != len(ids):
-        raise DataError(f"suite {name}: duplicate row ids")
-    return pa.Table.from_pylist([{c: r[c] for c in columns} for r in rows],
-                                schema=features.arrow_schema)
-
-
 def write_suite(root: Path, features, suite: GeneratedSuite, entry_extra: dict) -> dict:
     """Write one suite's Parquet file; return its manifest entry."""
-    table = suite_table(features, suite.rows, suite.name)
+    table = contract_table(features, suite.rows, suite.name)
     digest = write_parquet(table, parquet_path(root, suite.name))
-    variants: dict[str, int] = {}
-    for row in suite.rows:
-        variants[row["variant"]] = variants.get(row["variant"], 0) + 1
     metric, higher = MAIN_METRIC[suite.kind]
     return {
         "family": "generated",
@@ -64,7 +50,7 @@ def write_suite(root: Path, features, suite: GeneratedSuite, entry_extra: dict) 
         "higher_is_better": higher,
         "rows": len(suite.rows),
         "groups": len({r["group"] for r in suite.rows}),
-        "variants": dict(sorted(variants.items())),
+        "variants": count_variants(suite.rows),
         "expected_size": None,
         "sha256": digest,
         "path": f"{suite.name}/{SPLIT}.parquet",
@@ -102,9 +88,7 @@ def write_folder(out: str | Path, config: GenerateConfig, suites: Sequence[Gener
 def save_manifest(root: Path, manifest: dict[str, dict]) -> None:
     """Write suites.json and the card (with the verification status of each suite)."""
     manifest = dict(sorted(manifest.items()))
-    payload = {"harness_version": __version__, "suites": manifest}
-    write_text(root / MANIFEST, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-    write_text(root / "README.md", render_card(manifest) + verification_section(manifest))
+    export.save_manifest(root, manifest, card_suffix=verification_section(manifest))
 
 
 def verification_section(manifest: dict[str, dict]) -> str:
