@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,19 +186,10 @@ def _decode_lines(path: Path, raw: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def _slow_jsonl(path: Path, payload: bytes) -> _Columns:
+def _collect(path: Path, records: Iterable[tuple[int, object]]) -> _Columns:
+    """Validate ``(line, record)`` pairs into columns (one checker for every format)."""
     ids, labels, probs, lines = [], [], [], []
-    for number, text in _decode_lines(path, payload):
-        if not text.strip():
-            raise PredictionFileError(str(path), "empty line inside the file", line=number)
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PredictionFileError(
-                str(path),
-                f"not valid JSON ({exc.msg} at column {exc.colno}); truncated line?",
-                line=number,
-            ) from None
+    for number, record in records:
         row_id, label, prob = _record(str(path), number, record)
         ids.append(row_id)
         labels.append(label)
@@ -206,8 +198,21 @@ def _slow_jsonl(path: Path, payload: bytes) -> _Columns:
     return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
 
 
-def _slow_csv(path: Path, payload: bytes) -> _Columns:
-    ids, labels, probs, lines = [], [], [], []
+def _jsonl_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
+    for number, text in _decode_lines(path, payload):
+        if not text.strip():
+            raise PredictionFileError(str(path), "empty line inside the file", line=number)
+        try:
+            yield number, json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PredictionFileError(
+                str(path),
+                f"not valid JSON ({exc.msg} at column {exc.colno}); truncated line?",
+                line=number,
+            ) from None
+
+
+def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
     decoded = _decode_lines(path, payload)
     reader = csv.reader(io.StringIO("\n".join(text for _, text in decoded)))
     header = next(reader, None)
@@ -239,26 +244,23 @@ def _slow_csv(path: Path, payload: bytes) -> _Columns:
                     value=fields[position["probs"]],
                     has_value=True,
                 ) from None
-        row_id, label, prob = _record(
-            str(path), number, {"id": fields[position["id"]], "label": label, "probs": prob}
-        )
-        ids.append(row_id)
-        labels.append(label)
-        probs.append(prob)
-        lines.append(number)
-    return _Columns(ids, labels, probs, np.asarray(lines, dtype=np.int64))
+        yield number, {"id": fields[position["id"]], "label": label, "probs": prob}
+
+
+def _parquet_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
+    yield from enumerate(_read_parquet(path, payload).to_pylist(), start=1)
+
+
+def _slow_jsonl(path: Path, payload: bytes) -> _Columns:
+    return _collect(path, _jsonl_records(path, payload))
+
+
+def _slow_csv(path: Path, payload: bytes) -> _Columns:
+    return _collect(path, _csv_records(path, payload))
 
 
 def _slow_parquet(path: Path, payload: bytes) -> _Columns:
-    table = _read_parquet(path, payload)
-    records = table.to_pylist()
-    ids, labels, probs = [], [], []
-    for number, record in enumerate(records, start=1):
-        row_id, label, prob = _record(str(path), number, record)
-        ids.append(row_id)
-        labels.append(label)
-        probs.append(prob)
-    return _Columns(ids, labels, probs, np.arange(1, len(ids) + 1, dtype=np.int64))
+    return _collect(path, _parquet_records(path, payload))
 
 
 def _read_parquet(path: Path, payload: bytes) -> pa.Table:
