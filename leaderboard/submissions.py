@@ -37,6 +37,7 @@ from filelock import FileLock
 
 from bench.atomic import write_text
 from bench.errors import BenchError, ConfigError, PredictionFileError
+from bench.scoring import score_file
 
 PREDICTIONS = "predictions.jsonl.gz"
 META = "meta.yaml"
@@ -189,15 +190,6 @@ def gzip_bytes(data: bytes) -> bytes:
     return buf.getvalue()
 
 
-def default_scorer() -> Scorer:
-    """``bench.scoring.score_file``, or a clear error when the scorer is not installed."""
-    try:
-        from bench.scoring import score_file
-    except ImportError as exc:  # pragma: no cover - depends on the branch state
-        raise BenchError(f"scoring is not available in this installation: {exc}") from None
-    return score_file
-
-
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -304,7 +296,7 @@ def submit(
     if target.exists() and not replace:
         raise ConfigError(_taken(slug, root))
     jsonl = predictions_to_jsonl(predictions)
-    scorer = scorer or default_scorer()
+    scorer = scorer or score_file
     root.mkdir(parents=True, exist_ok=True)
     stage = _stage(root)
     try:
@@ -403,7 +395,7 @@ def rescore(
 ) -> list[Change]:
     """Rescore every submission against ``data_dir``; rewrite changed results atomically."""
     root = Path(root)
-    scorer = scorer or default_scorer()
+    scorer = scorer or score_file
     changes: list[Change] = []
     for sub in load_all(root):
         stage = _stage(root)

@@ -11,8 +11,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPORA = Path(os.environ.get("CONSISTENCY_BENCH_TEST_CORPORA", ROOT.parent / "shared" / "corpora"))
+from tests.helpers import CORPORA  # noqa: E402  (after the offline variables are set)
 
 
 @pytest.fixture(scope="session")

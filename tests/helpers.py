@@ -1,13 +1,19 @@
-"""Test helpers: prediction files made from a built folder."""
+"""Test helpers: where the corpus mirror is; prediction files made from a built folder."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from bench.manifest import read_manifest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The local corpus mirror: ``../shared/corpora`` beside the repository, or
+#: ``$CONSISTENCY_BENCH_TEST_CORPORA``.
+CORPORA = Path(os.environ.get("CONSISTENCY_BENCH_TEST_CORPORA", ROOT.parent / "shared" / "corpora"))
 
 
 def oracle_label(row: dict, label_names: list[str]) -> int:

@@ -21,7 +21,7 @@ from builders.catalog import SUITES
 from builders.export import build_all
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from tests.helpers import CORPORA
 
 sentences = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
 indicators = st.sampled_from(["Premise", "Hypothesis", "Question", "문장1", "전제"])

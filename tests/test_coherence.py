@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import datasets
 import numpy as np
@@ -21,8 +20,7 @@ from builders.coherence import art_span_label, conv_ent_records, conv_ent_span_l
 from builders.export import build_all
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
-
+from tests.helpers import CORPORA
 
 # ----------------------------------------------------------------------------- span rules
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import CORPORA
+
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = REPO.parent / "shared" / "corpora"
+
 META = ("model: m\nrevision: r\nlicense: apache-2.0\nlink: https://example.org/m\n"
         "contact: c@example.org\ndate: 2024-01-01\n")
 

@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from hub_standin import TOKEN, Hub  # noqa: E402
-from test_leaderboard_ranking import res, suite  # noqa: E402
-
 from leaderboard.publish import write_model_card  # noqa: E402
 from leaderboard.ranking import Entry, rank  # noqa: E402
 from leaderboard.render import render_all  # noqa: E402
+from tests.hub_standin import TOKEN, Hub
+from tests.test_leaderboard_ranking import res, suite
 
 REPO = Path(__file__).resolve().parents[1]
 

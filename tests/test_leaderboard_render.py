@@ -2,17 +2,14 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_leaderboard_ranking import res, suite  # noqa: E402
-
 from leaderboard.ranking import Entry, rank  # noqa: E402
 from leaderboard.render import render_all, render_markdown  # noqa: E402
+from tests.test_leaderboard_ranking import res, suite
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [

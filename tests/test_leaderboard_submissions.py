@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from submission_helpers import fake_score_file
 
 from bench.errors import BenchError, ConfigError
 from leaderboard.submissions import (
@@ -20,6 +19,7 @@ from leaderboard.submissions import (
     submit,
     validate_meta,
 )
+from tests.submission_helpers import fake_score_file
 
 REPO = Path(__file__).resolve().parents[1]
 META = """model: toy-model
