@@ -16,6 +16,12 @@ from tests.helpers import write_predictions
 BECEL_EXAMPLES = "becel/examples"
 
 
+def convert(source, suite, folder, out) -> int:
+    """Run ``consistency-bench convert-becel``; return its exit code."""
+    args = ["convert-becel", str(source), "--suite", suite, "--data", str(folder)]
+    return main([*args, "--out", str(out)])
+
+
 def test_oracle_predictions_are_perfectly_consistent(becel_folder, tmp_path):
     from bench.manifest import read_manifest
 
@@ -67,21 +73,7 @@ def _becel_reference_transitive(corpora, task: str, arrays: dict) -> float:
 def test_becel_examples_score_as_becel_scores_them(task, corpora, becel_folder, tmp_path):
     source = corpora / BECEL_EXAMPLES / f"{task}-transitive.json"
     out = tmp_path / "p.jsonl"
-    assert (
-        main(
-            [
-                "convert-becel",
-                str(source),
-                "--suite",
-                f"{task}_transitive",
-                "--data",
-                str(becel_folder),
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert convert(source, f"{task}_transitive", becel_folder, out) == 0
     results = score_file(out, becel_folder, n_boot=200)["suites"][f"{task}_transitive"]
     reference = _becel_reference_transitive(corpora, task, json.loads(source.read_text()))
     assert results["main_score"] == pytest.approx(reference, abs=1e-12)
@@ -93,17 +85,8 @@ def test_becel_examples_score_as_becel_scores_them(task, corpora, becel_folder, 
 
 def test_convert_becel_rejects_misaligned_arrays(corpora, becel_folder, tmp_path, capsys):
     out = tmp_path / "p.jsonl"
-    code = main(
-        [
-            "convert-becel",
-            str(corpora / BECEL_EXAMPLES / "mrpc-semantic.json"),
-            "--suite",
-            "mrpc_semantic",
-            "--data",
-            str(becel_folder),
-            "--out",
-            str(out),
-        ]
+    code = convert(
+        corpora / BECEL_EXAMPLES / "mrpc-semantic.json", "mrpc_semantic", becel_folder, out
     )
     err = capsys.readouterr().err
     assert code == 2 and "original_preds" in err and "has 100 predictions" in err and "202" in err
@@ -124,21 +107,7 @@ def test_convert_becel_additive_layout(becel_folder, tmp_path):
     source = tmp_path / "sst2-additive.json"
     source.write_text(json.dumps(arrays))
     out = tmp_path / "p.jsonl"
-    assert (
-        main(
-            [
-                "convert-becel",
-                str(source),
-                "--suite",
-                "sst2_additive",
-                "--data",
-                str(becel_folder),
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert convert(source, "sst2_additive", becel_folder, out) == 0
     entry = score_file(out, becel_folder, n_boot=100)["suites"]["sst2_additive"]
     assert entry["main_score"] == 1.0 and entry["n"] == len(gold)
 
@@ -224,10 +193,15 @@ def test_every_family_provides_unit_outcomes(corpora, tmp_path):
     folder = tmp_path / "cb"
     from bench.sources import SourceResolver
 
-    build_all([SUITES[n] for n in names], SourceResolver(corpora, download=False), folder,
-              log=lambda _: None)
-    preds = write_predictions(folder, tmp_path / "p.jsonl", names,
-                              choose=lambda r, n: len(r["text"]) % len(n))
+    build_all(
+        [SUITES[n] for n in names],
+        SourceResolver(corpora, download=False),
+        folder,
+        log=lambda _: None,
+    )
+    preds = write_predictions(
+        folder, tmp_path / "p.jsonl", names, choose=lambda r, n: len(r["text"]) % len(n)
+    )
     results = score_file(preds, folder, n_boot=50)["suites"]
     outcomes = unit_outcomes(preds, folder)
     for name in names:
