@@ -384,6 +384,17 @@ def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> d
     return out
 
 
+def _out_of_range(path, label_names, line: int, value: int) -> PredictionFileError:
+    return PredictionFileError(
+        path,
+        f"label index out of range 0..{len(label_names) - 1} ({label_names})",
+        line=line,
+        field="label",
+        value=value,
+        has_value=True,
+    )
+
+
 def _labels(path, labels, positions, label_names, lines) -> np.ndarray:
     lookup = {name.strip().lower(): i for i, name in enumerate(label_names)}
     if isinstance(labels, pa.Array):
@@ -393,14 +404,7 @@ def _labels(path, labels, positions, label_names, lines) -> np.ndarray:
             bad = (values < 0) | (values >= len(label_names))
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise PredictionFileError(
-                    path,
-                    f"label index out of range 0..{len(label_names) - 1} ({label_names})",
-                    line=int(lines[positions[i]]),
-                    field="label",
-                    value=int(values[i]),
-                    has_value=True,
-                )
+                raise _out_of_range(path, label_names, int(lines[positions[i]]), int(values[i]))
             return values
         texts = taken.to_pylist()
     else:
@@ -412,14 +416,7 @@ def _labels(path, labels, positions, label_names, lines) -> np.ndarray:
         elif 0 <= value < len(label_names):
             out[i] = value
         else:
-            raise PredictionFileError(
-                path,
-                f"label index out of range 0..{len(label_names) - 1} ({label_names})",
-                line=int(lines[positions[i]]),
-                field="label",
-                value=value,
-                has_value=True,
-            )
+            raise _out_of_range(path, label_names, int(lines[positions[i]]), value)
     return out
 
 
