@@ -11,7 +11,8 @@ depends on which suites an entry covers, so it has no single config to point at.
 
 The value of every task is the accuracy-aware headline score, ``consistent_accuracy_cc``
 (consistent accuracy corrected for chance, ``(ca - chance) / (1 - chance)``), the score the
-leaderboard ranks on. Pure functions; nothing here talks to the network.
+leaderboard ranks on. Higher is better; it can be negative (below chance). Pure functions;
+nothing here talks to the network.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ EVAL_RESULTS_PATH = ".eval_results/consistency-bench.yaml"
 FRAMEWORK = "consistency-bench"
 DESCRIPTION = (
     "Consistency test suites for language models (BECEL, CALM, word salad, coherence). Each "
-    "task is one suite (dataset config, split test). Score: consistent_accuracy_cc, the "
-    "fraction of groups a model answers both correctly and consistently, corrected for "
-    "chance: (ca - chance) / (1 - chance); 1 is perfect, 0 is a uniform random guesser. "
-    "Scored by consistency-bench (`consistency-bench score`)."
+    "task is one suite (dataset config, split test). Score: consistent_accuracy_cc, the share "
+    "of groups where the model is right on the original row(s) and the group's consistency "
+    "relation holds, corrected for chance: (ca - chance) / (1 - chance), where chance is that "
+    "share for a uniform random predictor; 1 is perfect, 0 is chance level. Scored by "
+    "consistency-bench (`consistency-bench score`; docs/metrics.md)."
 )
 
 
