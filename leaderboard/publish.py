@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,8 +62,6 @@ class Plan:
 
 def check_repo_id(repo_id: str, option: str = "--repo") -> str:
     """Validate ``ORG/NAME``."""
-    import re
-
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*", repo_id or ""):
         raise ConfigError(f"{option} {repo_id!r}: expected ORG/NAME (letters, digits, . _ -)")
     return repo_id
@@ -206,8 +205,6 @@ def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: st
 
 def _status(exc: BaseException) -> int | None:
     """The HTTP status behind ``exc`` or its causes (``hf_xet`` puts it in the message)."""
-    import re
-
     from huggingface_hub.errors import HfHubHTTPError
 
     seen = exc
@@ -230,7 +227,12 @@ def _explain(exc: Exception, plan: Plan) -> PublishError:
     status = _status(exc)
     where = f"{plan.repo_type} repo {plan.repo_id!r}"
     xet = " (the Hub refused the Xet storage token)" if "xet-write-token" in str(exc) else ""
-    if isinstance(exc, RepositoryNotFoundError) or status == 404:
+    upload = re.match(r"Error while uploading '(.+)' to the Hub", str(exc))
+    if upload:  # an LFS object transfer (storage URL, multipart completion or verify) failed
+        code = f"HTTP {status}" if status is not None else type(exc.__cause__).__name__
+        msg = (f"the Hub's storage refused the upload of {upload.group(1)!r} to {where} "
+               f"({code}); retry, or check the token's write access")
+    elif isinstance(exc, RepositoryNotFoundError) or status == 404:
         msg = f"{where} not found, or the token cannot see it"
     elif status in (401, 403):
         msg = (f"not authorised to write to {where}{xet}: set HF_TOKEN to a token with write "

@@ -56,12 +56,14 @@ class Hub:
         mode: ``ok``, ``ratelimit`` (429), ``noauth`` (401) or ``missing`` (404 on create).
         multipart_chunk: LFS objects larger than this many bytes use the multipart transfer.
         xet: ``off`` (501 on the Xet token endpoint) or ``forbidden`` (403).
+        storage: ``ok``, or ``refuse``: object PUTs answer 403 (an expired pre-signed URL).
 
     """
 
     def __init__(self, mode: str = "ok", *, multipart_chunk: int | None = None,
-                 xet: str = "off"):
+                 xet: str = "off", storage: str = "ok"):
         self.mode = mode
+        self.storage = storage
         self.multipart_chunk = multipart_chunk
         self.xet = xet
         # repo -> {"type", "files": {path: bytes}, "lfs": set(paths), "head": oid}
@@ -222,6 +224,8 @@ class Hub:
                          {"Content-Type": "application/vnd.git-lfs+json"})
 
     def _store(self, req, kind: str, oid: str, part: str | None, body: bytes) -> None:
+        if self.storage == "refuse":
+            return req._send(403, {"error": "Request has expired"})
         if kind == "part":
             self.parts.setdefault(oid, {})[int(part)] = body
             etag = hashlib.md5(body).hexdigest()

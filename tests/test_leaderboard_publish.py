@@ -462,3 +462,12 @@ def test_help_shows_defaults():
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and fragment in " ".join(proc.stdout.split()), proc.stdout
         assert "--dry-run" in proc.stdout
+
+
+def test_storage_refusing_an_object_names_the_file(data, tmp_path):
+    with Hub(storage="refuse") as hub:
+        proc = cli(["publish-suites", "--repo", "org/suites", "--data", "data"], hub.url, tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "test.parquet" in proc.stderr and "HTTP 403" in proc.stderr, proc.stderr
+    assert "nothing was committed" in proc.stderr and "Traceback" not in proc.stderr
+    assert hub.commits == []
