@@ -17,6 +17,7 @@ nothing here talks to the network.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from bench.errors import ConfigError
@@ -59,12 +60,13 @@ def eval_yaml(manifest: Mapping[str, Mapping], *, name: str = "consistency-bench
 def headline(entry: Mapping) -> float | None:
     """The suite's headline score from a results-JSON suite entry, or None when absent/null.
 
-    Read defensively: results scored before the score existed lack the key.
+    Read defensively: results scored before the score existed lack the key; a value that is
+    not a finite number counts as absent.
     """
     value = entry.get(HEADLINE)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    return float(value) if math.isfinite(value) else None
 
 
 def eval_result_entries(results: Mapping, dataset_repo: str, *,
@@ -102,7 +104,9 @@ def eval_result_entries(results: Mapping, dataset_repo: str, *,
                 continue
         value = headline(entry)
         if value is None:
-            reason = "undefined (null)" if HEADLINE in entry else "missing"
+            raw = entry.get(HEADLINE)
+            reason = ("missing" if HEADLINE not in entry else "undefined (null)" if raw is None
+                      else f"not a finite number ({raw!r})")
             skipped[suite] = f"{HEADLINE} {reason}"
             continue
         entries.append(EvalResultEntry(

@@ -129,18 +129,24 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
         DataError: A file is missing, changed after the build, or not in ``suites.json``.
 
     """
-    from bench.manifest import MANIFEST, read_manifest
+    from bench.manifest import MANIFEST, SPLIT, read_manifest
 
     manifest = read_manifest(root)
     files = _folder_files(root)
-    expected = {info["path"]: suite for suite, info in manifest.items()}
+    expected = {
+        (info.get("path") if isinstance(info, dict) else None) or f"{suite}/{SPLIT}.parquet": suite
+        for suite, info in manifest.items()
+    }
     problems = []
     for rel, suite in sorted(expected.items()):
-        if rel not in files:
+        want = manifest[suite].get("sha256") if isinstance(manifest[suite], dict) else None
+        if not isinstance(want, str):
+            problems.append(f"{MANIFEST}: suite {suite!r} has no sha256")
+        elif rel not in files:
             problems.append(f"{rel}: missing")
-        elif (digest := _sha256(files[rel])) != manifest[suite]["sha256"]:
+        elif (digest := _sha256(files[rel])) != want:
             problems.append(f"{rel}: sha256 {digest[:12]}... is not suites.json's "
-                            f"{manifest[suite]['sha256'][:12]}... (changed after the build)")
+                            f"{want[:12]}... (changed after the build)")
     extra = sorted(set(files) - set(expected) - {MANIFEST, "README.md"})
     problems += [f"{rel}: not in suites.json" for rel in extra]
     if problems:

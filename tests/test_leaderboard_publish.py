@@ -228,6 +228,17 @@ def test_publish_suites_checks_hashes_before_sending_anything(data, tmp_path, da
     assert hub.requests == []
 
 
+def test_manifest_without_sha256_is_refused(data):
+    from bench.errors import DataError
+    from leaderboard.publish import verified_suite_files
+
+    manifest = json.loads((data / "suites.json").read_text())
+    del manifest["suites"]["rte_semantic"]["sha256"]
+    (data / "suites.json").write_text(json.dumps(manifest))
+    with pytest.raises(DataError, match="suite 'rte_semantic' has no sha256"):
+        verified_suite_files(data)
+
+
 def test_standin_refuses_bad_bytes_and_unverified_objects(tmp_path):
     """Negative control: the stand-in's sha256 and verify checks can fail."""
     good = b"some parquet bytes"
@@ -367,12 +378,14 @@ def test_eval_yaml_one_task_per_suite():
 def test_eval_result_entries_headline_and_skips():
     from huggingface_hub import parse_eval_result_entries
 
-    results = scored(snli_symmetric=0.375, wic_semantic=None, mrpc_semantic="absent")
+    results = scored(snli_symmetric=0.375, wic_semantic=None, mrpc_semantic="absent",
+                     rte_semantic=float("nan"))
     results["date"] = "2026-11-23T10:00:00Z"
     entries, skipped = eval_result_entries(results, "org/bench", dataset_revision="abc")
     assert [(e.task_id, e.value) for e in entries] == [("snli_symmetric", 0.375)]
     assert skipped == {"wic_semantic": "consistent_accuracy_cc undefined (null)",
-                       "mrpc_semantic": "consistent_accuracy_cc missing"}
+                       "mrpc_semantic": "consistent_accuracy_cc missing",
+                       "rte_semantic": "consistent_accuracy_cc not a finite number (nan)"}
     data = yaml.safe_load(eval_results_yaml(entries))
     assert data == [{"dataset": {"id": "org/bench", "task_id": "snli_symmetric",
                                  "revision": "abc"},
@@ -430,6 +443,7 @@ def test_publish_results_model_card_and_dry_run(subs, tmp_path):
         ("no-headline", "rescore"),
         ("other-files", "content_hash differs"),
         ("corrupt", "not valid JSON"),
+        ("bad-entry", "expected the name of a folder"),
     ],
 )
 def test_publish_results_errors(subs, data, tmp_path, change, message):
@@ -444,10 +458,11 @@ def test_publish_results_errors(subs, data, tmp_path, change, message):
         extra = ["--data", "data"]
     elif change == "corrupt":
         results.write_text("{not json")
+    entry = "../submissions/my-model" if change == "bad-entry" else "my-model"
     with Hub() as hub:
         if change != "no-model":
             hub.add_repo("org/model", "model")
-        proc = cli(["publish-results", "--entry", "my-model", "--model", "org/model",
+        proc = cli(["publish-results", "--entry", entry, "--model", "org/model",
                     "--dataset", "org/suites", *extra], hub.url, tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr

@@ -91,6 +91,8 @@ def _read_results(submissions: str, entry: str) -> dict:
     """``submissions/entry/results.json``, with one-line errors."""
     from bench.errors import ConfigError
 
+    if not entry or Path(entry).name != entry or entry.startswith("."):
+        raise ConfigError(f"--entry {entry!r}: expected the name of a folder in {submissions}")
     path = Path(submissions) / entry / "results.json"
     if not path.is_file():
         raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
