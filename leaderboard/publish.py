@@ -104,6 +104,8 @@ def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | N
         k: v for k, v in _folder_files(site).items() if not k.startswith("submissions/")
     }
     if submissions is not None:
+        if not Path(submissions).is_dir():
+            raise ConfigError(f"--submissions {submissions}: no such folder")
         for d in sorted(Path(submissions).iterdir()):
             if d.is_dir() and not d.name.startswith("."):
                 for name in ("meta.yaml", "results.json"):
@@ -122,7 +124,8 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
     """The manifest and the files of a built folder, every Parquet file checked first.
 
     Every suite's file must exist and match its ``suites.json`` sha256, and the folder may hold
-    no other data file, so what is published is exactly what was built. All problems are
+    no file besides those, ``suites.json`` and ``README.md`` (dot-files are never sent), so what
+    is published is exactly what was built. All problems are
     reported at once.
 
     Raises:
