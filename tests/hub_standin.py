@@ -1,10 +1,31 @@
 """A stand-in for the Hugging Face Hub on 127.0.0.1 (the real Hub is unreachable here).
 
-Implements only the endpoints ``huggingface_hub`` 2.x calls for ``create_repo`` and
-``create_commit`` with small files: ``POST /api/repos/create``, ``POST /api/validate-yaml``,
-``POST /api/{type}s/{repo}/preupload/{rev}`` (answers ``regular`` for every file, so no LFS /
-Xet upload happens) and ``POST /api/{type}s/{repo}/commit/{rev}`` (ndjson). Every request is
-recorded; unknown ones get 500 and are recorded as unexpected.
+Serves the endpoints ``huggingface_hub`` 2.4 calls for ``create_repo``, ``create_commit``
+(with and without ``create_pr``) and the empty-commit check, read from its source
+(``hf_api.py``, ``_commit_api.py``, ``lfs.py``):
+
+- ``POST /api/repos/create`` (409 when the repo exists), ``POST /api/validate-yaml``;
+- ``POST /api/{type}s/{repo}/preupload/{rev}``: ``lfs`` for the patterns of the Hub's default
+  ``.gitattributes`` that we publish (``*.parquet``, ``*.png``, ``*.gz``, ...) and for files of
+  10 MiB or more, ``regular`` otherwise; with the ``oid`` of the file already at that path
+  (sha256 for LFS, git blob sha1 for regular files), which is how the client drops unchanged
+  files from a commit;
+- the LFS batch API ``POST /{prefix}{repo}.git/info/lfs/objects/batch`` (``basic`` transfer, or
+  ``multipart`` for objects larger than ``multipart_chunk``); an object the store already holds
+  gets no ``actions``, so it is not sent again;
+- ``PUT /lfs/upload/{oid}`` (basic) and ``PUT /lfs/part/{oid}/{n}`` + ``POST /lfs/complete/{oid}``
+  (multipart): the bytes are hashed and refused (400) unless their sha256 is ``oid``;
+  ``POST /lfs/verify/{oid}``: 404 unless the object is stored with that size;
+- ``POST /api/{type}s/{repo}/commit/{rev}`` (ndjson): ``file`` entries (base64) and ``lfsFile``
+  entries, which must name a stored, verified object of that size (400 otherwise);
+  ``?create_pr=1`` commits to a new ``refs/pr/N`` and answers ``pullRequestUrl``;
+- ``GET /api/{type}s/{repo}/revision/{rev}`` (the client's "nothing changed" path);
+- ``/api/{type}s/{repo}/xet-write-token/{rev}``: the Xet token. No Xet storage is served:
+  ``xet="forbidden"`` answers 403 (a token without write access), the default 501.
+
+Every request is recorded as ``(METHOD, path)``; anything else gets 500 and is recorded as
+unexpected. Uploads and the multipart completion need no token (``lfs.py`` sends none there:
+pre-signed URLs); everything else needs ``Authorization: Bearer TOKEN``.
 """
 
 from __future__ import annotations
@@ -15,32 +36,74 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 TOKEN = "hf_standin_secret_token_123"
+LFS_PATTERNS = (".parquet", ".png", ".gz", ".arrow", ".bin", ".safetensors", ".zip")
+LFS_SIZE = 10 * 1024 * 1024
+PREFIX = {"dataset": "datasets/", "model": "", "space": "spaces/"}
+
+
+def git_blob_sha1(data: bytes) -> str:
+    """The git object id of a regular file (what the Hub reports as its ``oid``)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 class Hub:
-    def __init__(self, mode: str = "ok"):
-        self.mode = mode  # ok | ratelimit | noauth | missing
+    """The stand-in server; use as a context manager.
+
+    Args:
+        mode: ``ok``, ``ratelimit`` (429), ``noauth`` (401) or ``missing`` (404 on create).
+        multipart_chunk: LFS objects larger than this many bytes use the multipart transfer.
+        xet: ``off`` (501 on the Xet token endpoint) or ``forbidden`` (403).
+        storage: ``ok``, or ``refuse``: object PUTs answer 403 (an expired pre-signed URL).
+
+    """
+
+    def __init__(self, mode: str = "ok", *, multipart_chunk: int | None = None,
+                 xet: str = "off", storage: str = "ok"):
+        self.mode = mode
+        self.storage = storage
+        self.multipart_chunk = multipart_chunk
+        self.xet = xet
+        # repo -> {"type", "files": {path: bytes}, "lfs": set(paths), "head": oid}
         self.repos: dict[str, dict] = {}
+        self.objects: dict[str, bytes] = {}  # LFS store: sha256 hex -> bytes
+        self.verified: set[str] = set()
+        self.parts: dict[str, dict[int, bytes]] = {}
         self.commits: list[dict] = []
         self.requests: list[tuple[str, str]] = []
         self.unexpected: list[str] = []
+        self.lock = threading.Lock()
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args):
                 pass
 
-            def do_GET(self):
-                hub.unexpected.append(f"GET {self.path}")
-                self._send(500, {"error": "not implemented in the stand-in"})
+            def _body(self) -> bytes:
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    out = b""
+                    while True:
+                        size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                        if size == 0:
+                            while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                                pass
+                            return out
+                        out += self.rfile.read(size)
+                        self.rfile.readline()
+                return self.rfile.read(int(self.headers.get("Content-Length", 0)))
 
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length", 0))
-                body = self.rfile.read(length)
-                hub.requests.append(("POST", self.path.split("?")[0]))
-                hub.handle(self, body)
+            def _any(self):
+                body = self._body()
+                url = urlsplit(self.path)
+                with hub.lock:
+                    hub.requests.append((self.command, url.path))
+                    hub.handle(self, url.path, parse_qs(url.query), body)
+
+            do_GET = do_POST = do_PUT = _any
 
             def _send(self, code, payload, headers=None):
                 data = json.dumps(payload).encode()
@@ -64,12 +127,29 @@ class Hub:
         self.server.shutdown()
         self.server.server_close()
 
-    def handle(self, req, body: bytes) -> None:
-        path = req.path.split("?")[0]
+    # -- helpers for tests -------------------------------------------------------------
+    def add_repo(self, repo: str, repo_type: str = "model", files: dict | None = None) -> None:
+        """Create ``repo`` directly (e.g. someone's model repo to open a PR on)."""
+        self.repos[repo] = {"type": repo_type, "files": dict(files or {}), "lfs": set(),
+                            "head": "0" * 40, "prs": []}
+
+    def sent(self, method: str) -> list[str]:
+        """Paths of the recorded requests with this method."""
+        return [p for m, p in self.requests if m == method]
+
+    # -- request handling ----------------------------------------------------------------
+    def handle(self, req, path: str, query: dict, body: bytes) -> None:  # noqa: C901
+        m = re.fullmatch(r"/lfs/(upload|part|complete|verify)/([0-9a-f]{64})(?:/(\d+))?", path)
+        if m and m.group(1) in ("upload", "part"):  # storage URLs: no token, like pre-signed
+            return self._store(req, m.group(1), m.group(2), m.group(3), body)
+        if m and m.group(1) == "complete":  # the client sends no token here either (lfs.py)
+            return self._finish(req, "complete", m.group(2), body)
         if req.headers.get("Authorization") != f"Bearer {TOKEN}" or self.mode == "noauth":
             return req._send(401, {"error": "Invalid credentials in Authorization header"})
         if self.mode == "ratelimit":
             return req._send(429, {"error": "Too many requests"})
+        if m:
+            return self._finish(req, m.group(1), m.group(2), body)
         if path == "/api/repos/create":
             payload = json.loads(body)
             repo = f"{payload['organization']}/{payload['name']}"
@@ -79,32 +159,133 @@ class Hub:
             if repo in self.repos:
                 return req._send(409, {"error": "You already created this repo",
                                        "url": f"{self.url}/datasets/{repo}"})
-            self.repos[repo] = {"type": payload.get("type"), "files": {}}
+            self.add_repo(repo, payload.get("type") or "model")
             return req._send(200, {"url": f"{self.url}/datasets/{repo}"})
         if path == "/api/validate-yaml":
             return req._send(200, {"errors": [], "warnings": []})
-        m = re.fullmatch(r"/api/(\w+)s/([^/]+/[^/]+)/(preupload|commit)/([^/]+)", path)
+        m = re.fullmatch(r"/(datasets/|spaces/)?([^/]+/[^/]+)\.git/info/lfs/objects/batch", path)
+        if m:
+            return self._batch(req, m.group(2), json.loads(body))
+        m = re.fullmatch(r"/api/(\w+)s/([^/]+/[^/]+)/(preupload|commit|revision|xet-write-token)"
+                         r"/([^/]+)", path)
+        if m and m.group(3) == "xet-write-token":
+            if self.xet == "forbidden":
+                return req._send(403, {"error": "You don't have write access to this repo"})
+            self.unexpected.append(f"{req.command} {path}")
+            return req._send(501, {"error": "the stand-in serves no Xet storage"})
         if m and m.group(2) not in self.repos:
             return req._send(404, {"error": "Repository not found"},
                              {"X-Error-Code": "RepoNotFound"})
+        if m and m.group(3) == "revision":
+            return req._send(200, {"id": m.group(2), "sha": self.repos[m.group(2)]["head"]})
         if m and m.group(3) == "preupload":
-            files = json.loads(body)["files"]
-            return req._send(200, {"files": [
-                {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
-                for f in files]})
+            return self._preupload(req, self.repos[m.group(2)], json.loads(body)["files"])
         if m and m.group(3) == "commit":
-            lines = [json.loads(x) for x in body.decode().splitlines() if x.strip()]
-            header = lines[0]
-            files = {}
-            for item in lines[1:]:
-                assert item["key"] == "file", item
-                files[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
-            oid = hashlib.sha1(body).hexdigest()
-            self.commits.append({"repo": m.group(2), "type": m.group(1),
-                                 "revision": m.group(4), "header": header, "files": files,
-                                 "oid": oid})
-            self.repos[m.group(2)]["files"].update(files)
-            return req._send(200, {"commitUrl": f"{self.url}/{m.group(2)}/commit/{oid}",
-                                   "commitOid": oid})
-        self.unexpected.append(f"POST {path}")
+            return self._commit(req, m.group(1), m.group(2), m.group(4), query, body)
+        self.unexpected.append(f"{req.command} {path}")
         return req._send(500, {"error": "not implemented in the stand-in"})
+
+    def _preupload(self, req, repo: dict, files: list[dict]) -> None:
+        out = []
+        for f in files:
+            lfs = f["path"].endswith(LFS_PATTERNS) or f["size"] >= LFS_SIZE
+            old = repo["files"].get(f["path"])
+            oid = None
+            if old is not None:
+                oid = hashlib.sha256(old).hexdigest() if lfs else git_blob_sha1(old)
+            out.append({"path": f["path"], "uploadMode": "lfs" if lfs else "regular",
+                        "shouldIgnore": False, "oid": oid})
+        return req._send(200, {"files": out})
+
+    def _batch(self, req, repo: str, payload: dict) -> None:
+        if repo not in self.repos:
+            return req._send(404, {"message": "Repository not found"})
+        assert payload["operation"] == "upload" and payload["hash_algo"] == "sha256", payload
+        transfer = "basic"
+        objects = []
+        for obj in payload["objects"]:
+            oid, size = obj["oid"], obj["size"]
+            entry = {"oid": oid, "size": size}
+            if oid not in self.objects:
+                verify = {"href": f"{self.url}/lfs/verify/{oid}"}
+                chunk = self.multipart_chunk
+                if chunk is not None and size > chunk and "multipart" in payload["transfers"]:
+                    transfer = "multipart"
+                    n = -(-size // chunk)
+                    header = {"chunk_size": str(chunk)}
+                    header.update({str(i): f"{self.url}/lfs/part/{oid}/{i}"
+                                   for i in range(1, n + 1)})
+                    upload = {"href": f"{self.url}/lfs/complete/{oid}", "header": header}
+                else:
+                    upload = {"href": f"{self.url}/lfs/upload/{oid}"}
+                entry["actions"] = {"upload": upload, "verify": verify}
+            objects.append(entry)
+        return req._send(200, {"transfer": transfer, "objects": objects},
+                         {"Content-Type": "application/vnd.git-lfs+json"})
+
+    def _store(self, req, kind: str, oid: str, part: str | None, body: bytes) -> None:
+        if self.storage == "refuse":
+            return req._send(403, {"error": "Request has expired"})
+        if kind == "part":
+            self.parts.setdefault(oid, {})[int(part)] = body
+            etag = hashlib.md5(body).hexdigest()
+            return req._send(200, {}, {"ETag": f'"{etag}"'})
+        if hashlib.sha256(body).hexdigest() != oid:
+            return req._send(400, {"error": "sha256 of the uploaded bytes does not match oid"})
+        self.objects[oid] = body
+        return req._send(200, {})
+
+    def _finish(self, req, kind: str, oid: str, body: bytes) -> None:
+        payload = json.loads(body)
+        if kind == "complete":
+            parts = self.parts.pop(oid, {})
+            numbers = [p["partNumber"] for p in payload["parts"]]
+            if payload["oid"] != oid or numbers != sorted(parts):
+                return req._send(400, {"error": "parts do not match the upload"})
+            for p in payload["parts"]:
+                if p["etag"].strip('"') != hashlib.md5(parts[p["partNumber"]]).hexdigest():
+                    return req._send(400, {"error": f"bad etag for part {p['partNumber']}"})
+            data = b"".join(parts[i] for i in sorted(parts))
+            if hashlib.sha256(data).hexdigest() != oid:
+                return req._send(400, {"error": "sha256 of the assembled parts does not match"})
+            self.objects[oid] = data
+            return req._send(200, {})
+        # verify
+        if payload.get("oid") != oid or len(self.objects.get(oid, b"")) != payload.get("size"):
+            return req._send(404, {"error": "object not found or wrong size"})
+        self.verified.add(oid)
+        return req._send(200, {})
+
+    def _commit(self, req, type_: str, repo: str, revision: str, query: dict,
+                body: bytes) -> None:
+        lines = [json.loads(x) for x in body.decode().splitlines() if x.strip()]
+        header = lines[0]
+        files, lfs = {}, set()
+        for item in lines[1:]:
+            value = item["value"]
+            if item["key"] == "file":
+                files[value["path"]] = base64.b64decode(value["content"])
+            elif item["key"] == "lfsFile":
+                oid = value["oid"]
+                if oid not in self.verified or len(self.objects[oid]) != value.get("size"):
+                    return req._send(400, {"error": f"LFS object {oid} of {value['path']} "
+                                                    "was not uploaded and verified"})
+                files[value["path"]] = self.objects[oid]
+                lfs.add(value["path"])
+            else:
+                return req._send(400, {"error": f"unexpected commit entry {item['key']}"})
+        oid = hashlib.sha1(body).hexdigest()
+        target = self.repos[repo]
+        commit = {"repo": repo, "type": type_, "revision": revision, "header": header,
+                  "files": files, "lfs": lfs, "oid": oid, "pr": None}
+        answer = {"commitUrl": f"{self.url}/{repo}/commit/{oid}", "commitOid": oid}
+        if query.get("create_pr") == ["1"]:
+            target["prs"].append(files)
+            commit["pr"] = len(target["prs"])
+            answer["pullRequestUrl"] = f"{self.url}/{repo}/discussions/{commit['pr']}"
+        else:
+            target["files"].update(files)
+            target["lfs"] |= lfs
+            target["head"] = oid
+        self.commits.append(commit)
+        return req._send(200, answer)

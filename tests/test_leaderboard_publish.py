@@ -1,20 +1,32 @@
-"""Publishing tests against tests/hub_standin.py, a loopback stand-in for the Hub."""
+"""Publishing tests against tests/hub_standin.py, a loopback stand-in for the Hub.
 
+Every request goes to 127.0.0.1. LFS tests run with ``HF_HUB_DISABLE_XET=1`` (the stand-in
+serves no Xet storage); one test keeps Xet on and has the Xet token endpoint answer 403.
+"""
+
+import hashlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
+import yaml
 
-from leaderboard.publish import write_model_card  # noqa: E402
-from leaderboard.ranking import Entry, rank  # noqa: E402
-from leaderboard.render import render_all  # noqa: E402
+from leaderboard.hub_eval import eval_result_entries, eval_results_yaml, eval_yaml
+from leaderboard.publish import write_model_card
+from leaderboard.ranking import Entry, rank
+from leaderboard.render import render_all
 from tests.hub_standin import TOKEN, Hub
 from tests.test_leaderboard_ranking import res, suite
 
 REPO = Path(__file__).resolve().parents[1]
+PARQUET = {  # suite -> bytes of a stand-in Parquet file
+    "snli_symmetric": b"PAR1 fake parquet bytes PAR1",
+    "rte_semantic": bytes(range(256)) * 10,  # 2,560 bytes: multipart with a 1 KiB chunk
+}
 
 
 @pytest.fixture
@@ -29,20 +41,53 @@ def site(tmp_path):
     return tmp_path
 
 
+def manifest_entry(suite_name: str, data: bytes) -> dict:
+    return {"path": f"{suite_name}/test.parquet", "sha256": hashlib.sha256(data).hexdigest(),
+            "task": "snli", "kind": "symmetric", "rows": 1}
+
+
 @pytest.fixture
 def data(tmp_path):
     root = tmp_path / "data"
-    (root / "snli_symmetric").mkdir(parents=True)
-    (root / "snli_symmetric" / "test.parquet").write_bytes(b"PAR1 fake parquet bytes PAR1")
-    (root / "suites.json").write_text('{"suites": {}}\n')
+    suites = {}
+    for name, payload in PARQUET.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "test.parquet").write_bytes(payload)
+        suites[name] = manifest_entry(name, payload)
+    (root / "suites.json").write_text(json.dumps({"suites": suites}, indent=1) + "\n")
     (root / "README.md").write_text(
-        "---\nconfigs:\n- config_name: snli_symmetric\n"
-        "  data_files: snli_symmetric/test.parquet\n---\n# card\n"
+        "---\nconfigs:\n"
+        + "".join(f"- config_name: {n}\n  data_files: {n}/test.parquet\n" for n in PARQUET)
+        + "---\n# card\n"
     )
     return root
 
 
-def cli(args, hub_url, tmp_path, token=TOKEN):
+def scored(**suites) -> dict:
+    """A results JSON with the accuracy-aware keys of the issue-9 contract."""
+    out = {}
+    for name, cc in suites.items():
+        entry = {"family": "becel", "task": "snli", "kind": "symmetric", "main_metric": "tau_sym",
+                 "main_score": 0.1, "higher_is_better": False, "n": 10,
+                 "content_hash": hashlib.sha256(PARQUET.get(name, b"")).hexdigest()}
+        if cc != "absent":
+            entry.update(consistent_accuracy=None if cc is None else 0.5,
+                         consistent_accuracy_chance=0.25, consistent_accuracy_cc=cc)
+        out[name] = entry
+    return {"schema_version": 1, "harness_version": "0.1.0", "suites": out}
+
+
+@pytest.fixture
+def subs(tmp_path):
+    entry = tmp_path / "submissions" / "my-model"
+    entry.mkdir(parents=True)
+    results = scored(snli_symmetric=0.375, rte_semantic=-0.125, wic_semantic=None,
+                     mrpc_semantic="absent")
+    (entry / "results.json").write_text(json.dumps(results))
+    return tmp_path / "submissions"
+
+
+def cli(args, hub_url, tmp_path, token=TOKEN, xet=False):
     env = {
         k: v
         for k, v in os.environ.items()
@@ -53,7 +98,10 @@ def cli(args, hub_url, tmp_path, token=TOKEN):
         HF_ENDPOINT=hub_url,
         HF_HOME=str(tmp_path / "hf_home"),
         HF_HUB_DISABLE_TELEMETRY="1",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
     )
+    if not xet:
+        env["HF_HUB_DISABLE_XET"] = "1"
     if token:
         env["HF_TOKEN"] = token
     return subprocess.run(
@@ -91,56 +139,160 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         "submissions/b/meta.yaml",
         "submissions/b/results.json",
     ]
+    assert commit["lfs"] == {"heatmap.png"}  # the Hub stores PNG through LFS
     for path in ("index.html", "heatmap.png", "leaderboard.json"):
         assert commit["files"][path] == (site / "site" / path).read_bytes()
     card = commit["files"]["README.md"].decode()
-    assert card.startswith("---\n") and "| 1 | a |" in card
+    assert card.startswith("---\n")
+    assert (site / "site" / "leaderboard.md").read_text() in card  # the rendered table, as is
+    oid = hashlib.sha256((site / "site" / "heatmap.png").read_bytes()).hexdigest()
     assert hub.requests == [
         ("POST", "/api/repos/create"),
         ("POST", "/api/validate-yaml"),
         ("POST", "/api/datasets/org/board/preupload/main"),
+        ("POST", "/datasets/org/board.git/info/lfs/objects/batch"),
+        ("PUT", f"/lfs/upload/{oid}"),
+        ("POST", f"/lfs/verify/{oid}"),
         ("POST", "/api/datasets/org/board/commit/main"),
     ]
+    assert "published 9 files to org/board" in proc.stdout
 
 
-def test_publish_suites_and_existing_repo(data, tmp_path):
+def test_publish_suites_lfs_eval_yaml_and_unchanged_republish(data, tmp_path):
+    args = ["publish-suites", "--repo", "org/suites", "--data", "data"]
     with Hub() as hub:
-        first = cli(["publish-suites", "--repo", "org/suites", "--data", "data"], hub.url, tmp_path)
-        second = cli(
-            ["publish-suites", "--repo", "org/suites", "--data", "data"], hub.url, tmp_path
-        )  # repo exists now: create_repo answers 409, exist_ok
+        first = cli(args, hub.url, tmp_path)
+        n_first = len(hub.requests)
+        second = cli(args, hub.url, tmp_path)  # same files: repo exists (409), nothing sent
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    assert len(hub.commits) == 2
-    assert sorted(hub.commits[0]["files"]) == [
-        "README.md",
-        "snli_symmetric/test.parquet",
+    assert hub.unexpected == []
+    [commit] = hub.commits
+    assert sorted(commit["files"]) == [
+        "README.md", "eval.yaml", "rte_semantic/test.parquet", "snli_symmetric/test.parquet",
         "suites.json",
     ]
-    assert (
-        hub.commits[0]["files"]["snli_symmetric/test.parquet"]
-        == (data / "snli_symmetric" / "test.parquet").read_bytes()
-    )
+    assert commit["lfs"] == {"rte_semantic/test.parquet", "snli_symmetric/test.parquet"}
+    for name, payload in PARQUET.items():
+        assert commit["files"][f"{name}/test.parquet"] == payload
+        assert hub.objects[hashlib.sha256(payload).hexdigest()] == payload
+    assert len(hub.sent("PUT")) == 2 and len(hub.sent("POST")) >= 2
+    spec = yaml.safe_load(commit["files"]["eval.yaml"])
+    assert spec["evaluation_framework"] == "consistency-bench"
+    assert "consistent_accuracy_cc" in spec["description"]
+    assert spec["tasks"] == [
+        {"id": "rte_semantic", "config": "rte_semantic", "split": "test"},
+        {"id": "snli_symmetric", "config": "snli_symmetric", "split": "test"},
+    ]
+    again = hub.requests[n_first:]
+    assert ("PUT" not in {m for m, _ in again})  # no object re-sent
+    assert not any(p.endswith("/commit/main") for _, p in again)  # no commit
+    assert ("GET", "/api/datasets/org/suites/revision/main") in again
+    assert "nothing to publish" in second.stdout
+
+
+def test_publish_suites_multipart_transfer(data, tmp_path):
+    payload = PARQUET["rte_semantic"]
+    oid = hashlib.sha256(payload).hexdigest()
+    with Hub(multipart_chunk=1024) as hub:
+        proc = cli(["publish-suites", "--repo", "org/suites", "--data", "data"], hub.url, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert hub.sent("PUT").count(f"/lfs/part/{oid}/1") == 1
+    assert [p for p in hub.sent("PUT") if p.startswith(f"/lfs/part/{oid}/")] == [
+        f"/lfs/part/{oid}/{i}" for i in (1, 2, 3)
+    ]
+    assert f"/lfs/complete/{oid}" in hub.sent("POST")
+    assert f"/lfs/verify/{oid}" in hub.sent("POST")
+    assert hub.commits[0]["files"]["rte_semantic/test.parquet"] == payload
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda root: (root / "snli_symmetric" / "test.parquet").write_bytes(b"PAR1 edited PAR1"),
+         "changed after the build"),
+        (lambda root: (root / "rte_semantic" / "test.parquet").unlink(), "missing"),
+        (lambda root: (root / "stray").mkdir() or (root / "stray" / "test.parquet")
+         .write_bytes(b"x"), "stray/test.parquet: not in suites.json"),
+    ],
+    ids=["edited", "missing", "stray"],
+)
+def test_publish_suites_checks_hashes_before_sending_anything(data, tmp_path, damage, message):
+    damage(data)
+    with Hub() as hub:
+        proc = cli(["publish-suites", "--repo", "org/suites", "--data", "data"], hub.url, tmp_path)
+        dry = cli(["publish-suites", "--repo", "org/suites", "--data", "data", "--dry-run"],
+                  hub.url, tmp_path)
+    assert proc.returncode == 2 and dry.returncode == 2
+    assert message in proc.stderr and "nothing was sent" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert hub.requests == []
+
+
+def test_manifest_without_sha256_is_refused(data):
+    from bench.errors import DataError
+    from leaderboard.publish import verified_suite_files
+
+    manifest = json.loads((data / "suites.json").read_text())
+    del manifest["suites"]["rte_semantic"]["sha256"]
+    (data / "suites.json").write_text(json.dumps(manifest))
+    with pytest.raises(DataError, match="suite 'rte_semantic' has no sha256"):
+        verified_suite_files(data)
+
+
+def test_standin_refuses_bad_bytes_and_unverified_objects(tmp_path):
+    """Negative control: the stand-in's sha256 and verify checks can fail."""
+    good = b"some parquet bytes"
+    oid = hashlib.sha256(good).hexdigest()
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with Hub() as hub:
+        hub.add_repo("org/d", "dataset")
+        assert httpx.put(f"{hub.url}/lfs/upload/{oid}", content=b"other bytes").status_code == 400
+        verify = httpx.post(f"{hub.url}/lfs/verify/{oid}", json={"oid": oid, "size": len(good)},
+                            headers=auth)
+        assert verify.status_code == 404
+        line = {"key": "lfsFile", "value": {"path": "a.parquet", "algo": "sha256", "oid": oid,
+                                            "size": len(good)}}
+        body = json.dumps({"key": "header", "value": {"summary": "x"}}) + "\n" + json.dumps(line)
+        commit = httpx.post(f"{hub.url}/api/datasets/org/d/commit/main", content=body,
+                            headers=auth)
+        assert commit.status_code == 400
+    assert hub.commits == [] and hub.objects == {}
+
+
+def test_xet_token_refused_is_not_authorised(data, tmp_path):
+    pytest.importorskip("hf_xet")
+    with Hub(xet="forbidden") as hub:
+        proc = cli(["publish-suites", "--repo", "org/suites", "--data", "data"], hub.url, tmp_path,
+                   xet=True)
+    assert ("GET", "/api/datasets/org/suites/xet-write-token/main") in hub.requests
+    assert proc.returncode == 2, proc.stderr
+    assert "not authorised to write" in proc.stderr and "Xet" in proc.stderr
+    assert "could not reach" not in proc.stderr and "ConnectionError" not in proc.stderr
+    assert "nothing was committed" in proc.stderr and "Traceback" not in proc.stderr
+    assert hub.commits == []
+
+
+def test_publish_suites_dry_run_shows_eval_yaml(data, tmp_path):
+    with Hub() as hub:
+        proc = cli(["publish-suites", "--repo", "org/suites", "--data", "data", "--dry-run"],
+                   hub.url, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert hub.requests == []
+    assert "add eval.yaml" in proc.stdout and "add snli_symmetric/test.parquet" in proc.stdout
+    assert "- id: snli_symmetric" in proc.stdout and "nothing sent" in proc.stdout
 
 
 def test_dry_run_sends_nothing(site):
     with Hub() as hub:
         proc = cli(
-            [
-                "publish",
-                "--repo",
-                "org/board",
-                "--site",
-                "site",
-                "--submissions",
-                "subs",
-                "--dry-run",
-            ],
+            ["publish", "--repo", "org/board", "--site", "site", "--submissions", "subs",
+             "--dry-run"],
             hub.url,
             site,
         )
     assert proc.returncode == 0, proc.stderr
     assert hub.requests == []
-    assert "create_commit org/board" in proc.stdout and "add index.html" in proc.stdout
+    assert "create_commit dataset org/board" in proc.stdout and "add index.html" in proc.stdout
     assert "nothing sent" in proc.stdout
 
 
@@ -166,6 +318,15 @@ def test_hub_errors_are_clear_and_commit_nothing(site, mode, message):
     assert hub.commits == []
 
 
+def test_unreachable_hub_is_one_line(site):
+    with Hub() as hub:  # start, note the port, stop: nothing listens there any more
+        url = hub.url
+    proc = cli(["publish", "--repo", "org/board", "--site", "site", "--submissions", "subs"],
+               url, site)
+    assert proc.returncode == 2, proc.stderr
+    assert "could not reach the Hub" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_wrong_token_is_auth_error(site):
     with Hub() as hub:
         proc = cli(
@@ -189,8 +350,6 @@ def test_model_card_model_index(tmp_path):
     card = tmp_path / "README.md"
     card.write_text("---\nlicense: mit\n---\n# My model\n")
     write_model_card(card, res(s1=suite(0.1)), "my-model", "org/suites")
-    import yaml
-
     text = card.read_text()
     meta = yaml.safe_load(text.split("---\n")[1])
     assert meta["license"] == "mit"
@@ -204,3 +363,127 @@ def test_model_card_model_index(tmp_path):
 
     parsed = ModelCard(text)
     assert parsed.data.eval_results[0].metric_value == 0.1
+
+
+# -- Hub Eval Results ---------------------------------------------------------------------
+
+def test_eval_yaml_one_task_per_suite():
+    spec = yaml.safe_load(eval_yaml({"b_s": {}, "a_s": {}}, framework="lm-eval"))
+    assert list(spec) == ["name", "description", "evaluation_framework", "tasks"]
+    assert spec["evaluation_framework"] == "lm-eval"
+    assert [t["id"] for t in spec["tasks"]] == ["a_s", "b_s"]
+    assert eval_yaml({"b_s": {}, "a_s": {}}) == eval_yaml({"a_s": {}, "b_s": {}})
+
+
+def test_eval_result_entries_headline_and_skips():
+    from huggingface_hub import parse_eval_result_entries
+
+    results = scored(snli_symmetric=0.375, wic_semantic=None, mrpc_semantic="absent",
+                     rte_semantic=float("nan"))
+    results["date"] = "2026-11-23T10:00:00Z"
+    entries, skipped = eval_result_entries(results, "org/bench", dataset_revision="abc")
+    assert [(e.task_id, e.value) for e in entries] == [("snli_symmetric", 0.375)]
+    assert skipped == {"wic_semantic": "consistent_accuracy_cc undefined (null)",
+                       "mrpc_semantic": "consistent_accuracy_cc missing",
+                       "rte_semantic": "consistent_accuracy_cc not a finite number (nan)"}
+    data = yaml.safe_load(eval_results_yaml(entries))
+    assert data == [{"dataset": {"id": "org/bench", "task_id": "snli_symmetric",
+                                 "revision": "abc"},
+                     "value": 0.375, "date": "2026-11-23T10:00:00Z",
+                     "notes": "consistent_accuracy_cc"}]
+    [back] = parse_eval_result_entries(data)
+    assert (back.dataset_id, back.task_id, back.value) == ("org/bench", "snli_symmetric", 0.375)
+
+
+def test_publish_results_opens_pull_request(subs, tmp_path):
+    with Hub() as hub:
+        hub.add_repo("org/model", "model", {"README.md": b"# model\n"})
+        proc = cli(["publish-results", "--entry", "my-model", "--model", "org/model",
+                    "--dataset", "org/suites"], hub.url, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert hub.unexpected == []
+    [commit] = hub.commits
+    assert commit["pr"] == 1 and commit["type"] == "model"
+    assert sorted(commit["files"]) == [".eval_results/consistency-bench.yaml"]
+    assert hub.repos["org/model"]["files"] == {"README.md": b"# model\n"}  # main untouched
+    data = yaml.safe_load(commit["files"][".eval_results/consistency-bench.yaml"])
+    assert [(d["dataset"]["id"], d["dataset"]["task_id"], d["value"]) for d in data] == [
+        ("org/suites", "rte_semantic", -0.125), ("org/suites", "snli_symmetric", 0.375)]
+    assert ("POST", "/api/repos/create") not in hub.requests  # never creates a model repo
+    assert "/api/models/org/model/commit/main" in hub.sent("POST")
+    assert "opened pull request" in proc.stdout and "/discussions/1" in proc.stdout
+    assert "left out 2 suite(s)" in proc.stdout and "wic_semantic" in proc.stdout
+
+
+def test_publish_results_model_card_and_dry_run(subs, tmp_path):
+    card = tmp_path / "README.md"
+    card.write_text("---\nlicense: mit\n---\n# Mine\n")
+    args = ["publish-results", "--entry", "my-model", "--model", "org/model",
+            "--dataset", "org/suites", "--model-card", "README.md"]
+    with Hub() as hub:
+        hub.add_repo("org/model", "model")
+        dry = cli([*args, "--dry-run"], hub.url, tmp_path)
+        assert hub.requests == [] and dry.returncode == 0, dry.stderr
+        proc = cli(args, hub.url, tmp_path)
+    assert "task_id: snli_symmetric" in dry.stdout and "pull request" in dry.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert card.read_text() == "---\nlicense: mit\n---\n# Mine\n"  # local file unchanged
+    readme = hub.commits[0]["files"]["README.md"].decode()
+    meta = yaml.safe_load(readme.split("---\n")[1])
+    metrics = {r["dataset"]["config"]: r["metrics"] for r in meta["model-index"][0]["results"]}
+    assert metrics["snli_symmetric"][1] == {"type": "consistent_accuracy_cc",
+                                            "name": "consistent_accuracy_cc", "value": 0.375}
+    assert len(metrics["mrpc_semantic"]) == 1  # no headline, main metric only
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("no-model", "not found"),
+        ("no-headline", "rescore"),
+        ("other-files", "content_hash differs"),
+        ("corrupt", "not valid JSON"),
+        ("bad-entry", "expected the name of a folder"),
+    ],
+)
+def test_publish_results_errors(subs, data, tmp_path, change, message):
+    results = subs / "my-model" / "results.json"
+    extra = []
+    if change == "no-headline":
+        results.write_text(json.dumps(scored(snli_symmetric="absent")))
+    elif change == "other-files":
+        body = scored(snli_symmetric=0.5)
+        body["suites"]["snli_symmetric"]["content_hash"] = "0" * 64
+        results.write_text(json.dumps(body))
+        extra = ["--data", "data"]
+    elif change == "corrupt":
+        results.write_text("{not json")
+    entry = "../submissions/my-model" if change == "bad-entry" else "my-model"
+    with Hub() as hub:
+        if change != "no-model":
+            hub.add_repo("org/model", "model")
+        proc = cli(["publish-results", "--entry", entry, "--model", "org/model",
+                    "--dataset", "org/suites", *extra], hub.url, tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert hub.commits == []
+
+
+def test_help_shows_defaults():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for command, fragment in [("publish-suites", "(default: consistency-bench)"),
+                              ("publish", "(default: leaderboard/site)"),
+                              ("publish-results", "(default: submissions)")]:
+        proc = subprocess.run([sys.executable, "-m", "bench.cli", command, "--help"], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and fragment in " ".join(proc.stdout.split()), proc.stdout
+        assert "--dry-run" in proc.stdout
+
+
+def test_storage_refusing_an_object_names_the_file(data, tmp_path):
+    with Hub(storage="refuse") as hub:
+        proc = cli(["publish-suites", "--repo", "org/suites", "--data", "data"], hub.url, tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "test.parquet" in proc.stderr and "HTTP 403" in proc.stderr, proc.stderr
+    assert "nothing was committed" in proc.stderr and "Traceback" not in proc.stderr
+    assert hub.commits == []

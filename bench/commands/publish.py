@@ -1,40 +1,108 @@
-"""``consistency-bench publish`` and ``publish-suites``: push to the Hugging Face Hub."""
+"""``publish``, ``publish-suites`` and ``publish-results``: push to the Hugging Face Hub."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
+
+TOKEN_NOTE = ("Token: HF_TOKEN or the stored login (`hf auth login`); never printed. "
+              "HF_ENDPOINT selects another Hub.")
+
+
+def _parser(subparsers, name: str, help: str, description: str) -> argparse.ArgumentParser:
+    return subparsers.add_parser(
+        name, help=help, description=f"{description} {TOKEN_NOTE}",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+
+
+def _dry_run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list every operation and file, send nothing")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Register ``publish`` and ``publish-suites``."""
-    parser = subparsers.add_parser(
-        "publish",
-        help="push the rendered leaderboard as a dataset repo (one commit)",
-        description="Push the leaderboard (results JSON, card with the table, HTML page, "
-        "heatmap, each entry's metadata and results) in one commit. Token: HF_TOKEN or the "
-        "stored login; never printed.",
+    """Register ``publish``, ``publish-suites`` and ``publish-results``."""
+    parser = _parser(
+        subparsers, "publish", "push the rendered leaderboard as a dataset repo (one commit)",
+        "Push the leaderboard (card with the table, leaderboard.json, index.html, heatmap, "
+        "each entry's meta.yaml and results.json) to a dataset repo in one commit.",
     )
-    parser.add_argument("--repo", required=True, metavar="ORG/NAME")
+    parser.add_argument("--repo", required=True, metavar="ORG/NAME",
+                        help="dataset repo of the leaderboard (created when missing)")
     parser.add_argument("--site", default="leaderboard/site", metavar="DIR",
-                        help="output of `consistency-bench leaderboard`")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR")
-    parser.add_argument("--dry-run", action="store_true", help="list operations, send nothing")
+                        help="output folder of `consistency-bench leaderboard`")
+    parser.add_argument("--submissions", default="submissions", metavar="DIR",
+                        help="submissions folder whose entries are published")
+    _dry_run(parser)
     parser.add_argument("--model-card", metavar="PATH",
-                        help="also write one entry's scores into this model card's model-index")
-    parser.add_argument("--entry", help="entry whose scores go into --model-card")
+                        help="also write one entry's scores into this local model card's "
+                             "model-index metadata (needs --entry)")
+    parser.add_argument("--entry", metavar="SLUG", help="entry whose scores go into --model-card")
     parser.set_defaults(func=run_publish)
 
-    parser = subparsers.add_parser(
-        "publish-suites",
-        help="push the built suites so load_dataset(ORG/NAME, config) works (one commit)",
+    parser = _parser(
+        subparsers, "publish-suites",
+        "push the built suites and eval.yaml so load_dataset(ORG/NAME, config) works",
+        "Push a built suite folder (card, suites.json, every Parquet file) plus a generated "
+        "eval.yaml (one Hub Eval Results task per suite) to a dataset repo in one commit. "
+        "Every Parquet file is checked against suites.json's sha256 before anything is sent. "
+        "Unchanged files are not sent again.",
     )
-    parser.add_argument("--repo", required=True, metavar="ORG/NAME")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR")
-    parser.add_argument("--dry-run", action="store_true", help="list operations, send nothing")
+    parser.add_argument("--repo", required=True, metavar="ORG/NAME",
+                        help="dataset repo of the suites (created when missing)")
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
+                        help="built suite folder (output of `consistency-bench build`)")
+    parser.add_argument("--evaluation-framework", default="consistency-bench", metavar="NAME",
+                        help="evaluation_framework written into eval.yaml")
+    _dry_run(parser)
     parser.set_defaults(func=run_publish_suites)
+
+    parser = _parser(
+        subparsers, "publish-results",
+        "open a pull request adding an entry's scores to a model repo (.eval_results)",
+        "Open a pull request on the model repo that adds .eval_results/consistency-bench.yaml: "
+        "one Hub Eval Results entry per scored suite, valued by consistent_accuracy_cc, "
+        "pointing at the benchmark dataset published by `publish-suites`.",
+    )
+    parser.add_argument("--entry", required=True, metavar="SLUG",
+                        help="submission whose results are published")
+    parser.add_argument("--model", required=True, metavar="ORG/MODEL",
+                        help="model repo on the Hub that gets the pull request")
+    parser.add_argument("--dataset", required=True, metavar="ORG/NAME",
+                        help="benchmark dataset repo (where publish-suites put eval.yaml)")
+    parser.add_argument("--dataset-revision", metavar="SHA",
+                        help="git revision of the benchmark dataset the scores refer to")
+    parser.add_argument("--submissions", default="submissions", metavar="DIR",
+                        help="submissions folder holding SLUG/results.json")
+    parser.add_argument("--data", metavar="DIR",
+                        help="built suite folder that was published: refuse results scored "
+                             "on other files, leave out suites it lacks")
+    parser.add_argument("--model-card", metavar="PATH",
+                        help="your copy of the model's README.md: the pull request also "
+                             "replaces README.md with it plus this entry's model-index "
+                             "(the local file is not changed)")
+    _dry_run(parser)
+    parser.set_defaults(func=run_publish_results)
+
+
+def _read_results(submissions: str, entry: str) -> dict:
+    """``submissions/entry/results.json``, with one-line errors."""
+    from bench.errors import ConfigError
+
+    if not entry or Path(entry).name != entry or entry.startswith("."):
+        raise ConfigError(f"--entry {entry!r}: expected the name of a folder in {submissions}")
+    path = Path(submissions) / entry / "results.json"
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(results, dict):
+        raise ConfigError(f"{path}: expected a JSON object")
+    return results
 
 
 def run_publish(args: argparse.Namespace) -> int:
@@ -45,33 +113,51 @@ def run_publish(args: argparse.Namespace) -> int:
     repo = check_repo_id(args.repo)
     if args.model_card:
         if not args.entry:
-            raise ConfigError("--model-card needs --entry NAME (the submission to take scores)")
-        results_path = Path(args.submissions) / args.entry / "results.json"
-        if not results_path.is_file():
-            raise ConfigError(f"{results_path}: no such submission")
-        results = json.loads(results_path.read_text(encoding="utf-8"))
+            raise ConfigError("--model-card needs --entry SLUG (the submission to take scores)")
+        results = _read_results(args.submissions, args.entry)
         if args.dry_run:
             print(f"would write model-index for {args.entry!r} into {args.model_card}")
         else:
             write_model_card(args.model_card, results, args.entry, repo)
             print(f"wrote model-index for {args.entry!r} into {args.model_card}")
-    with tempfile.TemporaryDirectory() as tmp:
-        plan = plan_leaderboard(args.site, args.submissions, repo, Path(tmp) / "README.md")
-        return _go(plan, args.dry_run)
+    return _go(plan_leaderboard(args.site, args.submissions, repo), args.dry_run)
 
 
 def run_publish_suites(args: argparse.Namespace) -> int:
-    """Publish the built suites."""
+    """Publish the built suites with their eval.yaml."""
     from leaderboard.publish import check_repo_id, plan_suites
 
-    return _go(plan_suites(args.data, check_repo_id(args.repo)), args.dry_run)
+    plan = plan_suites(args.data, check_repo_id(args.repo), framework=args.evaluation_framework)
+    return _go(plan, args.dry_run, show=("eval.yaml",))
 
 
-def _go(plan, dry_run: bool) -> int:
+def run_publish_results(args: argparse.Namespace) -> int:
+    """Open a pull request with an entry's Eval Results on the model repo."""
+    from bench.manifest import read_manifest
+    from leaderboard.hub_eval import EVAL_RESULTS_PATH
+    from leaderboard.publish import check_repo_id, plan_results
+
+    model = check_repo_id(args.model, "--model")
+    dataset = check_repo_id(args.dataset, "--dataset")
+    results = _read_results(args.submissions, args.entry)
+    manifest = read_manifest(args.data) if args.data else None
+    plan, skipped = plan_results(results, args.entry, model, dataset,
+                                 dataset_revision=args.dataset_revision, manifest=manifest,
+                                 model_card=args.model_card)
+    if skipped:
+        print(f"left out {len(skipped)} suite(s): "
+              + "; ".join(f"{s}: {why}" for s, why in sorted(skipped.items())))
+    return _go(plan, args.dry_run, show=(EVAL_RESULTS_PATH,))
+
+
+def _go(plan, dry_run: bool, show: tuple[str, ...] = ()) -> int:
     from leaderboard.publish import execute
 
     if dry_run:
         print("\n".join(plan.describe()))
+        for path in show:
+            print(f"--- {path} ---")
+            print(plan.files[path].decode("utf-8"), end="")
         print("dry run: nothing sent")
         return 0
     execute(plan)
