@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,11 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# A private `datasets` cache per test session: the shared ~/.cache keeps prepared configs keyed
+# by folder and config name, so a suite rebuilt with other rows would load stale rows from it.
+_CACHE = tempfile.mkdtemp(prefix="cb-hf-datasets-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+os.environ["HF_DATASETS_CACHE"] = _CACHE
 
 from tests.helpers import CORPORA  # noqa: E402  (after the offline variables are set)
 
