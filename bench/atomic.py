@@ -1,4 +1,9 @@
-"""Write files so that a crash never leaves a half-written one behind."""
+"""Write files so that a crash never leaves a half-written one behind.
+
+Also the checks every command runs on its output paths before writing anything:
+:func:`check_output_dir` (refuse a non-empty existing folder unless ``--overwrite``) and
+:func:`check_output_file` (refuse a directory, or a path that is one of the inputs).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from bench.errors import ConfigError
 
 
 def _file_mode() -> int:
@@ -63,3 +70,73 @@ def atomic_dir(target: str | os.PathLike) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def check_output_dir(
+    target: str | os.PathLike,
+    *,
+    overwrite: bool = False,
+    flag: str = "--out",
+    replaceable: str | None = None,
+) -> Path:
+    """Refuse an output folder whose contents would be lost; return it as a ``Path``.
+
+    Every command that writes a folder calls this before doing any work. A missing path or an
+    empty folder is fine. A non-empty folder is refused unless ``overwrite`` is true (the
+    command's ``--overwrite``) or it holds the file ``replaceable``, which marks the folder as
+    this command's own earlier output (e.g. ``leaderboard.json`` for the leaderboard site).
+
+    Args:
+        target: The output folder.
+        overwrite: The user passed ``--overwrite``.
+        flag: The option that named the folder, for the message.
+        replaceable: A file name whose presence marks the folder as safe to replace.
+
+    Raises:
+        ConfigError: ``target`` is a file, or a non-empty folder that may not be replaced.
+
+    """
+    target = Path(target)
+    if target.exists() and not target.is_dir():
+        raise ConfigError(f"{flag} {target}: is a file, not a folder; name a folder")
+    if target.is_dir() and any(target.iterdir()):
+        if overwrite or (replaceable is not None and (target / replaceable).is_file()):
+            return target
+        raise ConfigError(
+            f"{flag} {target}: folder exists and is not empty; its contents would be replaced. "
+            "Pass --overwrite to replace it, or name a new folder"
+        )
+    return target
+
+
+def check_output_file(
+    target: str | os.PathLike,
+    *,
+    inputs: tuple[str | os.PathLike, ...] = (),
+    flag: str = "--out",
+) -> Path:
+    """Refuse an output file path that is a folder or one of the command's inputs.
+
+    Raises:
+        ConfigError: ``target`` is an existing directory, or the same file as an input.
+
+    """
+    target = Path(target)
+    if target.is_dir():
+        raise ConfigError(f"{flag} {target}: is a folder; name a file to write")
+    for source in inputs:
+        if source is not None and _same_file(target, Path(source)):
+            raise ConfigError(
+                f"{flag} {target}: is the input file {source}; writing it would overwrite the "
+                "input. Name another file"
+            )
+    return target
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
