@@ -19,9 +19,18 @@ from bench.errors import ConfigError
 
 def _file_mode() -> int:
     """0666 less the process umask (what ``open`` would have created)."""
+    return 0o666 & ~_umask()
+
+
+def dir_mode() -> int:
+    """0777 less the process umask (what ``mkdir`` would have created, usually 0755)."""
+    return 0o777 & ~_umask()
+
+
+def _umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
-    return 0o666 & ~umask
+    return umask
 
 
 @contextmanager
@@ -56,6 +65,7 @@ def atomic_dir(target: str | os.PathLike) -> Iterator[Path]:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    os.chmod(tmp, dir_mode())  # mkdtemp makes 0700
     try:
         yield tmp
         if target.exists():

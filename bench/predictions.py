@@ -269,7 +269,9 @@ def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
 
 
 def _parquet_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
-    yield from enumerate(_read_parquet(path, payload).to_pylist(), start=1)
+    table = _read_parquet(path, payload)
+    wanted = [c for c in ("id", "label", "probs") if c in table.column_names]
+    yield from enumerate(table.select(wanted).to_pylist(), start=1)  # other columns ignored
 
 
 def _slow_jsonl(path: Path, payload: bytes) -> _Columns:
@@ -549,3 +551,35 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
     columns = slow(path, payload)
     suites = _resolve(str(path), columns, manifest, suite_ids)
     return Predictions(str(path), digest, len(columns.ids), suites)
+
+
+def to_jsonl(path: str | Path) -> bytes:
+    """The prediction file as JSONL bytes, as the scorer reads it (what ``submit`` stores).
+
+    A JSONL file (or ``.jsonl.gz``) is kept byte for byte. CSV and Parquet records are
+    validated by the same per-record checks as :func:`read_predictions` and written as
+    ``{"id", "label"[, "probs"]}`` objects: labels keep their value (``"1.0"`` stays a string
+    the scorer reads as index 1), other columns (a timestamp, a model name) are dropped.
+
+    Raises:
+        PredictionFileError: The file is missing, of an unknown type, or malformed.
+
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise PredictionFileError(str(path), "file not found")
+    fmt = detect_format(path)
+    payload = read_payload(path)
+    if fmt == "jsonl":
+        return payload
+    records = {"csv": _csv_records, "parquet": _parquet_records}[fmt](path, payload)
+    out = []
+    for number, record in records:
+        row_id, label, probs = _record(str(path), number, record)
+        item = {"id": row_id, "label": label}
+        if probs is not None:
+            item["probs"] = probs
+        out.append(json.dumps(item, ensure_ascii=False).encode("utf-8") + b"\n")
+    if not out:
+        raise PredictionFileError(str(path), "the file has no prediction records")
+    return b"".join(out)

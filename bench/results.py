@@ -99,14 +99,20 @@ def require_coverage(results: Mapping, path: str, requested: list[str] | None = 
     raise PredictionFileError(path, "no suite could be scored (no predictions for any suite)")
 
 
-def invalid_warning(results: Mapping) -> str | None:
-    """One warning line when any answer is not a label of its suite, else ``None``."""
+def invalid_warning(results: Mapping, path: str | None = None) -> str | None:
+    """One warning line when any answer is not a label of its suite, else ``None``.
+
+    Args:
+        results: A results JSON.
+        path: The file the lines refer to (default: the results' ``predictions.path``).
+
+    """
     info = results.get("predictions", {}).get("invalid_answers") or {}
     count = info.get("count", 0)
     if not count:
         return None
     first = info.get("first") or {}
-    path = results.get("predictions", {}).get("path", "predictions")
+    path = path or results.get("predictions", {}).get("path", "predictions")
     suites = ", ".join(f"{k} {v}" for k, v in info.get("by_suite", {}).items())
     example = f"; first: {path}:{first.get('line')} value {first.get('value')!r}" if first else ""
     return (
