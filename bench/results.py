@@ -129,5 +129,7 @@ def skipped_lines(results: Mapping, verbose: bool = False) -> list[str]:
     if absent and verbose:
         lines += [f"skipped {k}: {NO_PREDICTIONS}" for k in absent]
     elif absent:
-        lines.append(f"{len(absent)} suite(s) without predictions not scored (--verbose lists them)")
+        lines.append(
+            f"{len(absent)} suite(s) without predictions not scored (--verbose lists them)"
+        )
     return lines

@@ -20,7 +20,6 @@ old entry aside first and a crashed replace is rolled back by the next locked op
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import gzip
 import hashlib
@@ -38,7 +37,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from bench.atomic import dir_mode, write_text
-from bench.errors import BenchError, ConfigError, PredictionFileError
+from bench.errors import BenchError, ConfigError
 from bench.scoring import score_file
 
 PREDICTIONS = "predictions.jsonl.gz"
@@ -147,8 +146,6 @@ def validate_meta(data: object, path: str = META) -> dict:
 
 def read_meta(path: str | os.PathLike) -> dict:
     """Read and validate a ``META.yaml``."""
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: metadata file not found")
