@@ -40,17 +40,30 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     On an exception the temporary file is removed and ``target`` is left untouched.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _cannot_write(exc, target) from None
     os.close(handle)
     tmp_path = Path(tmp)
     os.chmod(tmp_path, _file_mode())  # mkstemp makes 0600; give the usual umask-based mode
     try:
         yield tmp_path
         os.replace(tmp_path, target)
+    except OSError as exc:
+        if exc.filename not in (None, str(tmp_path)):
+            raise  # not a write of this file (e.g. an input that could not be read)
+        raise _cannot_write(exc, target) from None
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def _cannot_write(exc: OSError, target: Path) -> OSError:
+    """The same error, naming the file the user asked for instead of a temporary one."""
+    return OSError(exc.errno, f"cannot write it ({exc.strerror or exc}); nothing was written",
+                   str(target))
 
 
 def write_text(target: str | os.PathLike, text: str) -> None:
@@ -63,8 +76,11 @@ def write_text(target: str | os.PathLike, text: str) -> None:
 def atomic_dir(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary directory; on success it replaces ``target`` (old copy removed)."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    except OSError as exc:
+        raise _cannot_write(exc, target) from None
     os.chmod(tmp, dir_mode())  # mkdtemp makes 0700
     try:
         yield tmp

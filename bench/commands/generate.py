@@ -25,7 +25,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--data", help="local .csv/.tsv/.jsonl file or Hub dataset id")
     parser.add_argument("--split", default="test", help="split of a Hub dataset (default: test)")
-    parser.add_argument("--task-type", choices=["nli", "paraphrase", "qa", "wic", "single"])
+    parser.add_argument("--task-type", choices=["nli", "paraphrase", "qa", "wic", "single"],
+                        help="what the input columns are (sets the rules that apply)")
     parser.add_argument("--columns", help="input columns, comma-separated, in task-type order "
                         "(nli: premise,hypothesis; paraphrase: s1,s2; qa: question,passage; "
                         "wic: s1,s2,word[,start1,end1,start2,end2]; single: text)")
