@@ -88,8 +88,8 @@ def _quiet_broken_pipe() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code."""
-    args = make_parser().parse_args(argv)
     try:
+        args = make_parser().parse_args(argv)  # --help | head: a broken pipe here too
         code = int(args.func(args) or 0)
         sys.stdout.flush()
         return code

@@ -541,12 +541,14 @@ def test_broken_pipe_is_quiet(case_dir):
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line: like `| head -0`
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "bench.cli", "score", "p.jsonl", *D],
+    proc = subprocess.run([sys.executable, "-m", "bench.cli", "score", "p.jsonl", *D,
+                           "--out", "r.json"],
                           stdout=write, stderr=subprocess.PIPE, text=True, env=env,
                           cwd=case_dir, check=False)
     os.close(write)
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
     assert proc.returncode == 141
+    assert json.loads((case_dir / "r.json").read_text())["suites"]  # written before printing
 
 
 #: Commands whose options other developers own (issue 11 gives their --help to them).

@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     require_coverage(results, args.predictions, args.suites)
     results["provenance"] = provenance("score", args)
+    if args.out:  # before printing: `score --out r.json | head` still writes r.json
+        write_text(args.out, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     print(results_table({**results, "skipped": {}}))  # unscored suites: skipped_lines
     for line in skipped_lines(results, args.verbose):
         print(line)
@@ -110,6 +112,5 @@ def run(args: argparse.Namespace) -> int:
         print(warning)
     print(f"scored {len(results['suites'])} suites in {elapsed:.2f}s")
     if args.out:
-        write_text(args.out, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {args.out}")
     return 0
