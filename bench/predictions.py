@@ -435,7 +435,8 @@ def _labels(path, labels, positions, label_names, lines) -> tuple[np.ndarray, tu
 
     A string matches a label name ignoring case, spaces, ``_`` and ``-`` (as ``predict``
     matches model labels, :func:`bench.modeling.normalise_label`); otherwise a string that is
-    an integer (``"1"``, ``"1.0"``) is an index. Anything else is an invalid answer.
+    an integer in range (``"1"``, ``"1.0"``) is an index. Anything else, an out-of-range
+    ``"7"`` included, is an invalid answer; an out-of-range *integer* is an error.
     """
     lookup = {normalise_label(name): i for i, name in enumerate(label_names)}
     if isinstance(labels, pa.Array):
@@ -457,7 +458,11 @@ def _labels(path, labels, positions, label_names, lines) -> tuple[np.ndarray, tu
         if isinstance(value, str):
             if value not in cache:
                 found = lookup.get(normalise_label(value))
-                cache[value] = found if found is not None else _index_text(value)
+                if found is None:
+                    found = _index_text(value)
+                    if found is not None and not 0 <= found < len(label_names):
+                        found = None  # "7" from a text-to-text model: free text, not a bug
+                cache[value] = found
             index = cache[value]
             if index is None:
                 out[i] = INVALID

@@ -38,6 +38,7 @@ from filelock import FileLock
 
 from bench.atomic import dir_mode, write_text
 from bench.errors import BenchError, ConfigError
+from bench.predictions import read_payload, to_jsonl
 from bench.scoring import score_file
 
 PREDICTIONS = "predictions.jsonl.gz"
@@ -170,13 +171,6 @@ def _load_yaml(path: Path) -> object:
         raise ConfigError(f"{path}: a value is not valid ({exc}); dates are YYYY-MM-DD") from None
 
 
-def predictions_to_jsonl(path: str | os.PathLike) -> bytes:
-    """The prediction file as the JSONL ``submit`` stores (:func:`bench.predictions.to_jsonl`)."""
-    from bench.predictions import to_jsonl
-
-    return to_jsonl(path)
-
-
 def gzip_bytes(data: bytes) -> bytes:
     """Deterministic gzip (mtime 0, no file name)."""
     buf = io.BytesIO()
@@ -289,7 +283,7 @@ def submit(
     target = root / slug
     if target.exists() and not replace:
         raise ConfigError(_taken(slug, root))
-    jsonl = predictions_to_jsonl(predictions)
+    jsonl = to_jsonl(predictions)
     scorer = scorer or score_file
     results = _score(predictions, data_dir, scorer, jsonl)
     results["provenance"] = provenance("submit", arguments or {
@@ -396,8 +390,6 @@ def load_entry(d: Path) -> Submission:
 
 def read_stored_predictions(sub: Submission) -> bytes:
     """Return the stored predictions as JSONL bytes."""
-    from bench.predictions import read_payload
-
     return read_payload(sub.path / PREDICTIONS)
 
 

@@ -589,3 +589,12 @@ def test_known_params_are_the_ones_scorers_read():
         read |= set(re.findall(r"params(?:\.get\(|\[)\s*\"(\w+)\"", text))
         read |= set(re.findall(r"\"(\w+)\" in params", text))
     assert read and read <= set(KNOWN_PARAMS), read - set(KNOWN_PARAMS)
+
+
+def test_out_of_range_index_string_is_an_invalid_answer(case_dir, capsys):
+    results = _score(_labels_as(case_dir, "r.jsonl", [1, "7"]))
+    assert results["predictions"]["invalid_answers"]["first"] == {"line": 2, "value": "7"}
+    assert "warning: 248 invalid answer(s)" in capsys.readouterr().out
+    _labels_as(case_dir, "e.jsonl", [1, 7])  # an integer out of range is a bug: an error
+    assert main(["score", "e.jsonl", *D]) == 2
+    assert "e.jsonl:2: field 'label' value 7: label index out of range" in capsys.readouterr().err
