@@ -6,7 +6,7 @@ Each command lives in its own module under ``bench/commands/`` and is listed in 
 line on stderr and exit code 2, and so does an ``OSError`` while reading or writing (a full
 disk, a read-only folder: the message names the file; writes go through :mod:`bench.atomic`, so
 nothing is half-written). Output piped into ``head`` ends quietly. Every command's ``--help``
-shows the defaults.
+shows the defaults. A command's ``--no-progress`` silences every library's progress bars.
 """
 
 from __future__ import annotations
@@ -76,6 +76,23 @@ def _os_error(exc: OSError) -> str:
     return f"{where}{exc.strerror or exc}"
 
 
+def silence_progress_bars() -> None:
+    """``--no-progress``: no bars from tqdm, huggingface_hub, datasets or transformers.
+
+    The environment variables reach the libraries imported later (commands import them
+    lazily); the ones already imported are switched off directly.
+    """
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"  # read by hub and transformers
+    os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] = "1"
+    os.environ["TQDM_DISABLE"] = "1"
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "datasets" in sys.modules:
+        sys.modules["datasets"].disable_progress_bars()
+    if "transformers" in sys.modules:
+        importlib.import_module("transformers.utils.logging").disable_progress_bar()
+
+
 def _quiet_broken_pipe() -> int:
     """The reader went away (``| head``): point stdout at /dev/null so exit is quiet."""
     try:
@@ -90,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code."""
     try:
         args = make_parser().parse_args(argv)  # --help | head: a broken pipe here too
+        if getattr(args, "no_progress", False):
+            silence_progress_bars()
         code = int(args.func(args) or 0)
         sys.stdout.flush()
         return code

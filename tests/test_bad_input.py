@@ -598,3 +598,21 @@ def test_out_of_range_index_string_is_an_invalid_answer(case_dir, capsys):
     _labels_as(case_dir, "e.jsonl", [1, 7])  # an integer out of range is a bug: an error
     assert main(["score", "e.jsonl", *D]) == 2
     assert "e.jsonl:2: field 'label' value 7: label index out of range" in capsys.readouterr().err
+
+
+IMPORT = "import datasets, transformers.utils.logging as tl, huggingface_hub.utils as hu\n"
+SILENCE = "from bench.cli import silence_progress_bars\nsilence_progress_bars()\n"
+SHOW = ("print(tl.is_progress_bar_enabled(), hu.are_progress_bars_disabled(), "
+        "datasets.is_progress_bar_enabled())\n")
+
+
+@pytest.mark.parametrize("code", [IMPORT + SILENCE + SHOW, SILENCE + IMPORT + SHOW],
+                         ids=["imported_before", "imported_after"])
+def test_no_progress_silences_library_bars(code):
+    """``--no-progress`` reaches transformers, huggingface_hub and datasets bars."""
+    quiet = ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS", "TQDM_DISABLE")
+    env = {k: v for k, v in os.environ.items() if k not in quiet}
+    env["PYTHONPATH"] = str(ROOT)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True).stdout.split()
+    assert out == ["False", "True", "False"], out
