@@ -3,13 +3,17 @@
 Each command lives in its own module under ``bench/commands/`` and is listed in ``COMMANDS``
 (explicitly, no scanning). A command module exposes ``add_parser(subparsers)``, which sets
 ``func`` on its parser; ``func(args)`` returns the exit code. Any ``BenchError`` becomes one
-line on stderr and exit code 2.
+line on stderr and exit code 2, and so does an ``OSError`` while reading or writing (a full
+disk, a read-only folder: the message names the file; writes go through :mod:`bench.atomic`, so
+nothing is half-written). Output piped into ``head`` ends quietly. Every command's ``--help``
+shows the defaults. A command's ``--no-progress`` silences every library's progress bars.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +36,24 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """``--help`` with ``(default: X)`` after each option that has a meaningful default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            "%(default)" in text
+            or default is None
+            or default is False
+            or default == []
+            or default == argparse.SUPPRESS
+            or not action.option_strings
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered command."""
     parser = argparse.ArgumentParser(
@@ -42,16 +64,61 @@ def make_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMANDS:
         importlib.import_module(module).add_parser(subparsers)
+    for command in subparsers.choices.values():
+        command.formatter_class = DefaultsHelpFormatter
     return parser
+
+
+def _os_error(exc: OSError) -> str:
+    """One line for a file-system error: the file, the reason."""
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    where = f"{' -> '.join(names)}: " if names else ""
+    return f"{where}{exc.strerror or exc}"
+
+
+def silence_progress_bars() -> None:
+    """``--no-progress``: no bars from tqdm, huggingface_hub, datasets or transformers.
+
+    The environment variables reach the libraries imported later (commands import them
+    lazily); the ones already imported are switched off directly.
+    """
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"  # read by hub and transformers
+    os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] = "1"
+    os.environ["TQDM_DISABLE"] = "1"
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "datasets" in sys.modules:
+        sys.modules["datasets"].disable_progress_bars()
+    if "transformers" in sys.modules:
+        importlib.import_module("transformers.utils.logging").disable_progress_bar()
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader went away (``| head``): point stdout at /dev/null so exit is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141  # 128 + SIGPIPE, what a shell reports for a killed writer
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code."""
-    args = make_parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        args = make_parser().parse_args(argv)  # --help | head: a broken pipe here too
+        if getattr(args, "no_progress", False):
+            silence_progress_bars()
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except BenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {_os_error(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import math
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ import pyarrow.parquet as pq
 
 from bench.errors import PredictionFileError
 from bench.metrics.becel import INVALID
+from bench.modeling import normalise_label
 
 PROB_TOLERANCE = 1e-3
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
@@ -46,6 +48,7 @@ class SuitePredictions:
         pred: Label index per row; ``INVALID`` (-1) for answers outside the label set.
         probs: ``(n, n_labels)`` probabilities when every row has them, else ``None``.
         lines: 1-based line (JSONL/CSV) or row (Parquet) of each record, for messages.
+        first_invalid: ``(line, value)`` of the first invalid answer, ``None`` when none.
 
     """
 
@@ -53,6 +56,12 @@ class SuitePredictions:
     pred: np.ndarray
     probs: np.ndarray | None
     lines: np.ndarray
+    first_invalid: tuple[int, object] | None = None
+
+    @property
+    def n_invalid(self) -> int:
+        """Number of invalid answers (labels that are neither a label name nor an index)."""
+        return int((self.pred == INVALID).sum())
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,8 @@ class Predictions:
 
     Attributes:
         path: The file.
-        sha256: Content hash of the file.
+        sha256: Hash of the file's content (uncompressed for ``.gz``, so a stored
+            ``.jsonl.gz`` has the hash of the JSONL it holds).
         rows: Number of records.
         suites: Per suite name, that suite's predictions.
 
@@ -71,6 +81,17 @@ class Predictions:
     sha256: str
     rows: int
     suites: dict[str, SuitePredictions]
+
+    def invalid_answers(self) -> dict:
+        """Invalid answers: total, per suite, and the first one (line and value)."""
+        by_suite = {n: s.n_invalid for n, s in sorted(self.suites.items()) if s.n_invalid}
+        firsts = [s.first_invalid for s in self.suites.values() if s.first_invalid]
+        first = min(firsts, key=lambda item: item[0]) if firsts else None
+        return {
+            "count": sum(by_suite.values()),
+            "by_suite": by_suite,
+            "first": {"line": first[0], "value": first[1]} if first else None,
+        }
 
 
 @dataclass
@@ -97,10 +118,12 @@ def detect_format(path: Path) -> str:
 
 
 def _check_label(path: str, line: int, value: object) -> object:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # 1.0: an index written as a float (CSV exports, pandas)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise PredictionFileError(
             path,
-            "must be an integer label index or a label name string",
+            "must be an integer label index (1 or 1.0) or a label name string",
             line=line,
             field="label",
             value=value,
@@ -228,9 +251,7 @@ def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
             raise PredictionFileError(
                 str(path), f"{len(fields)} fields, header has {len(header)}", line=number
             )
-        label: object = fields[position["label"]]
-        if isinstance(label, str) and label.strip().lstrip("-").isdigit():
-            label = int(label)
+        label = fields[position["label"]]  # "1", "1.0" and names are resolved by _labels
         prob = None
         if "probs" in position and fields[position["probs"]].strip():
             try:
@@ -248,7 +269,9 @@ def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
 
 
 def _parquet_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
-    yield from enumerate(_read_parquet(path, payload).to_pylist(), start=1)
+    table = _read_parquet(path, payload)
+    wanted = [c for c in ("id", "label", "probs") if c in table.column_names]
+    yield from enumerate(table.select(wanted).to_pylist(), start=1)  # other columns ignored
 
 
 def _slow_jsonl(path: Path, payload: bytes) -> _Columns:
@@ -378,9 +401,9 @@ def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> d
                 int(positions[np.flatnonzero(~known)[0]]),
                 f"unknown id: not a row of suite {name!r}",
             )
-        pred = _labels(path, columns.labels, positions, label_names, lines)
+        pred, first_invalid = _labels(path, columns.labels, positions, label_names, lines)
         probs = _probs(path, columns.probs, positions, len(label_names), lines, ids)
-        out[name] = SuitePredictions(sub_ids, pred, probs, lines[positions])
+        out[name] = SuitePredictions(sub_ids, pred, probs, lines[positions], first_invalid)
     return out
 
 
@@ -395,8 +418,27 @@ def _out_of_range(path, label_names, line: int, value: int) -> PredictionFileErr
     )
 
 
-def _labels(path, labels, positions, label_names, lines) -> np.ndarray:
-    lookup = {name.strip().lower(): i for i, name in enumerate(label_names)}
+def _index_text(value: str) -> int | None:
+    """``"1"``, ``" 1 "``, ``"1.0"`` -> 1; ``None`` for any other text."""
+    text = value.strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(number) or not number.is_integer() or text.lower().startswith("0x"):
+        return None
+    return int(number)
+
+
+def _labels(path, labels, positions, label_names, lines) -> tuple[np.ndarray, tuple | None]:
+    """Label indices (``INVALID`` for invalid answers) and the first invalid answer.
+
+    A string matches a label name ignoring case, spaces, ``_`` and ``-`` (as ``predict``
+    matches model labels, :func:`bench.modeling.normalise_label`); otherwise a string that is
+    an integer in range (``"1"``, ``"1.0"``) is an index. Anything else, an out-of-range
+    ``"7"`` included, is an invalid answer; an out-of-range *integer* is an error.
+    """
+    lookup = {normalise_label(name): i for i, name in enumerate(label_names)}
     if isinstance(labels, pa.Array):
         taken = labels.take(pa.array(positions))
         if pa.types.is_integer(taken.type):
@@ -405,19 +447,34 @@ def _labels(path, labels, positions, label_names, lines) -> np.ndarray:
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 raise _out_of_range(path, label_names, int(lines[positions[i]]), int(values[i]))
-            return values
+            return values, None
         texts = taken.to_pylist()
     else:
         texts = [labels[p] for p in positions]
     out = np.empty(len(texts), dtype=np.int64)
+    first = None
+    cache: dict[str, int | None] = {}
     for i, value in enumerate(texts):
         if isinstance(value, str):
-            out[i] = lookup.get(value.strip().lower(), INVALID)
-        elif 0 <= value < len(label_names):
+            if value not in cache:
+                found = lookup.get(normalise_label(value))
+                if found is None:
+                    found = _index_text(value)
+                    if found is not None and not 0 <= found < len(label_names):
+                        found = None  # "7" from a text-to-text model: free text, not a bug
+                cache[value] = found
+            index = cache[value]
+            if index is None:
+                out[i] = INVALID
+                if first is None:
+                    first = (int(lines[positions[i]]), value)
+                continue
+            value = index
+        if 0 <= value < len(label_names):
             out[i] = value
         else:
             raise _out_of_range(path, label_names, int(lines[positions[i]]), value)
-    return out
+    return out, first
 
 
 def _probs(path, probs, positions, n_labels, lines, ids) -> np.ndarray | None:
@@ -425,10 +482,9 @@ def _probs(path, probs, positions, n_labels, lines, ids) -> np.ndarray | None:
         return None
     if isinstance(probs, pa.Array):
         taken = probs.take(pa.array(positions))
-        if taken.null_count:
-            return None
-        lengths = pc.list_value_length(taken).to_numpy(zero_copy_only=False)
-        rows = taken.to_pylist() if (lengths != n_labels).any() else None
+        lengths = pc.fill_null(pc.list_value_length(taken), n_labels)
+        mismatch = (lengths.to_numpy(zero_copy_only=False) != n_labels).any()
+        rows = taken.to_pylist() if mismatch or taken.null_count else None
         if rows is None:
             flat = taken.flatten().to_numpy(zero_copy_only=False).astype(np.float64)
             return flat.reshape(len(positions), n_labels)
@@ -447,6 +503,22 @@ def _probs(path, probs, positions, n_labels, lines, ids) -> np.ndarray | None:
     if any(row is None for row in rows):
         return None
     return np.asarray(rows, dtype=np.float64).reshape(len(positions), n_labels)
+
+
+def read_payload(path: Path) -> bytes:
+    """The file's bytes, decompressed when it ends in ``.gz``.
+
+    Raises:
+        PredictionFileError: A corrupt or truncated gzip file.
+
+    """
+    payload = path.read_bytes()
+    if path.suffix.lower() == ".gz":
+        try:
+            payload = gzip.decompress(payload)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise PredictionFileError(str(path), f"not a valid gzip file ({exc})") from None
+    return payload
 
 
 def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions:
@@ -471,13 +543,8 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
     if path.stat().st_size == 0:
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
-    payload = path.read_bytes()
+    payload = read_payload(path)
     digest = hashlib.sha256(payload).hexdigest()
-    if path.suffix.lower() == ".gz":
-        try:
-            payload = gzip.decompress(payload)
-        except (OSError, EOFError) as exc:
-            raise PredictionFileError(str(path), f"not a valid gzip file ({exc})") from None
     columns = _fast(payload, fmt)
     if columns is not None:
         try:
@@ -489,3 +556,35 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
     columns = slow(path, payload)
     suites = _resolve(str(path), columns, manifest, suite_ids)
     return Predictions(str(path), digest, len(columns.ids), suites)
+
+
+def to_jsonl(path: str | Path) -> bytes:
+    """The prediction file as JSONL bytes, as the scorer reads it (what ``submit`` stores).
+
+    A JSONL file (or ``.jsonl.gz``) is kept byte for byte. CSV and Parquet records are
+    validated by the same per-record checks as :func:`read_predictions` and written as
+    ``{"id", "label"[, "probs"]}`` objects: labels keep their value (``"1.0"`` stays a string
+    the scorer reads as index 1), other columns (a timestamp, a model name) are dropped.
+
+    Raises:
+        PredictionFileError: The file is missing, of an unknown type, or malformed.
+
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise PredictionFileError(str(path), "file not found")
+    fmt = detect_format(path)
+    payload = read_payload(path)
+    if fmt == "jsonl":
+        return payload
+    records = {"csv": _csv_records, "parquet": _parquet_records}[fmt](path, payload)
+    out = []
+    for number, record in records:
+        row_id, label, probs = _record(str(path), number, record)
+        item = {"id": row_id, "label": label}
+        if probs is not None:
+            item["probs"] = probs
+        out.append(json.dumps(item, ensure_ascii=False).encode("utf-8") + b"\n")
+    if not out:
+        raise PredictionFileError(str(path), "the file has no prediction records")
+    return b"".join(out)

@@ -261,6 +261,7 @@ def score_predictions(
             "path": predictions.path,
             "sha256": predictions.sha256,
             "rows": predictions.rows,
+            "invalid_answers": predictions.invalid_answers(),
         },
         "data": {"path": str(folder.root)},
         "seed": options.seed,

@@ -9,8 +9,9 @@ Layout::
       <slug>/meta.yaml            validated metadata
       <slug>/results.json         the scorer's results (with each suite's content hash)
 
-A submit validates the metadata, normalises the predictions to JSONL, scores them, and writes
-the three files into a staging directory *outside* the lock. Only the final step takes the
+A submit validates the metadata, scores the prediction file exactly as ``score`` does (any
+format), converts it to JSONL with the same reader, and writes the three files into a staging
+directory *outside* the lock. Only the final step takes the
 lock: check that the slug is free (or ``replace``), then one ``rename`` of the staging
 directory to ``<slug>``. A process killed before that rename leaves the previous state intact
 (the staging directory is swept by the next submit once its owner is dead); a replace moves the
@@ -19,9 +20,9 @@ old entry aside first and a crashed replace is rolled back by the next locked op
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -35,8 +36,9 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from bench.atomic import write_text
-from bench.errors import BenchError, ConfigError, PredictionFileError
+from bench.atomic import dir_mode, write_text
+from bench.errors import BenchError, ConfigError
+from bench.predictions import read_payload, to_jsonl
 from bench.scoring import score_file
 
 PREDICTIONS = "predictions.jsonl.gz"
@@ -145,41 +147,28 @@ def validate_meta(data: object, path: str = META) -> dict:
 
 def read_meta(path: str | os.PathLike) -> dict:
     """Read and validate a ``META.yaml``."""
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: metadata file not found")
+    return validate_meta(_load_yaml(path), str(path))
+
+
+def _load_yaml(path: Path) -> object:
+    """YAML from a file; a clear error for bad encoding, syntax, or an impossible date."""
+    import yaml
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8"
+        ) from None
+    try:
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    return validate_meta(data, str(path))
-
-
-def predictions_to_jsonl(path: str | os.PathLike) -> bytes:
-    """Return the prediction file as JSONL bytes (CSV / Parquet converted row by row)."""
-    path = Path(path)
-    if not path.is_file():
-        raise PredictionFileError(str(path), "file not found")
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return path.read_bytes()
-    if suffix == ".gz":
-        with gzip.open(path, "rb") as fh:
-            return fh.read()
-    if suffix == ".csv":
-        with path.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-    elif suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        rows = pq.read_table(path).to_pylist()
-    else:
-        raise PredictionFileError(
-            str(path), f"unknown file type {suffix!r}; accepted: .jsonl, .csv, .parquet"
-        )
-    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in rows)
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+    except ValueError as exc:  # e.g. date: 2026-13-45 (YAML reads dates itself)
+        raise ConfigError(f"{path}: a value is not valid ({exc}); dates are YYYY-MM-DD") from None
 
 
 def gzip_bytes(data: bytes) -> bytes:
@@ -224,7 +213,9 @@ def _stage(root: Path) -> Path:
     staging = root / STAGING
     staging.mkdir(parents=True, exist_ok=True)
     # the owner's pid is in the name, so the directory is never seen without it
-    return Path(tempfile.mkdtemp(dir=staging, prefix=f"{os.getpid()}-"))
+    stage = Path(tempfile.mkdtemp(dir=staging, prefix=f"{os.getpid()}-"))
+    os.chmod(stage, dir_mode())  # mkdtemp makes 0700; an entry gets the usual 0755
+    return stage
 
 
 def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> None:
@@ -242,27 +233,18 @@ def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> 
             os.fsync(fh.fileno())
 
 
-def _score(jsonl: bytes, stage: Path, data_dir: str | os.PathLike, scorer: Scorer,
-           shown: str = "predictions") -> dict:
-    plain = stage / "predictions.jsonl"
-    plain.write_bytes(jsonl)
-    try:
-        results = scorer(plain, data_dir)
-    except BenchError as exc:  # name the user's file, not the staging copy
-        exc.args = tuple(
-            a.replace(str(plain), shown) if isinstance(a, str) else a for a in exc.args
-        )
-        raise
-    finally:
-        plain.unlink()
-    results = dict(results)
-    results["predictions"] = {**results.get("predictions", {}), "path": PREDICTIONS}
-    if not results.get("suites"):
-        skipped = results.get("skipped", {})
-        detail = "; ".join(f"{k}: {v}" for k, v in sorted(skipped.items())[:5])
-        raise PredictionFileError(
-            "predictions", f"no suite could be scored (every suite incomplete). {detail}"
-        )
+def _score(path: str | os.PathLike, data_dir: str | os.PathLike, scorer: Scorer,
+           stored: bytes) -> dict:
+    """Score the file as ``score`` would; record the stored JSONL's path and hash."""
+    from bench.results import require_coverage
+
+    results = dict(scorer(Path(path), data_dir))
+    require_coverage(results, str(path))
+    results["predictions"] = {
+        **results.get("predictions", {}),
+        "path": PREDICTIONS,
+        "sha256": hashlib.sha256(stored).hexdigest(),  # of the JSONL inside the .gz
+    }
     return results
 
 
@@ -281,26 +263,36 @@ def submit(
     data_dir: str | os.PathLike = "consistency-bench",
     replace: bool = False,
     scorer: Scorer | None = None,
+    arguments: Mapping | None = None,
 ) -> Submission:
     """Validate, score and store one submission; return it.
+
+    The stored results are exactly what ``score`` computes for the same file, whatever its
+    format: the file itself is scored, and the JSONL stored beside it scores the same.
 
     Raises:
         ConfigError: Bad name or metadata, or the slug is taken and ``replace`` is false.
         PredictionFileError: The scorer rejects the prediction file.
 
     """
-    root = Path(root)
+    from bench.results import provenance
+
+    root = _check_root(root)
     slug = slugify(name)
     meta = read_meta(meta_path)
     target = root / slug
     if target.exists() and not replace:
         raise ConfigError(_taken(slug, root))
-    jsonl = predictions_to_jsonl(predictions)
+    jsonl = to_jsonl(predictions)
     scorer = scorer or score_file
+    results = _score(predictions, data_dir, scorer, jsonl)
+    results["provenance"] = provenance("submit", arguments or {
+        "predictions": str(predictions), "name": name, "meta": str(meta_path),
+        "submissions": str(root), "data": str(data_dir), "replace": replace,
+    })
     root.mkdir(parents=True, exist_ok=True)
     stage = _stage(root)
     try:
-        results = _score(jsonl, stage, data_dir, scorer, str(predictions))
         _write_entry(stage, jsonl, meta, results)
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
         with lock(root):
@@ -323,6 +315,13 @@ def submit(
     return Submission(slug, target, dict(meta), results)
 
 
+def _check_root(root: str | os.PathLike) -> Path:
+    root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"--submissions {root}: is a file, not a folder")
+    return root
+
+
 def _taken(slug: str, root: Path) -> str:
     return f"submission {slug!r} already exists in {root}; pass --replace to overwrite it"
 
@@ -335,28 +334,63 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def load_all(root: str | os.PathLike = "submissions") -> list[Submission]:
-    """Every stored submission, sorted by slug (dot-folders are skipped)."""
-    import yaml
+def load_all(
+    root: str | os.PathLike = "submissions",
+    on_error: Callable[[str], None] | None = None,
+) -> list[Submission]:
+    """Every stored submission, sorted by slug (dot-folders are skipped).
 
+    Args:
+        root: The submissions folder.
+        on_error: When given, an unreadable entry (missing file, bad ``meta.yaml``, corrupt
+            ``results.json``) is reported to it as one line and skipped, so one stray folder
+            does not block the whole leaderboard; otherwise it raises.
+
+    Raises:
+        ConfigError: The folder is missing, or (without ``on_error``) an entry is unreadable.
+
+    """
     root = Path(root)
     if not root.is_dir():
         raise ConfigError(f"{root}: submissions folder not found")
     out = []
     for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        missing = [f for f in (PREDICTIONS, META, RESULTS) if not (d / f).is_file()]
-        if missing:
-            raise BenchError(f"{d}: incomplete submission, missing {missing}")
-        meta = yaml.safe_load((d / META).read_text(encoding="utf-8"))
-        results = json.loads((d / RESULTS).read_text(encoding="utf-8"))
-        out.append(Submission(d.name, d, meta, results))
+        try:
+            out.append(load_entry(d))
+        except BenchError as exc:
+            if on_error is None:
+                raise
+            on_error(f"{exc}; entry skipped")
     return out
+
+
+def load_entry(d: Path) -> Submission:
+    """One stored entry, its metadata and results checked.
+
+    Raises:
+        ConfigError: A missing file, invalid ``meta.yaml`` or corrupt ``results.json``, naming
+            the file.
+
+    """
+    missing = [f for f in (PREDICTIONS, META, RESULTS) if not (d / f).is_file()]
+    if missing:
+        raise ConfigError(f"{d}: incomplete submission, missing {missing}")
+    meta = validate_meta(_load_yaml(d / META), str(d / META))
+    try:
+        results = json.loads((d / RESULTS).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{d / RESULTS}: not valid JSON ({exc})") from None
+    if not isinstance(results, dict) or not isinstance(results.get("suites"), dict):
+        raise ConfigError(f"{d / RESULTS}: not a results JSON (no 'suites' mapping)")
+    for suite, entry in results["suites"].items():
+        if not isinstance(entry, dict) or "main_score" not in entry:
+            raise ConfigError(f"{d / RESULTS}: suite {suite!r} has no 'main_score'")
+    return Submission(d.name, d, meta, results)
 
 
 def read_stored_predictions(sub: Submission) -> bytes:
     """Return the stored predictions as JSONL bytes."""
-    with gzip.open(sub.path / PREDICTIONS, "rb") as fh:
-        return fh.read()
+    return read_payload(sub.path / PREDICTIONS)
 
 
 @dataclass(frozen=True)
@@ -393,20 +427,29 @@ def rescore(
     scorer: Scorer | None = None,
     dry_run: bool = False,
 ) -> list[Change]:
-    """Rescore every submission against ``data_dir``; rewrite changed results atomically."""
+    """Rescore every submission against ``data_dir``; rewrite changed results atomically.
+
+    Every entry is read and rescored before anything is written, so a corrupt entry (a
+    truncated ``.gz``, a broken ``results.json``) stops the run with its name and changes
+    nothing.
+    """
+    from bench.results import provenance
+
     root = Path(root)
     scorer = scorer or score_file
     changes: list[Change] = []
+    rewrites = []
     for sub in load_all(root):
-        stage = _stage(root)
-        try:
-            new = _score(read_stored_predictions(sub), stage, data_dir, scorer,
-                         str(sub.path / PREDICTIONS))
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
+        stored = sub.path / PREDICTIONS
+        new = _score(stored, data_dir, scorer, read_stored_predictions(sub))
         found = diff_results(sub.slug, sub.results, new)
         changes.extend(found)
-        if found and not dry_run:
+        if found:
+            new["provenance"] = provenance("rescore", {"submissions": str(root),
+                                                       "data": str(data_dir)})
+            rewrites.append((sub, new))
+    if not dry_run:
+        for sub, new in rewrites:
             with lock(root):
                 write_text(
                     sub.path / RESULTS,

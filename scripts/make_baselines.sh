@@ -37,7 +37,7 @@ steps=()
 if [[ -n "${TRAIN_STEPS:-}" ]]; then steps=(--max-steps "$TRAIN_STEPS"); fi
 : > "$OUT/minilm-ft.jsonl.tmp"
 for task in sst2 rte mrpc wic; do
-  nice -n 10 $CB train --task "$task" --out "$MODELS/minilm-$task" --sources "$SOURCES" \
+  nice -n 10 $CB train --task "$task" --out "$MODELS/minilm-$task" --overwrite --sources "$SOURCES" \
     --no-download "${steps[@]}"
   nice -n 10 $CB predict --model "$MODELS/minilm-$task" --data "$DATA" --tasks "$task" \
     --out "$OUT/minilm-$task.jsonl" --no-progress

@@ -16,9 +16,11 @@ from bench.errors import PredictionFileError
 
 
 def fake_score_file(path, data_dir, **_):
+    from bench.predictions import read_payload
+
     path = Path(path)
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_payload(path).decode("utf-8").splitlines(), 1):
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.atomic import _umask
 from bench.errors import BenchError, ConfigError
 from leaderboard.submissions import (
     PAUSE_ENV,
@@ -65,9 +66,17 @@ def test_submit_layout_and_determinism(env):
     raw = (env / "pred.jsonl").read_bytes()
     assert gzip.decompress((sub.path / "predictions.jsonl.gz").read_bytes()) == raw
     first = snapshot(env / "subs")
+    first_results = json.loads((sub.path / "results.json").read_text())
     do_submit(env, replace=True)
-    assert snapshot(env / "subs") == first  # gzip mtime 0: byte-identical
+    again = snapshot(env / "subs")
+    # gzip mtime 0: byte-identical predictions and metadata; results differ only in the date
+    assert {k: v for k, v in again.items() if not k.endswith("results.json")} == {
+        k: v for k, v in first.items() if not k.endswith("results.json")}
     results = json.loads((sub.path / "results.json").read_text())
+    assert results["provenance"]["command"] == "submit"
+    assert {**results, "provenance": None} == {**first_results, "provenance": None}
+    assert results["predictions"]["sha256"] == hashlib.sha256(raw).hexdigest()
+    assert oct(sub.path.stat().st_mode & 0o777) == oct(0o777 & ~_umask())
     assert results["suites"]["toy"]["content_hash"] == "hash-v1"
     assert results["predictions"]["path"] == "predictions.jsonl.gz"
     [loaded] = load_all(env / "subs")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.atomic import atomic_path
-from bench.errors import UnknownNameError
+from bench.errors import ConfigError, UnknownNameError
 from bench.sources import SourceResolver
 from bench.tasks import TaskSpec, get_task
 
@@ -179,4 +179,10 @@ def run_baseline(
                     record["probs"] = [round(p, 6) for p in probs]
                 handle.write(json.dumps(record) + "\n")
             written[suite] = len(rows)
+        if not written:  # raised inside the block: the temporary file is removed
+            raise ConfigError(
+                f"baseline {name!r} covers none of the chosen suites "
+                f"({', '.join(chosen[:5])}{', ...' if len(chosen) > 5 else ''}); it covers the "
+                f"tasks {', '.join(baseline.tasks)} (pair baselines skip single-string suites)"
+            )
     return written

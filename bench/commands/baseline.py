@@ -16,13 +16,42 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         f"Baselines: {', '.join(BASELINES)}. See docs/baselines.md.",
     )
     parser.add_argument("name", metavar="NAME", help=f"one of {', '.join(BASELINES)}")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR")
-    parser.add_argument("--out", required=True, metavar="PREDICTIONS")
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
+                        help="built suite folder")
+    parser.add_argument("--out", required=True, metavar="PREDICTIONS",
+                        help="JSONL prediction file to write")
     parser.add_argument("--sources", metavar="DIR", help="source mirror (training data)")
     parser.add_argument("--no-download", action="store_true", help="never use the network")
-    parser.add_argument("--suites", nargs="+", metavar="SUITE", help="default: all covered")
+    parser.add_argument("--suites", nargs="+", metavar="SUITE",
+                        help="suites to predict, each covered by the baseline (default: all "
+                        "covered)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
     parser.set_defaults(func=run)
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Reject an ``--out`` that is a folder, and named suites the baseline does not cover.
+
+    Raises:
+        ConfigError: Naming the uncovered suites and the tasks the baseline covers.
+
+    """
+    from bench.atomic import check_output_file
+    from bench.baselines import get_baseline
+    from bench.errors import ConfigError
+    from bench.manifest import read_manifest
+
+    check_output_file(args.out)
+    baseline = get_baseline(args.name)
+    if args.suites:
+        manifest = read_manifest(args.data)
+        uncovered = [s for s in args.suites
+                     if s in manifest and manifest[s]["task"] not in baseline.tasks]
+        if uncovered:
+            raise ConfigError(
+                f"baseline {args.name!r} does not cover {', '.join(uncovered)}: it predicts the "
+                f"tasks {', '.join(baseline.tasks)}"
+            )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.baselines import Context, run_baseline
     from bench.sources import SourceResolver
 
+    check_args(args)
     start = time.perf_counter()
     ctx = Context(SourceResolver(args.sources, download=not args.no_download), seed=args.seed)
     written = run_baseline(args.name, args.data, args.out, ctx, args.suites)

@@ -23,8 +23,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Convert."""
+    from bench.atomic import check_output_file
     from bench.convert_becel import convert_file
 
+    check_output_file(args.out, inputs=(args.json,))
     count = convert_file(args.json, args.suite, args.data, args.out)
     print(f"wrote {count} predictions for {args.suite} to {args.out}")
     return 0

@@ -25,16 +25,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--data", help="local .csv/.tsv/.jsonl file or Hub dataset id")
     parser.add_argument("--split", default="test", help="split of a Hub dataset (default: test)")
-    parser.add_argument("--task-type", choices=["nli", "paraphrase", "qa", "wic", "single"])
+    parser.add_argument("--task-type", choices=["nli", "paraphrase", "qa", "wic", "single"],
+                        help="what the input columns are (sets the rules that apply)")
     parser.add_argument("--columns", help="input columns, comma-separated, in task-type order "
                         "(nli: premise,hypothesis; paraphrase: s1,s2; qa: question,passage; "
                         "wic: s1,s2,word[,start1,end1,start2,end2]; single: text)")
-    parser.add_argument("--label-column", default="label")
+    parser.add_argument("--label-column", default="label", help="column with the gold label")
     parser.add_argument("--labels", help="label names in index order, comma-separated")
     parser.add_argument("--types", default="negational",
                         help="comma-separated: semantic,negational,symmetric,transitive,additive")
     parser.add_argument("--name", help="suite prefix and task name (default: file stem)")
-    parser.add_argument("--out", required=True, help="output folder (merged if it exists)")
+    parser.add_argument("--out", required=True,
+                        help="output folder: new, empty, or a suite folder (suites.json) the new "
+                        "suites are merged into; an existing suite of the same name needs "
+                        "--overwrite")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace suites of the same name in --out (never registered suites)")
     parser.add_argument("--negation-style", choices=["full", "release"], default="full",
                         help="'full': does not / did not; 'release': doesn't / didn't (BECEL)")
     parser.add_argument("--conceptnet", metavar="DB", help="local conceptnet-lite database")
@@ -44,10 +50,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--paraphraser", metavar="MODEL_DIR",
                         help="local transformers seq2seq model (semantic sets)")
     parser.add_argument("--paraphrase-prefix", default="", help="text before each input")
-    parser.add_argument("--additive-size", type=int, help="pairs to keep (default: all)")
+    parser.add_argument("--additive-size", type=int, help="pairs to keep, >= 1 (default: all)")
     parser.add_argument("--reference", help="file whose texts (first --columns column) set the "
                         "additive length threshold (BECEL: training data; default: --data)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of sampling (>= 0)")
     parser.add_argument("--import-ratings", metavar="CSV",
                         help="apply filled-in rating sheets to the suites in --out")
     parser.set_defaults(func=run)
@@ -69,6 +75,40 @@ def run(args: argparse.Namespace) -> int:
     return _generate(args)
 
 
+def check_names(name: str, kinds: list[str], out: Path, overwrite: bool) -> None:
+    """Refuse suite names that are registered, or that exist in ``out`` without --overwrite.
+
+    Raises:
+        ConfigError: ``name`` is a registered task, a suite ``<name>_<kind>`` is a registered
+            suite (whatever ``--overwrite`` says), ``out`` is a file or a non-empty folder that
+            is not a suite folder, or a suite to write is already in ``out``.
+
+    """
+    from bench.atomic import check_output_dir
+    from bench.manifest import MANIFEST, read_manifest
+    from bench.tasks import TASKS
+    from builders.catalog import SUITES
+
+    if not name or not re.fullmatch(r"[a-z0-9][a-z0-9_]*", name):
+        raise ConfigError(f"--name {name!r}: use lower-case letters, digits and '_'")
+    suites = [f"{name}_{kind}" for kind in kinds]
+    registered = [s for s in suites if s in SUITES]
+    if name in TASKS or registered:
+        clash = ", ".join(registered) or f"task {name!r}"
+        raise ConfigError(
+            f"--name {name!r}: collides with the registered {clash}; the official suites are "
+            "never overwritten. Choose another --name"
+        )
+    check_output_dir(out, overwrite=overwrite, replaceable=MANIFEST)
+    if (out / MANIFEST).is_file() and not overwrite:
+        taken = sorted(set(suites) & set(read_manifest(out)))
+        if taken:
+            raise ConfigError(
+                f"--out {out}: already holds {', '.join(taken)}; pass --overwrite to replace "
+                "them, or choose another --name"
+            )
+
+
 def _generate(args: argparse.Namespace) -> int:
     from builders.generate.inputs import load_corpus
     from builders.generate.pipeline import GenerateConfig, generate, parse_list
@@ -80,6 +120,12 @@ def _generate(args: argparse.Namespace) -> int:
     task_type = get_task_type(args.task_type)
     labels, columns, kinds = (parse_list(x) for x in (args.labels, args.columns, args.types))
     name = args.name or re.sub(r"[^a-z0-9_]+", "_", Path(args.data).stem.lower()).strip("_")
+    check_names(name, kinds, Path(args.out), args.overwrite)
+    if args.additive_size is not None and args.additive_size < 1:
+        raise ConfigError(f"--additive-size {args.additive_size}: must be at least 1 "
+                          "(leave it out to keep every pair)")
+    if args.seed < 0:
+        raise ConfigError(f"--seed {args.seed}: must be >= 0")
     reference = None
     if args.reference:
         ref = load_corpus(args.reference, columns[:1], labels, label_column=args.label_column)

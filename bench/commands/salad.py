@@ -38,8 +38,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ratio", type=float, default=0.5, help="share r of the least important tokens",
     )
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--limit", type=int, help="only the first N examples (quick runs)")
+    parser.add_argument("--batch-size", type=int, default=16,
+                        help="examples per gradient pass (>= 1)")
+    parser.add_argument("--limit", type=int, help="only the first N examples, N >= 1 (quick runs)")
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cuda")
     parser.set_defaults(func=run)
 
@@ -90,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.ratio < 1:
         raise ConfigError(f"--ratio {args.ratio}: must lie strictly between 0 and 1")
+    for flag, value in (("--batch-size", args.batch_size), ("--limit", args.limit)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{flag} {value}: must be at least 1")
     plan = parse_suites(args.suite)
     model_path = Path(args.model)
     if not model_path.is_dir():

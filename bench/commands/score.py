@@ -6,6 +6,16 @@ import argparse
 import json
 import time
 
+#: Every ``--param`` key a scorer reads (``options.params`` in bench/scorers/); anything else
+#: is a typo and is rejected. tests/test_bad_input.py checks this list against the scorers.
+KNOWN_PARAMS: dict[str, str] = {
+    "calm_theta": "CALM C_S threshold (default 1.0)",
+    "coherence_theta": "coherence threshold (default: best of the grid)",
+    "coherence_theta_grid": "coherence threshold grid, a JSON list",
+    "salad_theta": "word-salad threshold",
+    "salad_tolerance": "word-salad tolerance",
+}
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``score`` command."""
@@ -17,22 +27,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("predictions", help="prediction file")
     parser.add_argument("--data", default="consistency-bench", help="built suite folder")
-    parser.add_argument("--out", help="write results JSON here")
-    parser.add_argument("--suites", nargs="+", metavar="SUITE", help="score only these suites")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    parser.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples")
+    parser.add_argument("--out", help="write results JSON here (not the prediction file)")
+    parser.add_argument("--suites", nargs="+", metavar="SUITE",
+                        help="score only these suites; each must be covered completely")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (>= 0)")
+    parser.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples (>= 1)")
     parser.add_argument(
         "--param",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="family parameter, e.g. calm_theta=0.8 (repeatable)",
+        help="family parameter, e.g. calm_theta=0.8 (repeatable); known: "
+        + ", ".join(KNOWN_PARAMS),
     )
+    parser.add_argument("--verbose", action="store_true",
+                        help="list every suite without predictions, not one summary line")
     parser.set_defaults(func=run)
 
 
 def parse_params(items: list[str]) -> dict[str, object]:
-    """``KEY=VALUE`` strings to a dict; values parsed as JSON when possible."""
+    """``KEY=VALUE`` strings to a dict; values parsed as JSON when possible.
+
+    Raises:
+        ConfigError: An item without ``=``, or a key no scorer reads.
+
+    """
     from bench.errors import ConfigError
 
     params: dict[str, object] = {}
@@ -40,6 +59,10 @@ def parse_params(items: list[str]) -> dict[str, object]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--param {item!r}: expected KEY=VALUE")
+        if key not in KNOWN_PARAMS:
+            raise ConfigError(
+                f"--param {item!r}: unknown key {key!r}; known: {', '.join(KNOWN_PARAMS)}"
+            )
         try:
             params[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -47,19 +70,47 @@ def parse_params(items: list[str]) -> dict[str, object]:
     return params
 
 
+def check_args(args: argparse.Namespace) -> None:
+    """Reject bad option values before any work.
+
+    Raises:
+        ConfigError: ``--n-boot`` < 1, ``--seed`` < 0, ``--out`` a folder or the input.
+
+    """
+    from bench.atomic import check_output_file
+    from bench.errors import ConfigError
+
+    if args.n_boot < 1:
+        raise ConfigError(f"--n-boot {args.n_boot}: must be at least 1 (default 10000)")
+    if args.seed < 0:
+        raise ConfigError(f"--seed {args.seed}: must be >= 0")
+    if args.out:
+        check_output_file(args.out, inputs=(args.predictions,))
+
+
 def run(args: argparse.Namespace) -> int:
     """Score and report."""
     from bench.atomic import write_text
     from bench.report import results_table
+    from bench.results import invalid_warning, provenance, require_coverage, skipped_lines
     from bench.scoring import ScoreOptions, score_file
 
+    check_args(args)
     options = ScoreOptions(seed=args.seed, n_boot=args.n_boot, params=parse_params(args.param))
     start = time.perf_counter()
     results = score_file(args.predictions, args.data, options=options, suites=args.suites)
     elapsed = time.perf_counter() - start
-    print(results_table(results))
+    require_coverage(results, args.predictions, args.suites)
+    results["provenance"] = provenance("score", args)
+    if args.out:  # before printing: `score --out r.json | head` still writes r.json
+        write_text(args.out, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    print(results_table({**results, "skipped": {}}))  # unscored suites: skipped_lines
+    for line in skipped_lines(results, args.verbose):
+        print(line)
+    warning = invalid_warning(results)
+    if warning:
+        print(warning)
     print(f"scored {len(results['suites'])} suites in {elapsed:.2f}s")
     if args.out:
-        write_text(args.out, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {args.out}")
     return 0

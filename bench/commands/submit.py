@@ -20,28 +20,39 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="model, revision, license, link, contact [, parameters, date, notes]")
     parser.add_argument("--data", default="consistency-bench", metavar="DIR",
                         help="built suite folder")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR")
+    parser.add_argument("--submissions", default="submissions", metavar="DIR",
+                        help="folder of stored entries")
     parser.add_argument("--replace", action="store_true", help="overwrite an existing entry")
     parser.set_defaults(func=run_submit)
 
     parser = subparsers.add_parser(
         "rescore",
         help="rescore every submission (after a suite version change) and say what changed",
+        description="Rescore every stored entry's predictions against the built suites and "
+        "print each change (score, CI, content hash, version, suites added or removed). Every "
+        "entry is rescored before anything is written: a corrupt entry stops the run and "
+        "changes nothing.",
     )
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR")
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
+                        help="built suite folder to score against")
+    parser.add_argument("--submissions", default="submissions", metavar="DIR",
+                        help="folder of stored entries")
     parser.add_argument("--dry-run", action="store_true", help="report changes, write nothing")
     parser.set_defaults(func=run_rescore)
 
 
 def run_submit(args: argparse.Namespace) -> int:
     """Store one submission."""
+    from bench.results import arguments, invalid_warning
     from leaderboard.submissions import submit
 
     sub = submit(
         args.predictions, name=args.name, meta_path=args.meta, root=args.submissions,
-        data_dir=args.data, replace=args.replace,
+        data_dir=args.data, replace=args.replace, arguments=arguments(args),
     )
+    warning = invalid_warning(sub.results, args.predictions)
+    if warning:
+        print(warning)
     suites = sub.results.get("suites", {})
     print(f"stored {sub.path} ({len(suites)} suites scored, "
           f"{len(sub.results.get('skipped', {}))} skipped)")

@@ -18,7 +18,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "reduced run (150 steps of 16 examples by default); see docs/baselines.md.",
     )
     parser.add_argument("--task", required=True, help="rte, mrpc, wic, sst2 or snli (MNLI dev)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="model folder to write")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="model folder to write (new or empty, or with --overwrite)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a non-empty --out folder")
     parser.add_argument("--base", default=None, help="encoder (default: bundled MiniLM)")
     parser.add_argument("--sources", metavar="DIR", help="source mirror")
     parser.add_argument("--no-download", action="store_true", help="never use the network")
@@ -26,24 +29,64 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help=f"optimiser steps (default: {CPU_STEPS} on CPU, 3 epochs on CUDA)")
     parser.add_argument("--batch-size", type=int, default=None,
                         help=f"examples per step (default: {CPU_BATCH} on CPU, 32 on CUDA)")
-    parser.add_argument("--learning-rate", type=float, default=1e-4)
-    parser.add_argument("--max-length", type=int, default=128)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default=None, help="cpu or cuda (default: auto)")
-    parser.add_argument("--threads", type=int, default=2, help="CPU threads")
+    parser.add_argument("--learning-rate", type=float, default=1e-4,
+                        help="AdamW learning rate (finite, > 0)")
+    parser.add_argument("--max-length", type=int, default=128, help="tokens per input (>= 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of data order and init")
+    parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: auto)")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads (>= 1)")
     parser.set_defaults(func=run)
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Reject bad option values before loading anything.
+
+    Raises:
+        ConfigError: A count < 1, a learning rate that is not a finite positive number, a
+            ``--base`` folder that does not exist, or an ``--out`` that would lose files.
+
+    """
+    import math
+    from pathlib import Path
+
+    from bench.atomic import check_output_dir
+    from bench.errors import ConfigError
+
+    for flag, value in (("--max-steps", args.max_steps), ("--batch-size", args.batch_size),
+                        ("--max-length", args.max_length), ("--threads", args.threads)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{flag} {value}: must be at least 1")
+    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
+        raise ConfigError(f"--learning-rate {args.learning_rate}: must be a finite number > 0")
+    if args.base is not None:
+        base = Path(args.base).expanduser()
+        looks_local = args.base.startswith(("/", ".", "~")) or args.base.count("/") > 1
+        if base.exists() and not (base / "config.json").is_file():
+            raise ConfigError(f"--base {args.base}: not a model folder (no config.json)")
+        if not base.exists() and looks_local:
+            raise ConfigError(f"--base {args.base}: no such model folder")
+    check_output_dir(args.out, overwrite=args.overwrite)
 
 
 def run(args: argparse.Namespace) -> int:
     """Fine-tune and print the training record."""
     import json
 
+    from bench.errors import ConfigError
     from bench.modeling import resolve_device
     from bench.sources import SourceResolver
     from bench.training import TrainConfig, fine_tune
 
+    check_args(args)
+    try:
+        device = resolve_device(args.device)
+    except RuntimeError as exc:  # torch's own message for an unknown device type
+        raise ConfigError(
+            f"--device {args.device!r}: not a device here; use cpu, cuda or cuda:N "
+            f"({str(exc).splitlines()[0]})"
+        ) from None
     steps, batch_size = args.max_steps, args.batch_size or 32
-    if resolve_device(args.device).type == "cpu":
+    if device.type == "cpu":
         steps = steps or CPU_STEPS
         batch_size = args.batch_size or CPU_BATCH
     config = TrainConfig(

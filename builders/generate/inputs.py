@@ -45,7 +45,14 @@ def _read_file(path: Path) -> list[tuple[int, dict]]:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise ConfigError(f"{path}: unsupported file type {suffix!r}; use .csv, .tsv or .jsonl")
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SourceError(
+            f"{path}:{line}: not valid UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8"
+        ) from None
     if SUFFIXES[suffix] is None:
         rows = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -61,7 +68,13 @@ def _read_file(path: Path) -> list[tuple[int, dict]]:
         return rows
     reader = csv.DictReader(text.splitlines(), delimiter=SUFFIXES[suffix], quoting=csv.QUOTE_NONE
                             if suffix == ".tsv" else csv.QUOTE_MINIMAL)
-    return [(reader.line_num, dict(r)) for r in reader]
+    try:
+        return [(reader.line_num, dict(r)) for r in reader]
+    except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
+        raise SourceError(
+            f"{path}:{reader.line_num}: not readable as {suffix[1:].upper()} ({exc}); an "
+            "unbalanced quote makes one field swallow the rest of the file"
+        ) from None
 
 
 def _read_hub(name: str, split: str) -> list[tuple[int, dict]]:

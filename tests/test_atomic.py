@@ -1,0 +1,52 @@
+"""The shared output checks of bench/atomic.py: refuse to lose data, say how to proceed."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.atomic import check_output_dir, check_output_file
+from bench.errors import ConfigError
+
+
+def test_output_dir_missing_or_empty_is_fine(tmp_path):
+    assert check_output_dir(tmp_path / "new") == tmp_path / "new"
+    (tmp_path / "empty").mkdir()
+    assert check_output_dir(tmp_path / "empty") == tmp_path / "empty"
+
+
+@pytest.mark.parametrize(
+    ("setup", "kwargs", "fragment"),
+    [
+        ("file", {}, "is a file"),
+        ("full", {}, "Pass --overwrite"),
+        ("file", {"overwrite": True}, "is a file"),
+    ],
+)
+def test_output_dir_refused(tmp_path, setup, kwargs, fragment):
+    target = tmp_path / "out"
+    if setup == "file":
+        target.write_text("keep")
+    else:
+        target.mkdir()
+        (target / "keep.txt").write_text("keep")
+    with pytest.raises(ConfigError, match=fragment):
+        check_output_dir(target, **kwargs)
+
+
+def test_output_dir_overwrite_or_own_marker(tmp_path):
+    target = tmp_path / "out"
+    target.mkdir()
+    (target / "keep.txt").write_text("keep")
+    assert check_output_dir(target, overwrite=True) == target
+    (target / "leaderboard.json").write_text("{}")
+    assert check_output_dir(target, replaceable="leaderboard.json") == target
+
+
+def test_output_file_checks(tmp_path):
+    source = tmp_path / "p.jsonl"
+    source.write_text("x")
+    with pytest.raises(ConfigError, match="is a folder"):
+        check_output_file(tmp_path)
+    with pytest.raises(ConfigError, match="is the input file"):
+        check_output_file(tmp_path / "." / "p.jsonl", inputs=(source,))
+    assert check_output_file(tmp_path / "r.json", inputs=(source,)) == tmp_path / "r.json"
