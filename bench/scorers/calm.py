@@ -6,6 +6,7 @@ import numpy as np
 
 from bench.bootstrap import proportion_ci
 from bench.errors import ConfigError
+from bench.metrics import consistent as ca
 from bench.metrics.becel import INVALID, accuracy
 from bench.metrics.calm import pass_rates, reverse_consistency, signal_consistency
 from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
@@ -81,8 +82,12 @@ def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Suit
             "signal_inconsistent": float(top[~consistent_s].mean()) if (~consistent_s).any()
             else None,
         }
+    metrics.update(ca.original_stats(o, gold).as_metrics())
+    ranked = ca.calm(o, gold, np.concatenate([r[:, None], s], axis=1), len(data.label_names),
+                     theta)
     ci = proportion_ci(agree_r, n, seed=options.seed, n_boot=options.n_boot)
-    return SuiteScore(agree_r / n, n, ci, metrics, units=data.units(original, consistent_r))
+    return SuiteScore(agree_r / n, n, ci, metrics, units=data.units(original, ranked.per_unit),
+                      consistent=ranked)
 
 
 register_scorer("calm", score_calm)
