@@ -224,7 +224,8 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
         "higher_is_better": info["higher_is_better"],
         "n": result.n,
         "ci95": list(result.ci95) if result.ci95 is not None else None,
-        "metrics": result.metrics,
+        "metrics": result.metrics if result.consistent is None else {
+            **result.metrics, "consistent_accuracy_n": len(result.consistent.per_unit)},
         **consistent_keys(result.consistent),
         "source_files": sorted(set(data.column("source_file").tolist())),
     }

@@ -210,6 +210,7 @@ class OriginalStats:
         """The fields written into a results entry's ``metrics``."""
         return {
             "n_original": self.n,
+            "n_original_correct": self.correct,
             "majority_rate": self.majority_rate,
             "top_prediction_share": self.top_prediction_share,
         }
