@@ -94,7 +94,7 @@ def test_publish_leaderboard_one_commit_exact_files(site):
     for path in ("index.html", "heatmap.png", "leaderboard.json"):
         assert commit["files"][path] == (site / "site" / path).read_bytes()
     card = commit["files"]["README.md"].decode()
-    assert card.startswith("---\n") and "| 1 | a |" in card
+    assert card.startswith("---\n") and "| a | #1 " in card  # per-task summary table
     assert hub.requests == [
         ("POST", "/api/repos/create"),
         ("POST", "/api/validate-yaml"),
