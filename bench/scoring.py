@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -213,6 +213,10 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
     """The results entry of one suite."""
     info = data.info
     result = get_scorer(info["kind"])(data, aligned, options)
+    if result.consistent is not None:  # a single-label suite cannot be ranked on accuracy
+        labels = np.unique(data.gold[data.gold >= 0])
+        result = replace(result, consistent=replace(result.consistent,
+                                                    single_label=len(labels) < 2))
     entry = {
         "family": info["family"],
         "task": info["task"],
@@ -225,7 +229,8 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
         "n": result.n,
         "ci95": list(result.ci95) if result.ci95 is not None else None,
         "metrics": result.metrics if result.consistent is None else {
-            **result.metrics, "consistent_accuracy_n": len(result.consistent.per_unit)},
+            **result.metrics, "consistent_accuracy_n": len(result.consistent.per_unit),
+            "consistent_accuracy_unbalanced": result.consistent.unbalanced},
         **consistent_keys(result.consistent),
         "source_files": sorted(set(data.column("source_file").tolist())),
     }

@@ -50,7 +50,6 @@ from leaderboard.paired import (
     ci_overlap_z,
     format_p,
     mcnemar_exact,
-    paired_bootstrap,
 )
 
 #: Per-unit outcomes: entry -> suite -> unit id -> success value (1 = consistent and right).
@@ -88,8 +87,10 @@ class Cell:
     """One entry's scores on one suite.
 
     Attributes:
-        score: The paper's main metric (tau, C_R, agreement, coherence).
-        goodness: Chance-corrected consistent accuracy (the ranked value).
+        score: The paper's main metric (tau, C_R, agreement, coherence); ``None`` where it is
+            undefined although the ranked score is not (tau_trn with an empty set C).
+        goodness: Chance-corrected consistent accuracy (the ranked value); ``None`` on a suite
+            whose originals have a single gold class (shown, not ranked).
         ci95: 95% interval of ``score``.
         n: Units of ``score``.
         rank: Rank among the entries on this suite (by ``goodness``).
@@ -99,12 +100,13 @@ class Cell:
         chance: Its chance level.
         accuracy: Accuracy on the originals.
         degenerate: Why the cell is degenerate, or ``None``.
+        degenerate_testable: Whether the degenerate tests apply to the suite.
         contaminated: Why the cell is contaminated, or ``None``.
 
     """
 
-    score: float
-    goodness: float
+    score: float | None
+    goodness: float | None
     ci95: tuple[float, float] | None
     n: int | None
     rank: int = 0
@@ -115,6 +117,7 @@ class Cell:
     accuracy: float | None = None
     degenerate: str | None = None
     contaminated: str | None = None
+    degenerate_testable: bool = False
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ class View:
     suites: tuple[str, ...]
     rows: tuple[Row, ...]
     title: str = ""
+    unranked_suites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,7 @@ class Leaderboard:
                 k: {
                     "title": v.title,
                     "suites": list(v.suites),
+                    "unranked_suites": list(v.unranked_suites),
                     "rows": [
                         asdict(r) | {"complete": r.complete, "flags": r.flags,
                                      "vs_next": _test_dict(r.vs_next)}
@@ -277,18 +282,26 @@ def view_title(key: str) -> str:
     return f"{attr}: {value}"
 
 
+def degenerate_testable(metrics: Mapping) -> bool:
+    """Whether the degenerate tests apply: labelled originals, not >= 95% one gold class."""
+    rate = metrics.get("majority_rate")
+    return bool(metrics.get("n_original")) and rate is not None and rate < NEAR_CONSTANT
+
+
 def degenerate_reason(metrics: Mapping) -> str | None:
     """Why a cell's predictions on the originals are degenerate, or ``None``.
 
     Near-constant: one label takes at least 95% of the predictions. Not above majority: the
     exact one-sided binomial test of the correct count against the majority-class rate gives
-    p >= 0.05.
+    p >= 0.05. Neither applies where the originals are themselves >= 95% one class.
     """
+    if not degenerate_testable(metrics):
+        return None
     top = metrics.get("top_prediction_share")
     if top is not None and top >= NEAR_CONSTANT:
         return f"near-constant predictions on the originals ({100 * top:.0f}% one label)"
     n, k, rate = (metrics.get(x) for x in ("n_original", "n_original_correct", "majority_rate"))
-    if n and k is not None and rate is not None:
+    if k is not None:
         p = binom_tail_ge(int(k), int(n), float(rate))
         if p >= ALPHA:
             return (
@@ -315,38 +328,65 @@ def _beats(a: float, b: float) -> float:
 
 
 def _suite_test(
-    a: str, b: str, suite: str, cells: Mapping[str, Cell], outcomes: Outcomes | None
+    a: str, b: str, suite: str, cells: Mapping[str, Cell], tables: UnitTables | None
 ) -> PairedResult:
-    oa = (outcomes or {}).get(a, {}).get(suite)
-    ob = (outcomes or {}).get(b, {}).get(suite)
-    if oa and ob:
-        shared = sorted(set(oa) & set(ob))
-        xa = [oa[k] for k in shared]
-        xb = [ob[k] for k in shared]
-        if all(v in (0, 1) for v in xa + xb):
+    """Neighbours on one suite: McNemar on binary units, paired bootstrap on weighted ones."""
+    found = _patterns([a, b], suite, tables or {})
+    if found is not None:
+        patterns, counts = found
+        if np.isin(patterns, (0.0, 1.0)).all():
+            xa = np.repeat(patterns[:, 0], counts)
+            xb = np.repeat(patterns[:, 1], counts)
             return mcnemar_exact(xa, xb)
-        return paired_bootstrap(xa, xb, key=f"{suite}:{a}:{b}")
+        boot = _bootstrap_scores([a, b], [suite], tables, {}, 0, 2000, f"suite:{suite}:{a}:{b}")
+        if boot is not None:
+            scores, n_units = boot
+            d = scores[:, 0] - scores[:, 1]
+            p = min(1.0, 2.0 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
+            diff = float((patterns[:, 0] - patterns[:, 1]) @ counts / counts.sum())
+            return PairedResult("paired-bootstrap", n_units, diff, p, p < ALPHA)
     diff = cells[a].goodness - cells[b].goodness
     return ci_overlap_z(diff, cells[a].sd_goodness, cells[b].sd_goodness)
 
 
+#: Per suite: entry -> row, and the (entries, shared units) outcome matrix.
+UnitTables = Mapping[str, tuple[Mapping[str, int], np.ndarray]]
+
+
+def unit_tables(outcomes: Outcomes | None) -> UnitTables:
+    """Outcome matrices per suite over the units every entry with outcomes for it shares."""
+    if not outcomes:
+        return {}
+    suites = sorted({s for per in outcomes.values() for s in per})
+    tables = {}
+    for suite in suites:
+        names = sorted(n for n in outcomes if outcomes[n].get(suite))
+        shared = sorted(set.intersection(*(set(outcomes[n][suite]) for n in names)))
+        matrix = np.array([[outcomes[n][suite][k] for k in shared] for n in names], dtype=float)
+        tables[suite] = ({n: i for i, n in enumerate(names)}, matrix.reshape(len(names), -1))
+    return tables
+
+
 def _patterns(
-    names: Sequence[str], suite: str, outcomes: Outcomes
+    names: Sequence[str], suite: str, tables: UnitTables
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Distinct outcome vectors over the units all ``names`` share, with their counts."""
-    maps = [outcomes.get(n, {}).get(suite) for n in names]
-    if not all(maps):
+    if suite not in tables:
         return None
-    shared = sorted(set.intersection(*(set(m) for m in maps)))
-    if not shared:
+    index, matrix = tables[suite]
+    if not all(n in index for n in names) or matrix.shape[1] == 0:
         return None
-    matrix = np.array([[m[k] for k in shared] for m in maps], dtype=float)  # (entries, units)
-    patterns, counts = np.unique(matrix.T, axis=0, return_counts=True)
-    return patterns, counts
+    rows = matrix[[index[n] for n in names]]
+    key = np.zeros(rows.shape[1], dtype=np.int64)
+    for row in rows:  # mixed-radix code of each unit's outcome vector (1-d unique is fast)
+        values, codes = np.unique(row, return_inverse=True)
+        key = key * len(values) + codes
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    return rows[:, first].T, counts
 
 
 def _bootstrap_scores(
-    names: Sequence[str], suites: Sequence[str], outcomes: Outcomes | None,
+    names: Sequence[str], suites: Sequence[str], outcomes: UnitTables | None,
     chance: Mapping[str, float], seed: int, n_boot: int, key: str,
 ) -> tuple[np.ndarray, int] | None:
     """``(n_boot, entries)`` resampled view scores (mean chance-corrected consistent accuracy).
@@ -383,7 +423,7 @@ def _rank_intervals(scores: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
 
 
-def _aggregate_test(a: Row, b: Row, suites: Sequence[str], outcomes: Outcomes | None,
+def _aggregate_test(a: Row, b: Row, suites: Sequence[str], outcomes: UnitTables | None,
                     chance: Mapping[str, float], seed: int = 0) -> PairedResult:
     """Test neighbours on the view score: paired bootstrap over shared units, else intervals."""
     boot = _bootstrap_scores([a.name, b.name], suites, outcomes, chance, seed, 2000,
@@ -410,15 +450,17 @@ def _view(
     suites: Sequence[str],
     entries: Sequence[str],
     cells: Mapping[str, Mapping[str, Cell]],
-    outcomes: Outcomes | None,
+    outcomes: UnitTables | None,
+    unranked: Sequence[str] = (),
 ) -> View:
     stats = {}
+    ranked = {s: {e: c for e, c in cells[s].items() if c.goodness is not None} for s in suites}
     for e in entries:
-        covered = [s for s in suites if e in cells[s]]
+        covered = [s for s in suites if e in ranked[s]]
         borda = 0.0
         rates = []
         for s in covered:
-            others = [o for o in cells[s] if o != e]
+            others = [o for o in ranked[s] if o != e]
             wins = sum(_beats(cells[s][e].goodness, cells[s][o].goodness) for o in others)
             borda += wins
             if others:
@@ -438,7 +480,7 @@ def _view(
             ),
             accuracy=float(np.mean(accs)) if accs else None,
             consistency=float(np.mean(cons)) if cons else None,
-            degenerate=_flag([c.degenerate for c in mine], "degenerate"),
+            degenerate=_flag([c.degenerate for c in mine if c.degenerate_testable], "degenerate"),
             contaminated=_flag_any([c.contaminated for c in mine], covered),
         )
     complete = [e for e in entries if stats[e]["covered"] == len(suites) and suites]
@@ -451,7 +493,7 @@ def _view(
     r_mean, r_borda, r_win = ranks("mean"), ranks("borda"), ranks("win_rate")
     complete.sort(key=lambda e: (r_mean[e], -stats[e]["borda"], e))
     partial.sort(key=lambda e: (-stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
-    chance = {s: next(iter(cells[s].values())).chance or 0.0 for s in suites if cells[s]}
+    chance = {s: next(iter(ranked[s].values())).chance or 0.0 for s in suites if ranked[s]}
     boot = _bootstrap_scores(complete, suites, outcomes, chance, 0, N_BOOT_RANKS, f"ranks:{name}")
     intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
     rows = []
@@ -481,7 +523,7 @@ def _view(
     for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
         rows[i] = replace(rows[i], vs_next=_aggregate_test(rows[i], rows[i + 1], suites,
                                                            outcomes, chance))
-    return View(name, tuple(suites), tuple(rows), view_title(name))
+    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked))
 
 
 def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | None:
@@ -493,17 +535,16 @@ def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | No
 
 def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | None:
     """One cell from a results entry; ``None`` when the ranked score is undefined."""
-    if res.get("main_score") is None:
-        # Undefined for this entry (e.g. ART coherence without probabilities): not covered.
-        return None
     if "consistent_accuracy_cc" not in res:
         raise BenchError(
             f"entry {entry.name!r}: suite {suite!r} results lack 'consistent_accuracy_cc' "
             "(scored before consistent accuracy existed); run `consistency-bench rescore`"
         )
     cc = res["consistent_accuracy_cc"]
-    if cc is None:
+    if cc is None and (res.get("main_score") is None or res.get("consistent_accuracy") is None):
+        # Undefined for this entry (e.g. ART coherence without probabilities): not covered.
         return None
+    # cc None with a consistent accuracy: single-class originals, shown but not ranked
     metrics = res.get("metrics", {})
     ca, chance = res.get("consistent_accuracy"), res.get("consistent_accuracy_chance")
     n_units = metrics.get("consistent_accuracy_n")
@@ -513,18 +554,19 @@ def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | Non
     ci = res.get("ci95")
     accuracy = metrics.get("accuracy", metrics.get("accuracy_original"))
     declared = parse_training_data(entry.meta.get("training_data"), f"{entry.name}/meta.yaml")
-    score = float(res["main_score"])
+    score = None if res.get("main_score") is None else float(res["main_score"])
     return Cell(
         score=score,
-        goodness=float(cc),
+        goodness=None if cc is None else float(cc),
         ci95=(float(ci[0]), float(ci[1])) if ci and None not in ci else None,
         n=res.get("n"),
         sd_goodness=sd,
-        consistency=consistency(score, info),
+        consistency=None if score is None else consistency(score, info),
         consistent_accuracy=ca,
         chance=chance,
         accuracy=None if accuracy is None else float(accuracy),
         degenerate=degenerate_reason(metrics),
+        degenerate_testable=degenerate_testable(metrics),
         contaminated=contamination(declared, info.source_files),
     )
 
@@ -595,17 +637,28 @@ def rank(
     ordered = sorted(cells, key=lambda s: suite_sort_key(infos[s]))
     suite_order: dict[str, list[str]] = {}
     suite_tests: dict[str, list[PairedResult | None]] = {}
+    rankable = set()
+    tables = unit_tables(outcomes) if outcomes is not None else None
     for suite in ordered:
         cs = cells[suite]
-        order = sorted(cs, key=lambda e: (-cs[e].goodness, e))
-        for e, r in zip(order, _dense_ranks([cs[e].goodness for e in order]), strict=True):
+        good = sorted((e for e in cs if cs[e].goodness is not None),
+                      key=lambda e: (-cs[e].goodness, e))
+        rest = sorted((e for e in cs if cs[e].goodness is None),
+                      key=lambda e: (-(cs[e].consistency or 0.0), e))
+        for e, r in zip(good, _dense_ranks([cs[e].goodness for e in good]), strict=True):
             cs[e] = replace(cs[e], rank=r)
-        suite_order[suite] = order
+        if good:
+            rankable.add(suite)
+        suite_order[suite] = good + rest
         suite_tests[suite] = [
-            _suite_test(order[i], order[i + 1], suite, cs, outcomes) for i in range(len(order) - 1)
+            _suite_test(good[i], good[i + 1], suite, cs, tables) for i in range(len(good) - 1)
         ]
     shown = {s: infos[s] for s in ordered}
-    views = {key: _view(key, subset, names, cells, outcomes) for key, subset in _view_keys(shown)}
+    views = {
+        key: _view(key, [s for s in subset if s in rankable], names, cells, tables,
+                   [s for s in subset if s not in rankable])
+        for key, subset in _view_keys(shown)
+    }
     return Leaderboard(
         suites=shown,
         cells={s: cells[s] for s in ordered},

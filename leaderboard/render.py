@@ -259,7 +259,7 @@ def _suite_table(lb: Leaderboard, suite: str, prefix: str) -> str:
         "<th>vs next</th><th>Flags</th></tr>"
     )
     order = lb.suite_order[suite]
-    tests = lb.suite_tests[suite] + [None]
+    tests = lb.suite_tests[suite] + [None] * (len(order) - len(lb.suite_tests[suite]))
     body = []
     for name, test in zip(order, tests, strict=True):
         c = lb.cells[suite][name]
@@ -268,7 +268,8 @@ def _suite_table(lb: Leaderboard, suite: str, prefix: str) -> str:
                          if x)
         tip = "; ".join(x for x in (c.degenerate, c.contaminated) if x)
         body.append(
-            "<tr>" + _td(str(c.rank), c.rank) + _td(html.escape(name), name, "name")
+            "<tr>" + _td(str(c.rank) if c.goodness is not None else "not ranked", c.rank)
+            + _td(html.escape(name), name, "name")
             + _td(_pct(c.goodness), c.goodness)
             + _td(_pct(c.consistent_accuracy), c.consistent_accuracy)
             + _td(_pct(c.chance), c.chance)
@@ -323,6 +324,11 @@ def render_html(lb: Leaderboard, *, heatmap: bool = True) -> str:
         parts.append(_view_table(lb, v, "table-" + view_id(key)))
         parts.append("<details><summary>per suite</summary>")
         parts.extend(_suite_table(lb, s, "suite-" + view_id(key)) for s in v.suites)
+        if v.unranked_suites:
+            parts.append("<p><small>Not ranked (the originals have a single gold class, so a "
+                         "constant predictor is right on all of them): "
+                         + ", ".join(html.escape(s) for s in v.unranked_suites) + "</small></p>")
+            parts.extend(_suite_table(lb, s, "suite-" + view_id(key)) for s in v.unranked_suites)
         parts.append("</details></section>")
     if heatmap:
         parts.append("<h2>All suites at a glance</h2>")
@@ -348,11 +354,13 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
     names = [r.name for r in lb.views["all"].rows]
     suites = list(lb.suites)
     grid = np.full((len(names), len(suites)), np.nan)
+    not_ranked = np.zeros(grid.shape, dtype=bool)
     for i, n in enumerate(names):
         for j, s in enumerate(suites):
             c = lb.cells[s].get(n)
-            if c is not None:
+            if c is not None and c.goodness is not None:
                 grid[i, j] = 100 * c.goodness
+            not_ranked[i, j] = c is not None and c.goodness is None
     width = 14.0  # inches at 100 dpi: 1400 px
     fig = plt.figure(figsize=(width, 3.2 + 0.32 * len(names)), dpi=100)
     ax = fig.add_axes((0.11, 0.36, 0.80, 0.50))
@@ -367,6 +375,9 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
                 dark = abs(norm(v) - 0.5) > 0.3
                 ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=font,
                         color="white" if dark else "black")
+            elif not_ranked[i, j]:
+                ax.text(j, i, "n.r.", ha="center", va="center", fontsize=font - 1,
+                        color="#777")
     ax.set_xticks(range(len(suites)), suites, rotation=60, ha="right", fontsize=font + 1)
     ax.set_yticks(range(len(names)), names, fontsize=8)
     groups: list[tuple[str, int, int]] = []
@@ -383,7 +394,7 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
                 va="bottom", fontsize=font + 1, clip_on=False)
     fig.colorbar(im, cax=cax, label="score % (0 = chance)")
     ax.set_title("consistency-bench: chance-corrected consistent accuracy, entries × suites "
-                 "(blank = not covered)", pad=28, fontsize=10)
+                 "(blank = not covered, n.r. = not ranked)", pad=28, fontsize=10)
     with atomic_path(target) as tmp:
         fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
     plt.close(fig)

@@ -105,7 +105,7 @@ def test_partial_entry_is_never_ranked_among_complete():
 
 
 def test_undefined_score_counts_as_not_covered():
-    undefined = {**suite(0.0), "main_score": None, "ci95": None}
+    undefined = {**suite(0.0), "main_score": None, "ci95": None, "consistent_accuracy_cc": None}
     lb = rank([
         Entry("full", res(s1=suite(0.5), s2=suite(0.5, kind="k2"))),
         Entry("undefined", res(s1=undefined, s2=suite(0.1, kind="k2"))),

@@ -29,30 +29,73 @@ EPS = 1e-9
 
 @dataclass(frozen=True)
 class Consistent:
-    """Consistent accuracy of one suite.
+    """Consistent accuracy of one suite, balanced over the gold classes of its originals.
+
+    The score is the mean over gold classes of the per-class share of units that are right and
+    consistent (as balanced accuracy is): on a suite whose originals are 72% one label, a
+    constant predictor would otherwise beat a model with 25% label noise. A unit's class is the
+    gold label of its (first) original row.
 
     Attributes:
-        per_unit: 0/1 per unit (the paired tests and bootstraps resample these).
+        per_unit: 0/1 per unit.
         chance_per_unit: Probability per unit that a uniform random predictor gets it.
+        classes: Gold class per unit (the balancing key).
+        single_label: Every labelled row of the suite has the same gold label, so a constant
+            predictor is right and consistent everywhere; the chance-corrected score is then
+            undefined (set by the caller, who sees the whole suite).
 
     """
 
     per_unit: np.ndarray
     chance_per_unit: np.ndarray
+    classes: np.ndarray
+    single_label: bool = False
+
+    @property
+    def n_classes(self) -> int:
+        """Distinct gold classes among the units."""
+        return len(np.unique(self.classes))
+
+    def weights(self) -> np.ndarray:
+        """Per-unit weights with mean 1 whose weighted mean is the class-balanced mean."""
+        _, inverse, counts = np.unique(self.classes, return_inverse=True, return_counts=True)
+        return len(self.classes) / (len(counts) * counts[inverse])
+
+    def weighted_units(self) -> np.ndarray:
+        """Per-unit outcomes times their weight: their plain mean is :attr:`value`.
+
+        The paired tests and rank bootstraps resample these.
+        """
+        return np.asarray(self.per_unit, dtype=float) * self.weights()
 
     @property
     def value(self) -> float | None:
-        """Consistent accuracy, ``None`` without units."""
-        return float(self.per_unit.mean()) if len(self.per_unit) else None
+        """Class-balanced consistent accuracy, ``None`` without units."""
+        if not len(self.per_unit):
+            return None
+        return float(np.mean(self.weighted_units()))
+
+    @property
+    def unbalanced(self) -> float | None:
+        """Plain share of units right and consistent."""
+        return float(np.mean(self.per_unit)) if len(self.per_unit) else None
 
     @property
     def chance(self) -> float | None:
-        """Expected consistent accuracy of a uniform random predictor."""
-        return float(self.chance_per_unit.mean()) if len(self.chance_per_unit) else None
+        """Expected (balanced) consistent accuracy of a uniform random predictor."""
+        if not len(self.chance_per_unit):
+            return None
+        return float(np.mean(np.asarray(self.chance_per_unit, dtype=float) * self.weights()))
 
     @property
     def chance_corrected(self) -> float | None:
-        """``(ca - chance) / (1 - chance)``; see :func:`chance_corrected`."""
+        """``(ca - chance) / (1 - chance)``; ``None`` on a single-label suite.
+
+        With one gold label a constant predictor is right on every row, so accuracy cannot
+        tell models apart; the suite keeps its paper metric but is not ranked.
+        """
+        if self.single_label:
+            return None
         return chance_corrected(self.value, self.chance)
 
 
@@ -103,23 +146,25 @@ def pairwise(
     else:
         relation = valid & (orig_pred == pert_pred)
         chance = np.full(len(orig_pred), p * p)
-    return Consistent(right & relation, chance)
+    return Consistent(right & relation, chance, np.asarray(orig_gold))
 
 
 def derived(
-    antecedent_correct: np.ndarray, derived_ok: np.ndarray, allowed: np.ndarray
+    antecedent_correct: np.ndarray, derived_ok: np.ndarray, allowed: np.ndarray,
+    classes: np.ndarray,
 ) -> Consistent:
     """Transitive and additive: both antecedents right and the derived row's constraint holds.
 
     Over all derived rows (unconditional, unlike tau_trn / tau_add). ``allowed`` is the
-    ``(rows, N)`` constraint mask; chance is ``1/N**2 * allowed.sum(1) / N``.
+    ``(rows, N)`` constraint mask; chance is ``1/N**2 * allowed.sum(1) / N``; ``classes`` is
+    the gold label of each row's first antecedent.
     """
     antecedent_correct = np.asarray(antecedent_correct, dtype=bool)
     allowed = np.asarray(allowed, dtype=bool)
     n_labels = allowed.shape[1]
     per_unit = antecedent_correct.all(axis=1) & np.asarray(derived_ok, dtype=bool)
     chance = (1.0 / n_labels) ** 2 * allowed.sum(axis=1) / n_labels
-    return Consistent(per_unit, chance)
+    return Consistent(per_unit, chance, np.asarray(classes))
 
 
 def calm(
@@ -141,7 +186,7 @@ def calm(
     p = 1.0 / n_labels
     need = max(0, ceil(theta * m - EPS))
     tail = sum(comb(m, j) * p**j * (1 - p) ** (m - j) for j in range(need, m + 1))
-    return Consistent(per_unit, np.full(len(orig_pred), p * tail))
+    return Consistent(per_unit, np.full(len(orig_pred), p * tail), np.asarray(orig_gold))
 
 
 def salad(
@@ -168,11 +213,12 @@ def salad(
     right = correct(orig_pred, orig_gold) & ~orig_rejected
     moved = (salad_pred != np.asarray(reference)) | salad_rejected
     p = 1.0 / n_labels
-    return Consistent(right & moved, np.full(n, p * (1.0 - p)))
+    return Consistent(right & moved, np.full(n, p * (1.0 - p)), np.asarray(orig_gold))
 
 
 def coherence(strict_per_example: np.ndarray, rows_per_example: np.ndarray,
-              n_labels: int, choices_right: np.ndarray | None = None) -> Consistent:
+              n_labels: int, end_gold: np.ndarray,
+              choices_right: np.ndarray | None = None) -> Consistent:
     """Coherence: strict coherence (end prediction and every span right) is already accurate.
 
     Chance: each of an example's ``r`` rows right with probability ``1/N``, so ``N**-r``; for
@@ -185,7 +231,7 @@ def coherence(strict_per_example: np.ndarray, rows_per_example: np.ndarray,
     chance = (1.0 / n_labels) ** rows
     if choices_right is not None:
         chance = np.where(np.asarray(choices_right, dtype=bool), chance, 0.0)
-    return Consistent(np.asarray(strict_per_example, dtype=bool), chance)
+    return Consistent(np.asarray(strict_per_example, dtype=bool), chance, np.asarray(end_gold))
 
 
 @dataclass(frozen=True)

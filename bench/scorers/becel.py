@@ -76,7 +76,7 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
         metrics["confidence"] = confidence
     ranked = ca.pairwise(a, data.gold[first], b, data.gold[second], len(data.label_names),
                          negational=kind == "negational")
-    return SuiteScore(tau, n, ci, metrics, units=data.units(first, ranked.per_unit),
+    return SuiteScore(tau, n, ci, metrics, units=data.units(first, ranked.weighted_units()),
                       consistent=ranked)
 
 
@@ -120,8 +120,8 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
         conf = _confidence(aligned.probs, rows, consistent)
         metrics["confidence"] = conf
-    ranked = ca.derived(antecedent_correct, derived_ok, constraint.allowed)
-    return SuiteScore(tau, n, ci, metrics, units=data.units(derived, ranked.per_unit),
+    ranked = ca.derived(antecedent_correct, derived_ok, constraint.allowed, gold_ante[:, 0])
+    return SuiteScore(tau, n, ci, metrics, units=data.units(derived, ranked.weighted_units()),
                       consistent=ranked)
 
 

@@ -43,9 +43,10 @@ def _result(
     n = len(strict)
     ci = proportion_ci(int(strict.sum()), n, seed=options.seed, n_boot=options.n_boot)
     rows = np.bincount(data.group, minlength=n)
-    ranked = ca.coherence(strict, rows, len(data.label_names), choices_right)
+    ranked = ca.coherence(strict, rows, len(data.label_names), data.gold[end], choices_right)
     # group code g has its end row at end[g]
-    return SuiteScore(main, n, ci, metrics, units=data.units(end, strict), consistent=ranked)
+    return SuiteScore(main, n, ci, metrics, units=data.units(end, ranked.weighted_units()),
+                      consistent=ranked)
 
 
 def score_coherence(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:

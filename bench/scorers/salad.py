@@ -99,7 +99,7 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
                       orig_rejected, salad_rejected)
     ci = proportion_ci(int(agree.sum()), n, seed=options.seed, n_boot=options.n_boot)
     return SuiteScore(main_score=float(agree.mean()), n=n, ci95=ci, metrics=metrics,
-                      best_near=level, units=data.units(first, ranked.per_unit),
+                      best_near=level, units=data.units(first, ranked.weighted_units()),
                       consistent=ranked)
 
 
