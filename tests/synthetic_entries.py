@@ -106,3 +106,19 @@ def score_entries(folder: str | Path, entries=ENTRIES) -> tuple[list[Entry], Out
             units = get_scorer(data.info["kind"])(data, aligned, options).units
             outcomes[e][suite] = dict(units)
     return [Entry(e, {"suites": results[e]}) for e in entries], outcomes
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the synthetic entries' per-task summary: ``python -m tests.synthetic_entries DIR``."""
+    import sys
+
+    from leaderboard.ranking import rank
+    from leaderboard.render import render_markdown
+
+    args = sys.argv[1:] if argv is None else argv
+    entries, outcomes = score_entries(args[0] if args else "consistency-bench")
+    print(render_markdown(rank(entries, outcomes=outcomes)), end="")
+
+
+if __name__ == "__main__":
+    main()
