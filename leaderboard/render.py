@@ -23,7 +23,7 @@ HEATMAP = "heatmap.png"
 JSON = "leaderboard.json"
 
 #: Views with at most this many suites show one column per suite in their table.
-MAX_SUITE_COLUMNS = 8
+MAX_SUITE_COLUMNS = 6
 
 SCORE_NOTE = (
     "Score: chance-corrected consistent accuracy in % (0 = a uniform random predictor, "
@@ -93,8 +93,7 @@ def render_markdown(lb: Leaderboard) -> str:
                 cells.append(f"partial {row.covered}/{row.total}")
             else:
                 cells.append(f"#{row.rank} {_pct(row.mean)} / {_pct(row.accuracy)}")
-        flags = sorted({f for k in keys for f in (rows_by[k][name].flags
-                                                   if name in rows_by[k] else [])})
+        flags = rows_by["all"][name].flags if name in rows_by["all"] else []
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {', '.join(flags)} |")
     lines += [
         "",
@@ -126,6 +125,8 @@ section.view { display: none; }
 section.view.active { display: block; }
 .flag { color: #a33; cursor: help; }
 img.heatmap { max-width: 100%; height: auto; }
+.scroll { overflow-x: auto; }
+td.nowrap { white-space: nowrap; }
 """
 
 _JS = """
@@ -212,10 +213,10 @@ def _view_table(lb: Leaderboard, v: View, table_id: str) -> str:
         )
         + "</tr>"
     )
-    body = [_view_row(lb, row, per_suite) for row in v.rows]
+    body = [_view_row(lb, row, per_suite) for row in v.rows if row.covered]
     return (
-        f'<table class="sortable" id="{table_id}"><thead>{head}</thead><tbody>'
-        + "".join(body) + "</tbody></table>"
+        f'<div class="scroll"><table class="sortable" id="{table_id}"><thead>{head}</thead>'
+        "<tbody>" + "".join(body) + "</tbody></table></div>"
     )
 
 
@@ -232,7 +233,7 @@ def _view_row(lb: Leaderboard, row: Row, per_suite: list[str]) -> str:
         cells.append(_td(text, None if c is None else c.goodness, title=tip))
     return (
         f"<tr{cls}>"
-        + _td(_rank_text(row), row.rank if row.rank is not None else "")
+        + _td(_rank_text(row), row.rank if row.rank is not None else "", "nowrap")
         + _td(link, row.name, "name")
         + _td(flags, " ".join(row.flags), "flags", tips)
         + _td(f"{row.covered}/{row.total}", row.covered)
@@ -242,7 +243,7 @@ def _view_row(lb: Leaderboard, row: Row, per_suite: list[str]) -> str:
         + _td(_pct(row.consistency), row.consistency)
         + _td(f"{row.borda:g}", row.borda)
         + _td(_pct(row.win_rate), row.win_rate)
-        + _td(html.escape(_vs(row.vs_next)), "",
+        + _td(html.escape(_vs(row.vs_next)), "", "nowrap",
               title="" if row.vs_next is None else row.vs_next.method)
         + "".join(cells)
         + "</tr>"
@@ -390,11 +391,11 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
     for k, (label, a, b) in enumerate(groups):
         if a > 0:
             ax.axvline(a - 0.5, color="black", linewidth=1.2)
-        ax.text((a + b) / 2, -0.7 - 0.9 * (k % 2), label.split(": ")[1], ha="center",
+        ax.text((a + b) / 2, -0.6 - 0.6 * (k % 2), label.split(": ")[1], ha="center",
                 va="bottom", fontsize=font + 1, clip_on=False)
     fig.colorbar(im, cax=cax, label="score % (0 = chance)")
     ax.set_title("consistency-bench: chance-corrected consistent accuracy, entries × suites "
-                 "(blank = not covered, n.r. = not ranked)", pad=28, fontsize=10)
+                 "(blank = not covered, n.r. = not ranked)", pad=34, fontsize=10)
     with atomic_path(target) as tmp:
         fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
     plt.close(fig)
