@@ -266,3 +266,21 @@ def test_format_p_and_binomial_tail():
     assert binom_tail_ge(0, 10, 0.5) == 1.0
     assert binom_tail_ge(6, 10, 0.5) == pytest.approx(sum(math.comb(10, i) for i in range(6, 11))
                                                       / 1024)
+
+
+def test_training_data_is_validated_and_halves_are_fixed():
+    from bench.contamination import half_of
+    from bench.errors import ConfigError
+    from leaderboard.submissions import validate_meta
+
+    base = {"model": "m", "revision": "r", "license": "mit", "link": "https://x.org",
+            "contact": "c", "date": "2024-01-01"}
+    meta = validate_meta({**base, "training_data": ["becel/mrpc/train.tsv",
+                                                    "mnli/dev.jsonl#half=1"]})
+    assert meta["training_data"] == ["becel/mrpc/train.tsv", "mnli/dev.jsonl#half=1"]
+    for bad in (["../etc/passwd"], ["a.tsv#half=2"], "a.tsv", [3], ["/abs/path.tsv"]):
+        with pytest.raises(ConfigError, match="training_data"):
+            validate_meta({**base, "training_data": bad}, "m.yaml")
+    halves = [half_of("mnli/dev.jsonl", r) for r in range(1000)]
+    assert halves == [half_of("mnli/dev.jsonl", r) for r in range(1000)]
+    assert 400 < sum(halves) < 600
