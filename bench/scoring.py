@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from bench import __version__
 from bench.errors import DataError, DuplicateNameError, UnknownNameError
 from bench.manifest import read_manifest
+from bench.metrics.consistent import Consistent
 from bench.predictions import Predictions, SuitePredictions, read_predictions
 
 SCHEMA_VERSION = 1
@@ -108,8 +109,10 @@ class SuiteScore:
         ci95: 95% bootstrap interval of the main score.
         metrics: Every named score, count and breakdown.
         best_near: When set, the best score is the one closest to this value (e.g. chance).
-        units: Per-unit outcome (unit id -> 1.0 consistent / 0.0 not) behind the main score,
-            for paired tests between submissions; not written into the results JSON.
+        units: Per-unit outcome (unit id -> 1.0 / 0.0) of the consistent accuracy (the
+            ranked score), for paired tests and rank bootstraps between submissions; not
+            written into the results JSON.
+        consistent: Consistent accuracy and its chance level (bench.metrics.consistent).
 
     """
 
@@ -119,6 +122,7 @@ class SuiteScore:
     metrics: dict[str, object]
     best_near: float | None = None
     units: Mapping[str, float] | None = field(default=None, repr=False)
+    consistent: Consistent | None = field(default=None, repr=False)
 
 
 Scorer = Callable[[SuiteData, Aligned, ScoreOptions], SuiteScore]
@@ -209,6 +213,10 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
     """The results entry of one suite."""
     info = data.info
     result = get_scorer(info["kind"])(data, aligned, options)
+    if result.consistent is not None:  # a single-label suite cannot be ranked on accuracy
+        labels = np.unique(data.gold[data.gold >= 0])
+        result = replace(result, consistent=replace(result.consistent,
+                                                    single_label=len(labels) < 2))
     entry = {
         "family": info["family"],
         "task": info["task"],
@@ -220,11 +228,28 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
         "higher_is_better": info["higher_is_better"],
         "n": result.n,
         "ci95": list(result.ci95) if result.ci95 is not None else None,
-        "metrics": result.metrics,
+        "metrics": result.metrics if result.consistent is None else {
+            **result.metrics, "consistent_accuracy_n": len(result.consistent.per_unit),
+            "consistent_accuracy_unbalanced": result.consistent.unbalanced},
+        **consistent_keys(result.consistent),
+        "source_files": sorted(set(data.column("source_file").tolist())),
     }
     if result.best_near is not None:
         entry["best_near"] = result.best_near
     return entry
+
+
+def consistent_keys(consistent: Consistent | None) -> dict[str, float | None]:
+    """The ranked score's three results keys (docs/contracts.md); ``None`` when undefined."""
+    if consistent is None:
+        return dict.fromkeys(
+            ("consistent_accuracy", "consistent_accuracy_chance", "consistent_accuracy_cc")
+        )
+    return {
+        "consistent_accuracy": consistent.value,
+        "consistent_accuracy_chance": consistent.chance,
+        "consistent_accuracy_cc": consistent.chance_corrected,
+    }
 
 
 def _finite(value: float) -> float | None:

@@ -68,6 +68,32 @@ def _binom_two_sided(k: int, n: int) -> float:
     return min(1.0, 2.0 * tail)
 
 
+def binom_tail_ge(k: int, n: int, p: float) -> float:
+    """Exact one-sided binomial p-value ``P(X >= k)`` for ``X ~ Binomial(n, p)``."""
+    if k <= 0:
+        return 1.0
+    if k > n or p <= 0.0:
+        return 0.0
+    if p >= 1.0:
+        return 1.0
+    logs = [
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+        + i * math.log(p) + (n - i) * math.log1p(-p)
+        for i in range(k, n + 1)
+    ]
+    top = max(logs)
+    return min(1.0, math.exp(top) * sum(math.exp(v - top) for v in logs))
+
+
+def format_p(p: float | None) -> str:
+    """A p-value for people: ``< 0.001`` below 0.001 (never ``p=0``), ``n/a`` when undefined."""
+    if p is None or p != p:
+        return "n/a"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3f}"
+
+
 def mcnemar_exact(a: Sequence[float], b: Sequence[float], *, alpha: float = 0.05) -> PairedResult:
     """Exact McNemar test on paired binary outcomes (1 = success for that entry).
 

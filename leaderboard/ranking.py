@@ -1,24 +1,38 @@
-"""Pure ranking over a table of results: per-suite tables, aggregates, coverage, paired tests.
+"""Pure ranking over a table of results: views, aggregates, flags, rank intervals, paired tests.
 
 Input is one results JSON (docs/contracts.md) per entry; nothing here reads files.
 
-Direction normalisation (``goodness``, higher is better, in [0, 1]):
+**What is ranked.** Every suite entry carries ``consistent_accuracy_cc``, the chance-corrected
+consistent accuracy (docs/metrics.md): the share of units where the model is right on the
+original(s) *and* consistent, mapped so that a uniform random predictor scores 0 and a perfect
+one 1. A constant or random predictor cannot win it. A cell's ``goodness`` is that value. The
+paper's own metric (tau, C_R, agreement, coherence) is kept as the cell's ``score`` and, direction
+normalised, as ``consistency`` (higher is better, in [0, 1]):
 
-- ``higher_is_better: true``  -> ``g = s``
-- ``higher_is_better: false`` -> ``g = 1 - s``  (BECEL's tau)
-- ``best_near: c``            -> ``g = 1 - |s - c| / max(c, 1 - c)`` (word-salad agreement,
-  best near chance)
+- ``higher_is_better: true``  -> ``s``
+- ``higher_is_better: false`` -> ``1 - s``  (BECEL's tau)
+- ``best_near: c``            -> ``1 - |s - c| / max(c, 1 - c)`` (word-salad agreement)
 
-Aggregates over the suites of a view that an entry covers:
+**Aggregates** over the suites of a view that an entry covers: ``mean`` (mean goodness, the rank
+key), ``borda`` (as MTEB: per suite one point per other entry beaten, half per tie) and
+``win_rate`` (as HELM: mean share of other entries beaten). Only entries that cover every suite
+of the view are ranked; partial entries are listed with their coverage and ``rank = None``.
 
-- ``mean``: mean goodness.
-- ``borda`` (as MTEB): per suite, an entry gets one point per other entry it beats (half a
-  point per tie); points are summed.
-- ``win_rate`` (as HELM): per suite, the share of other entries it beats (ties half); averaged
-  over covered suites that have at least one other entry.
+**Views** come in reading order: per task first, then per consistency kind, per family, and
+``all`` last (``VIEW_ORDER`` in ``Leaderboard.view_order``).
 
-Only entries that cover every suite of the view are ranked; partial entries are listed with
-their coverage and ``rank = None``, never placed among complete ones.
+**Rank intervals.** With per-unit outcomes, ranks are bootstrapped: the units of each suite
+shared by all ranked entries are resampled (the same resample for every entry, so the bootstrap
+is paired), every entry's view score recomputed and ranked; the 2.5% and 97.5% quantiles of an
+entry's rank are its 95% rank interval. Resampling units whose outcome vectors are equal is
+resampling patterns: a multinomial draw over the distinct outcome patterns gives exactly the
+same distribution in O(patterns) per resample.
+
+**Flags.** A cell is *degenerate* when the accuracy on the originals is not significantly above
+the majority-class rate (exact one-sided binomial test, p >= 0.05) or one label takes at least
+95% of the predictions on the originals; an entry is flagged in a view when at least half of
+its covered suites are. A cell is *contaminated* when the entry's ``training_data``
+(bench/contamination.py) names a file the suite draws from.
 """
 
 from __future__ import annotations
@@ -28,17 +42,35 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
+from bench.contamination import contamination, parse_training_data
 from bench.errors import BenchError
 from leaderboard.paired import (
     PairedResult,
+    binom_tail_ge,
     ci_overlap_z,
-    ci_sd,
+    format_p,
     mcnemar_exact,
-    paired_bootstrap,
 )
 
-#: Per-unit outcomes: entry -> suite -> unit id -> success value (1 = consistent / good).
+#: Per-unit outcomes: entry -> suite -> unit id -> success value (1 = consistent and right).
 Outcomes = Mapping[str, Mapping[str, Mapping[str, float]]]
+
+#: Display names and reading order of the tasks (others follow, sorted).
+TASKS = {
+    "snli": "SNLI", "rte": "RTE", "mrpc": "MRPC", "boolq": "BoolQ", "wic": "WiC",
+    "sst2": "SST-2", "ag_news": "AG News", "mnli": "MNLI", "qnli": "QNLI", "qqp": "QQP",
+    "kornli": "KorNLI", "klue_nli": "KLUE-NLI", "klue_sts": "KLUE-STS",
+    "art": "ART", "conv_ent": "Conversational Entailment",
+}
+KINDS = ("semantic", "negational", "symmetric", "transitive", "additive", "calm", "salad",
+         "coherence", "coherence_theta")
+FAMILIES = ("becel", "calm", "salad", "coherence")
+#: View groups in reading order.
+VIEW_ORDER = ("task", "kind", "family", "all")
+
+ALPHA = 0.05
+NEAR_CONSTANT = 0.95
+N_BOOT_RANKS = 1000
 
 
 @dataclass(frozen=True)
@@ -52,14 +84,40 @@ class Entry:
 
 @dataclass(frozen=True)
 class Cell:
-    """One entry's score on one suite."""
+    """One entry's scores on one suite.
 
-    score: float
-    goodness: float
+    Attributes:
+        score: The paper's main metric (tau, C_R, agreement, coherence); ``None`` where it is
+            undefined although the ranked score is not (tau_trn with an empty set C).
+        goodness: Chance-corrected consistent accuracy (the ranked value); ``None`` on a suite
+            whose originals have a single gold class (shown, not ranked).
+        ci95: 95% interval of ``score``.
+        n: Units of ``score``.
+        rank: Rank among the entries on this suite (by ``goodness``).
+        sd_goodness: Standard error of ``goodness`` (binomial, for the interval fallback).
+        consistency: ``score`` direction-normalised (higher is better).
+        consistent_accuracy: Consistent accuracy before chance correction.
+        chance: Its chance level.
+        accuracy: Accuracy on the originals.
+        degenerate: Why the cell is degenerate, or ``None``.
+        degenerate_testable: Whether the degenerate tests apply to the suite.
+        contaminated: Why the cell is contaminated, or ``None``.
+
+    """
+
+    score: float | None
+    goodness: float | None
     ci95: tuple[float, float] | None
     n: int | None
     rank: int = 0
     sd_goodness: float | None = None
+    consistency: float | None = None
+    consistent_accuracy: float | None = None
+    chance: float | None = None
+    accuracy: float | None = None
+    degenerate: str | None = None
+    contaminated: str | None = None
+    degenerate_testable: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,12 +131,13 @@ class SuiteInfo:
     main_metric: str
     higher_is_better: bool
     best_near: float | None = None
+    source_files: tuple[str, ...] = ()
 
     @property
     def direction(self) -> str:
-        """Human-readable direction: ``higher``, ``lower`` or ``near <c>``."""
+        """Human-readable direction of the main metric: ``higher``, ``lower`` or ``near <c>``."""
         if self.best_near is not None:
-            return f"near {self.best_near:g}"
+            return f"near chance ({100 * self.best_near:.0f}%)"
         return "higher" if self.higher_is_better else "lower"
 
 
@@ -97,11 +156,22 @@ class Row:
     rank_win_rate: int | None
     sd_mean: float | None
     vs_next: PairedResult | None = None
+    rank_low: int | None = None
+    rank_high: int | None = None
+    accuracy: float | None = None
+    consistency: float | None = None
+    degenerate: str | None = None
+    contaminated: str | None = None
 
     @property
     def complete(self) -> bool:
         """Whether the entry covers every suite of the view."""
         return self.covered == self.total
+
+    @property
+    def flags(self) -> list[str]:
+        """Short flag names (``degenerate``, ``contaminated``)."""
+        return [n for n in ("degenerate", "contaminated") if getattr(self, n)]
 
 
 @dataclass(frozen=True)
@@ -111,33 +181,44 @@ class View:
     name: str
     suites: tuple[str, ...]
     rows: tuple[Row, ...]
+    title: str = ""
+    unranked_suites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Leaderboard:
     """Everything the renderers need."""
 
-    suites: dict[str, SuiteInfo]
+    suites: dict[str, SuiteInfo]  # in display order: family, kind, task
     cells: dict[str, dict[str, Cell]]  # suite -> entry -> cell
     suite_order: dict[str, list[str]]  # suite -> entries, best first
     suite_tests: dict[str, list[PairedResult | None]]  # suite -> test of i vs i+1
-    views: dict[str, View]
+    views: dict[str, View]  # in reading order (VIEW_ORDER)
     meta: dict[str, dict]
 
     def to_dict(self) -> dict:
-        """JSON-ready dict of everything."""
+        """JSON-ready dict of everything (``view_order`` keeps the reading order)."""
         return {
-            "schema_version": 1,
+            "schema_version": 2,
+            "ranked_on": "consistent_accuracy_cc",
+            "suite_order_display": list(self.suites),
+            "view_order": list(self.views),
             "suites": {k: asdict(v) | {"direction": v.direction} for k, v in self.suites.items()},
             "cells": {s: {e: asdict(c) for e, c in cs.items()} for s, cs in self.cells.items()},
             "suite_order": self.suite_order,
             "suite_tests": {
-                s: [asdict(t) if t else None for t in ts] for s, ts in self.suite_tests.items()
+                s: [_test_dict(t) for t in ts] for s, ts in self.suite_tests.items()
             },
             "views": {
                 k: {
+                    "title": v.title,
                     "suites": list(v.suites),
-                    "rows": [asdict(r) | {"complete": r.complete} for r in v.rows],
+                    "unranked_suites": list(v.unranked_suites),
+                    "rows": [
+                        asdict(r) | {"complete": r.complete, "flags": r.flags,
+                                     "vs_next": _test_dict(r.vs_next)}
+                        for r in v.rows
+                    ],
                 }
                 for k, v in self.views.items()
             },
@@ -145,19 +226,22 @@ class Leaderboard:
         }
 
 
-def goodness(score: float, info: SuiteInfo) -> float:
-    """Direction-normalised score in [0, 1], higher is better (see module docstring)."""
+def _test_dict(test: PairedResult | None) -> dict | None:
+    if test is None:
+        return None
+    return asdict(test) | {"p_text": format_p(test.p_value)}
+
+
+def consistency(score: float, info: SuiteInfo) -> float:
+    """The paper's metric direction-normalised to [0, 1], higher is better."""
     if info.best_near is not None:
         c = info.best_near
         return 1.0 - abs(score - c) / max(c, 1.0 - c)
     return score if info.higher_is_better else 1.0 - score
 
 
-def goodness_scale(info: SuiteInfo) -> float:
-    """|d goodness / d score| (used to carry a score's spread into goodness units)."""
-    if info.best_near is not None:
-        return 1.0 / max(info.best_near, 1.0 - info.best_near)
-    return 1.0
+#: Backwards-compatible name of :func:`consistency`.
+goodness = consistency
 
 
 def suite_info(name: str, result: Mapping, where: str = "") -> SuiteInfo:
@@ -172,9 +256,64 @@ def suite_info(name: str, result: Mapping, where: str = "") -> SuiteInfo:
             main_metric=str(result["main_metric"]),
             higher_is_better=bool(result["higher_is_better"]),
             best_near=None if best is None else float(best),
+            source_files=tuple(result.get("source_files", ())),
         )
     except KeyError as exc:
         raise BenchError(f"{where}suite {name!r}: results lack field {exc.args[0]!r}") from None
+
+
+def _order_key(value: str, order: Sequence[str]) -> tuple[int, str]:
+    return (order.index(value), value) if value in order else (len(order), value)
+
+
+def suite_sort_key(info: SuiteInfo) -> tuple:
+    """Display order of suites: family, then kind, then task, then name."""
+    return (_order_key(info.family, FAMILIES), _order_key(info.kind, KINDS),
+            _order_key(info.task, tuple(TASKS)), info.name)
+
+
+def view_title(key: str) -> str:
+    """A view's tab title: ``SNLI``, ``kind: semantic``, ``family: becel``, ``all suites``."""
+    if key == "all":
+        return "all suites"
+    attr, _, value = key.partition(":")
+    if attr == "task":
+        return TASKS.get(value, value)
+    return f"{attr}: {value}"
+
+
+def degenerate_testable(metrics: Mapping) -> bool:
+    """Whether the degenerate tests apply: labelled originals, not >= 95% one gold class."""
+    rate = metrics.get("majority_rate")
+    return bool(metrics.get("n_original")) and rate is not None and rate < NEAR_CONSTANT
+
+
+def degenerate_reason(metrics: Mapping) -> str | None:
+    """Why a cell's predictions on the originals are degenerate, or ``None``.
+
+    Near-constant: one label takes at least 95% of the predictions. Not above majority: the
+    exact one-sided binomial test of the correct count against the majority-class rate gives
+    p >= 0.05. Neither applies where the originals are themselves >= 95% one class.
+    """
+    if not degenerate_testable(metrics):
+        return None
+    top = metrics.get("top_prediction_share")
+    if top is not None and top >= NEAR_CONSTANT:
+        return f"near-constant predictions on the originals ({100 * top:.0f}% one label)"
+    n, k, rate = (metrics.get(x) for x in ("n_original", "n_original_correct", "majority_rate"))
+    if k is not None:
+        p = binom_tail_ge(int(k), int(n), float(rate))
+        if p >= ALPHA:
+            return (
+                f"accuracy {100 * k / n:.1f}% not significantly above the majority rate "
+                f"{100 * rate:.1f}% (exact binomial p {_p_phrase(p)})"
+            )
+    return None
+
+
+def _p_phrase(p: float) -> str:
+    text = format_p(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _dense_ranks(values: Sequence[float]) -> list[int]:
@@ -189,51 +328,121 @@ def _beats(a: float, b: float) -> float:
 
 
 def _suite_test(
-    a: str, b: str, suite: str, cells: Mapping[str, Cell], outcomes: Outcomes | None
+    a: str, b: str, suite: str, cells: Mapping[str, Cell], tables: UnitTables | None
 ) -> PairedResult:
-    oa = (outcomes or {}).get(a, {}).get(suite)
-    ob = (outcomes or {}).get(b, {}).get(suite)
-    if oa and ob:
-        shared = sorted(set(oa) & set(ob))
-        xa = [oa[k] for k in shared]
-        xb = [ob[k] for k in shared]
-        if all(v in (0, 1) for v in xa + xb):
+    """Neighbours on one suite: McNemar on binary units, paired bootstrap on weighted ones."""
+    found = _patterns([a, b], suite, tables or {})
+    if found is not None:
+        patterns, counts = found
+        if np.isin(patterns, (0.0, 1.0)).all():
+            xa = np.repeat(patterns[:, 0], counts)
+            xb = np.repeat(patterns[:, 1], counts)
             return mcnemar_exact(xa, xb)
-        return paired_bootstrap(xa, xb, key=f"{suite}:{a}:{b}")
+        boot = _bootstrap_scores([a, b], [suite], tables, {}, 0, 2000, f"suite:{suite}:{a}:{b}")
+        if boot is not None:
+            scores, n_units = boot
+            d = scores[:, 0] - scores[:, 1]
+            p = min(1.0, 2.0 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
+            diff = float((patterns[:, 0] - patterns[:, 1]) @ counts / counts.sum())
+            return PairedResult("paired-bootstrap", n_units, diff, p, p < ALPHA)
     diff = cells[a].goodness - cells[b].goodness
     return ci_overlap_z(diff, cells[a].sd_goodness, cells[b].sd_goodness)
 
 
-def _aggregate_test(a: Row, b: Row, suites: Sequence[str], outcomes: Outcomes | None,
-                    infos: Mapping[str, SuiteInfo], seed: int = 0) -> PairedResult:
-    """Test neighbours on the mean of goodness.
+#: Per suite: entry -> row, and the (entries, shared units) outcome matrix.
+UnitTables = Mapping[str, tuple[Mapping[str, int], np.ndarray]]
 
-    Stratified paired bootstrap when every suite has per-unit outcomes for both entries, else
-    the interval-based fallback.
+
+def unit_tables(outcomes: Outcomes | None) -> UnitTables:
+    """Outcome matrices per suite over the units every entry with outcomes for it shares."""
+    if not outcomes:
+        return {}
+    suites = sorted({s for per in outcomes.values() for s in per})
+    tables = {}
+    for suite in suites:
+        names = sorted(n for n in outcomes if outcomes[n].get(suite))
+        shared = sorted(set.intersection(*(set(outcomes[n][suite]) for n in names)))
+        matrix = np.array([[outcomes[n][suite][k] for k in shared] for n in names], dtype=float)
+        tables[suite] = ({n: i for i, n in enumerate(names)}, matrix.reshape(len(names), -1))
+    return tables
+
+
+def _patterns(
+    names: Sequence[str], suite: str, tables: UnitTables
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Distinct outcome vectors over the units all ``names`` share, with their counts."""
+    if suite not in tables:
+        return None
+    index, matrix = tables[suite]
+    if not all(n in index for n in names) or matrix.shape[1] == 0:
+        return None
+    rows = matrix[[index[n] for n in names]]
+    key = np.zeros(rows.shape[1], dtype=np.int64)
+    for row in rows:  # mixed-radix code of each unit's outcome vector (1-d unique is fast)
+        values, codes = np.unique(row, return_inverse=True)
+        key = key * len(values) + codes
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    return rows[:, first].T, counts
+
+
+def _bootstrap_scores(
+    names: Sequence[str], suites: Sequence[str], outcomes: UnitTables | None,
+    chance: Mapping[str, float], seed: int, n_boot: int, key: str,
+) -> tuple[np.ndarray, int] | None:
+    """``(n_boot, entries)`` resampled view scores (mean chance-corrected consistent accuracy).
+
+    The same resample of each suite's shared units serves every entry (paired). ``None`` when
+    some entry lacks per-unit outcomes for some suite.
     """
-    have = outcomes is not None and all(
-        outcomes.get(a.name, {}).get(s) and outcomes.get(b.name, {}).get(s) for s in suites
-    )
-    if not have:
-        return ci_overlap_z((a.mean or 0.0) - (b.mean or 0.0), a.sd_mean, b.sd_mean)
-    rng = np.random.default_rng(seed)
-    n_boot = 2000
-    total = np.zeros(n_boot)
-    observed = 0.0
+    if outcomes is None or not names:
+        return None
+    from leaderboard.paired import _seed
+
+    rng = np.random.default_rng(_seed(seed, key))
+    total = np.zeros((n_boot, len(names)))
     n_units = 0
     for s in suites:
-        oa, ob = outcomes[a.name][s], outcomes[b.name][s]
-        shared = sorted(set(oa) & set(ob))
-        d = np.array([oa[k] - ob[k] for k in shared], dtype=float) * goodness_scale(infos[s])
-        n_units += d.size
-        if d.size == 0:
-            continue
-        observed += float(d.mean())
-        total += d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(axis=1)
-    observed /= len(suites)
-    total /= len(suites)
-    p = min(1.0, 2.0 * min(float(np.mean(total <= 0)), float(np.mean(total >= 0))))
-    return PairedResult("paired-bootstrap", n_units, observed, p, p < 0.05)
+        found = _patterns(names, s, outcomes)
+        if found is None:
+            return None
+        patterns, counts = found
+        units = int(counts.sum())
+        n_units += units
+        draws = rng.multinomial(units, counts / units, size=n_boot)  # (n_boot, patterns)
+        ca = draws @ patterns / units  # (n_boot, entries)
+        c = chance.get(s, 0.0)
+        total += (ca - c) / (1.0 - c) if c < 1.0 else ca
+    return total / len(suites), n_units
+
+
+def _rank_intervals(scores: np.ndarray) -> list[tuple[int, int]]:
+    """95% interval of each column's competition rank over the bootstrap rows."""
+    ranks = 1 + (scores[:, None, :] > scores[:, :, None] + 1e-12).sum(axis=2)  # (boot, entries)
+    low = np.quantile(ranks, 0.025, axis=0, method="lower")
+    high = np.quantile(ranks, 0.975, axis=0, method="higher")
+    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
+
+
+def _aggregate_test(a: Row, b: Row, suites: Sequence[str], outcomes: UnitTables | None,
+                    chance: Mapping[str, float], seed: int = 0) -> PairedResult:
+    """Test neighbours on the view score: paired bootstrap over shared units, else intervals."""
+    boot = _bootstrap_scores([a.name, b.name], suites, outcomes, chance, seed, 2000,
+                             f"pair:{a.name}:{b.name}:{','.join(suites)}")
+    if boot is None:
+        return ci_overlap_z((a.mean or 0.0) - (b.mean or 0.0), a.sd_mean, b.sd_mean)
+    scores, n_units = boot
+    d = scores[:, 0] - scores[:, 1]
+    observed = (a.mean or 0.0) - (b.mean or 0.0)
+    p = min(1.0, 2.0 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
+    return PairedResult("paired-bootstrap", n_units, observed, p, p < ALPHA)
+
+
+def _flag(reasons: Sequence[str | None], what: str) -> str | None:
+    """An entry-level flag when at least half of the covered suites are flagged."""
+    hits = [r for r in reasons if r]
+    if not reasons or 2 * len(hits) < len(reasons):
+        return None
+    return f"{what} on {len(hits)} of {len(reasons)} suites, e.g. {hits[0]}"
 
 
 def _view(
@@ -241,47 +450,56 @@ def _view(
     suites: Sequence[str],
     entries: Sequence[str],
     cells: Mapping[str, Mapping[str, Cell]],
-    infos: Mapping[str, SuiteInfo],
-    outcomes: Outcomes | None,
+    outcomes: UnitTables | None,
+    unranked: Sequence[str] = (),
 ) -> View:
     stats = {}
+    ranked = {s: {e: c for e, c in cells[s].items() if c.goodness is not None} for s in suites}
     for e in entries:
-        covered = [s for s in suites if e in cells[s]]
+        covered = [s for s in suites if e in ranked[s]]
         borda = 0.0
         rates = []
         for s in covered:
-            others = [o for o in cells[s] if o != e]
+            others = [o for o in ranked[s] if o != e]
             wins = sum(_beats(cells[s][e].goodness, cells[s][o].goodness) for o in others)
             borda += wins
             if others:
                 rates.append(wins / len(others))
-        goods = [cells[s][e].goodness for s in covered]
-        sds = [cells[s][e].sd_goodness for s in covered]
-        sd_mean = (
-            float(np.sqrt(sum(x * x for x in sds)) / len(sds))
-            if sds and all(x is not None for x in sds)
-            else None
-        )
+        mine = [cells[s][e] for s in covered]
+        sds = [c.sd_goodness for c in mine]
+        accs = [c.accuracy for c in mine if c.accuracy is not None]
+        cons = [c.consistency for c in mine if c.consistency is not None]
         stats[e] = dict(
             covered=len(covered),
-            mean=float(np.mean(goods)) if goods else None,
+            mean=float(np.mean([c.goodness for c in mine])) if mine else None,
             borda=borda,
             win_rate=float(np.mean(rates)) if rates else None,
-            sd_mean=sd_mean,
+            sd_mean=(
+                float(np.sqrt(sum(x * x for x in sds)) / len(sds))
+                if sds and all(x is not None for x in sds) else None
+            ),
+            accuracy=float(np.mean(accs)) if accs else None,
+            consistency=float(np.mean(cons)) if cons else None,
+            degenerate=_flag([c.degenerate for c in mine if c.degenerate_testable], "degenerate"),
+            contaminated=_flag_any([c.contaminated for c in mine], covered),
         )
     complete = [e for e in entries if stats[e]["covered"] == len(suites) and suites]
     partial = [e for e in entries if e not in complete]
 
     def ranks(key: str) -> dict[str, int]:
-        vals = [stats[e][key] if stats[e][key] is not None else -1.0 for e in complete]
+        vals = [stats[e][key] if stats[e][key] is not None else -1e9 for e in complete]
         return dict(zip(complete, _dense_ranks(vals), strict=False))
 
     r_mean, r_borda, r_win = ranks("mean"), ranks("borda"), ranks("win_rate")
     complete.sort(key=lambda e: (r_mean[e], -stats[e]["borda"], e))
-    partial.sort(key=lambda e: (-stats[e]["covered"], -(stats[e]["mean"] or -1.0), e))
+    partial.sort(key=lambda e: (-stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
+    chance = {s: next(iter(ranked[s].values())).chance or 0.0 for s in suites if ranked[s]}
+    boot = _bootstrap_scores(complete, suites, outcomes, chance, 0, N_BOOT_RANKS, f"ranks:{name}")
+    intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
     rows = []
     for e in complete + partial:
         st = stats[e]
+        low, high = intervals.get(e, (None, None))
         rows.append(
             Row(
                 name=e,
@@ -294,14 +512,77 @@ def _view(
                 rank_borda=r_borda.get(e),
                 rank_win_rate=r_win.get(e),
                 sd_mean=st["sd_mean"],
+                rank_low=low,
+                rank_high=high,
+                accuracy=st["accuracy"],
+                consistency=st["consistency"],
+                degenerate=st["degenerate"],
+                contaminated=st["contaminated"],
             )
         )
-    # neighbour tests among ranked (complete) rows only
-    k = len(complete)
-    for i in range(k - 1):
-        test = _aggregate_test(rows[i], rows[i + 1], suites, outcomes, infos)
-        rows[i] = replace(rows[i], vs_next=test)
-    return View(name, tuple(suites), tuple(rows))
+    for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
+        rows[i] = replace(rows[i], vs_next=_aggregate_test(rows[i], rows[i + 1], suites,
+                                                           outcomes, chance))
+    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked))
+
+
+def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | None:
+    hits = [(s, r) for s, r in zip(covered, reasons, strict=True) if r]
+    if not hits:
+        return None
+    return f"{len(hits)} of {len(covered)} suites: " + "; ".join(f"{s}: {r}" for s, r in hits)
+
+
+def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | None:
+    """One cell from a results entry; ``None`` when the ranked score is undefined."""
+    if "consistent_accuracy_cc" not in res:
+        raise BenchError(
+            f"entry {entry.name!r}: suite {suite!r} results lack 'consistent_accuracy_cc' "
+            "(scored before consistent accuracy existed); run `consistency-bench rescore`"
+        )
+    cc = res["consistent_accuracy_cc"]
+    if cc is None and (res.get("main_score") is None or res.get("consistent_accuracy") is None):
+        # Undefined for this entry (e.g. ART coherence without probabilities): not covered.
+        return None
+    # cc None with a consistent accuracy: single-class originals, shown but not ranked
+    metrics = res.get("metrics", {})
+    ca, chance = res.get("consistent_accuracy"), res.get("consistent_accuracy_chance")
+    n_units = metrics.get("consistent_accuracy_n")
+    sd = None
+    if n_units and ca is not None and chance is not None and chance < 1.0:
+        sd = float(np.sqrt(max(ca * (1 - ca), 1e-12) / n_units) / (1.0 - chance))
+    ci = res.get("ci95")
+    accuracy = metrics.get("accuracy", metrics.get("accuracy_original"))
+    declared = parse_training_data(entry.meta.get("training_data"), f"{entry.name}/meta.yaml")
+    score = None if res.get("main_score") is None else float(res["main_score"])
+    return Cell(
+        score=score,
+        goodness=None if cc is None else float(cc),
+        ci95=(float(ci[0]), float(ci[1])) if ci and None not in ci else None,
+        n=res.get("n"),
+        sd_goodness=sd,
+        consistency=None if score is None else consistency(score, info),
+        consistent_accuracy=ca,
+        chance=chance,
+        accuracy=None if accuracy is None else float(accuracy),
+        degenerate=degenerate_reason(metrics),
+        degenerate_testable=degenerate_testable(metrics),
+        contaminated=contamination(declared, info.source_files),
+    )
+
+
+def _view_keys(infos: Mapping[str, SuiteInfo]) -> list[tuple[str, list[str]]]:
+    """View keys with their suites, in reading order: tasks, kinds, families, all."""
+    names = list(infos)
+    out = []
+    orders = {"task": tuple(TASKS), "kind": KINDS, "family": FAMILIES}
+    for attr in VIEW_ORDER[:-1]:
+        values = sorted({getattr(infos[s], attr) for s in names} - {""},
+                        key=lambda v, a=attr: _order_key(v, orders[a]))
+        for value in values:
+            out.append((f"{attr}:{value}", [s for s in names if getattr(infos[s], attr) == value]))
+    out.append(("all", names))
+    return out
 
 
 def rank(
@@ -313,14 +594,15 @@ def rank(
     """Rank ``entries`` (pure).
 
     Args:
-        entries: Entries with their results JSON.
-        outcomes: Optional per-unit success values for paired tests (McNemar / paired
-            bootstrap); without them neighbours are compared from their intervals.
-        best_near: Per-suite "best near" values overriding the results (e.g. chance level).
+        entries: Entries with their results JSON (and meta, for ``training_data``).
+        outcomes: Optional per-unit outcomes of the consistent accuracy, for paired tests and
+            rank intervals; without them neighbours are compared from binomial intervals and
+            no rank interval is given.
+        best_near: Per-suite "best near" values of the main metric overriding the results.
 
     Raises:
-        BenchError: Two entries disagree on a suite's direction or content hash, or a
-            results JSON lacks a field.
+        BenchError: Two entries disagree on a suite's direction or content hash, a results
+            JSON lacks a field, or an entry's ``training_data`` is malformed.
 
     """
     names = [e.name for e in entries]
@@ -349,43 +631,37 @@ def rank(
                         "different suite versions (content_hash differs); run "
                         "`consistency-bench rescore`"
                     )
-            if res.get("main_score") is None:
-                # Undefined for this entry (e.g. an empty conditioning set, or ART coherence
-                # without probabilities): the suite counts as not covered, never as a score.
-                continue
-            score = float(res["main_score"])
-            ci = res.get("ci95")
-            ci_t = (float(ci[0]), float(ci[1])) if ci and None not in ci else None
-            sd = ci_sd(ci_t)
-            cells.setdefault(suite, {})[entry.name] = Cell(
-                score=score,
-                goodness=goodness(score, info),
-                ci95=ci_t,
-                n=res.get("n"),
-                sd_goodness=None if sd is None else sd * goodness_scale(info),
-            )
+            cell = _cell(entry, suite, res, info)
+            if cell is not None:
+                cells.setdefault(suite, {})[entry.name] = cell
+    ordered = sorted(cells, key=lambda s: suite_sort_key(infos[s]))
     suite_order: dict[str, list[str]] = {}
     suite_tests: dict[str, list[PairedResult | None]] = {}
-    for suite in sorted(cells):
+    rankable = set()
+    tables = unit_tables(outcomes) if outcomes is not None else None
+    for suite in ordered:
         cs = cells[suite]
-        order = sorted(cs, key=lambda e: (-cs[e].goodness, e))
-        ranks_ = _dense_ranks([cs[e].goodness for e in order])
-        for e, r in zip(order, ranks_, strict=False):
+        good = sorted((e for e in cs if cs[e].goodness is not None),
+                      key=lambda e: (-cs[e].goodness, e))
+        rest = sorted((e for e in cs if cs[e].goodness is None),
+                      key=lambda e: (-(cs[e].consistency or 0.0), e))
+        for e, r in zip(good, _dense_ranks([cs[e].goodness for e in good]), strict=True):
             cs[e] = replace(cs[e], rank=r)
-        suite_order[suite] = order
+        if good:
+            rankable.add(suite)
+        suite_order[suite] = good + rest
         suite_tests[suite] = [
-            _suite_test(order[i], order[i + 1], suite, cs, outcomes) for i in range(len(order) - 1)
+            _suite_test(good[i], good[i + 1], suite, cs, tables) for i in range(len(good) - 1)
         ]
-    all_suites = sorted(cells)
-    views = {"all": _view("all", all_suites, names, cells, infos, outcomes)}
-    for attr in ("family", "kind", "task"):
-        for value in sorted({getattr(infos[s], attr) for s in all_suites} - {""}):
-            subset = [s for s in all_suites if getattr(infos[s], attr) == value]
-            key = f"{attr}:{value}"
-            views[key] = _view(key, subset, names, cells, infos, outcomes)
+    shown = {s: infos[s] for s in ordered}
+    views = {
+        key: _view(key, [s for s in subset if s in rankable], names, cells, tables,
+                   [s for s in subset if s not in rankable])
+        for key, subset in _view_keys(shown)
+    }
     return Leaderboard(
-        suites={s: infos[s] for s in all_suites},
-        cells=cells,
+        suites=shown,
+        cells={s: cells[s] for s in ordered},
         suite_order=suite_order,
         suite_tests=suite_tests,
         views=views,

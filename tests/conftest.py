@@ -41,3 +41,16 @@ def becel_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     specs = [s for s in SUITES.values() if s.family == "becel"]
     build_all(specs, SourceResolver(corpora, download=False), out, log=lambda _: None)
     return out
+
+
+@pytest.fixture(scope="session")
+def all_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every suite of every family that the mirror can build, into ``<tmp>/consistency-bench``."""
+    from bench.sources import SourceResolver
+    from builders.catalog import SUITES
+    from builders.export import build_all
+
+    out = tmp_path_factory.mktemp("built-all") / "consistency-bench"
+    build_all(list(SUITES.values()), SourceResolver(corpora, download=False), out,
+              log=lambda _: None, skip_unavailable=True)
+    return out

@@ -51,9 +51,17 @@ def test_submit_score_rank_real_suite(tmp_path):
     proc = cli("leaderboard", "--out", "site", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     md = (tmp_path / "site/leaderboard.md").read_text()
-    assert md.index("| b |") < md.index("| a |")  # constant labels are perfectly symmetric
-    # With the suite folder, neighbours are compared by McNemar on their shared groups.
+    # a constant is perfectly symmetric and right on the majority class: it beats an entry
+    # at chance, but is flagged degenerate (near-constant predictions on the originals)
+    assert md.index("| b |") < md.index("| a |")
+    assert "| b |" in md and md.split("| b |")[1].splitlines()[0].rstrip().endswith(
+        "degenerate |")
+    # With the suite folder, neighbours are compared by a paired test on their shared groups
+    # (class-weighted consistent-accuracy units: paired bootstrap) and ranks get intervals.
     proc = cli("leaderboard", "--out", "site2", "--data", "data", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     board = json.loads((tmp_path / "site2/leaderboard.json").read_text())
-    assert "mcnemar" in json.dumps(board)
+    assert board["suite_tests"]["mrpc_symmetric"][0]["method"] == "paired-bootstrap"
+    rows = board["views"]["all"]["rows"]
+    assert [r["name"] for r in rows] == ["b", "a"]
+    assert all(r["rank_low"] <= r["rank"] <= r["rank_high"] for r in rows)

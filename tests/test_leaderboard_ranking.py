@@ -3,16 +3,30 @@ import math
 import pytest
 
 from bench.errors import BenchError
-from leaderboard.paired import ci_overlap_z, mcnemar_exact, paired_bootstrap
+from leaderboard.paired import (
+    binom_tail_ge,
+    ci_overlap_z,
+    format_p,
+    mcnemar_exact,
+    paired_bootstrap,
+)
 from leaderboard.ranking import Entry, SuiteInfo, goodness, rank
 
 
-def suite(score, hib=False, ci=None, family="becel", task="snli", kind="transitive", **extra):
+def suite(score, hib=False, ci=None, family="becel", task="snli", kind="transitive", cc=None,
+          chance=0.0, metrics=None, **extra):
+    """A results entry; its ranked score defaults to the direction-normalised main score."""
+    if cc is None:
+        cc = score if hib else 1 - score
     return {
         "family": family, "task": task, "kind": kind, "main_metric": "m",
         "main_score": score, "higher_is_better": hib, "n": 100,
         "ci95": ci if ci is not None else [max(0, score - 0.02), min(1, score + 0.02)],
-        "content_hash": "h-" + kind + task, **extra,
+        "content_hash": "h-" + kind + task,
+        "consistent_accuracy": chance + cc * (1 - chance), "consistent_accuracy_chance": chance,
+        "consistent_accuracy_cc": cc,
+        "metrics": metrics or {"accuracy": 0.9, "consistent_accuracy_n": 100},
+        **extra,
     }
 
 
@@ -42,15 +56,21 @@ def test_per_suite_order_follows_direction():
 
 
 def test_best_near_chance_from_results_and_override():
+    """The paper metric's direction only shapes `consistency`; the rank follows the cc score."""
     entries = [
-        Entry("far", res(w=suite(0.95, hib=True, kind="salad", best_near=1 / 3))),
-        Entry("close", res(w=suite(0.40, hib=True, kind="salad", best_near=1 / 3))),
+        Entry("far", res(w=suite(0.95, hib=True, kind="salad", best_near=1 / 3, cc=0.2))),
+        Entry("close", res(w=suite(0.40, hib=True, kind="salad", best_near=1 / 3, cc=0.1))),
     ]
-    assert rank(entries).suite_order["w"] == ["close", "far"]
+    lb = rank(entries)
+    assert lb.suite_order["w"] == ["far", "close"]  # ranked on consistent accuracy
+    assert lb.cells["w"]["close"].consistency > lb.cells["w"]["far"].consistency
+    assert lb.suites["w"].direction == "near chance (33%)"
     plain = [Entry(e.name, res(w=suite(e.results["suites"]["w"]["main_score"], hib=True)))
              for e in entries]
-    assert rank(plain).suite_order["w"] == ["far", "close"]
-    assert rank(plain, best_near={"w": 1 / 3}).suite_order["w"] == ["close", "far"]
+    lb = rank(plain)
+    assert lb.cells["w"]["far"].consistency > lb.cells["w"]["close"].consistency
+    lb = rank(plain, best_near={"w": 1 / 3})
+    assert lb.cells["w"]["close"].consistency > lb.cells["w"]["far"].consistency
 
 
 def test_aggregates_borda_and_win_rate():
@@ -85,7 +105,7 @@ def test_partial_entry_is_never_ranked_among_complete():
 
 
 def test_undefined_score_counts_as_not_covered():
-    undefined = {**suite(0.0), "main_score": None, "ci95": None}
+    undefined = {**suite(0.0), "main_score": None, "ci95": None, "consistent_accuracy_cc": None}
     lb = rank([
         Entry("full", res(s1=suite(0.5), s2=suite(0.5, kind="k2"))),
         Entry("undefined", res(s1=undefined, s2=suite(0.1, kind="k2"))),
@@ -100,9 +120,11 @@ def test_views_per_family_kind_task():
         x=suite(0.1, family="becel", task="snli", kind="transitive"),
         y=suite(0.9, hib=True, family="calm", task="lama", kind="cr"),
     ))])
-    assert set(lb.views) == {"all", "family:becel", "family:calm", "kind:transitive", "kind:cr",
-                             "task:snli", "task:lama"}
+    # reading order: tasks (known ones first), kinds, families, all suites last
+    assert list(lb.views) == ["task:snli", "task:lama", "kind:transitive", "kind:cr",
+                              "family:becel", "family:calm", "all"]
     assert lb.views["family:calm"].suites == ("y",)
+    assert lb.views["task:snli"].title == "SNLI" and lb.views["all"].title == "all suites"
 
 
 def test_conflicting_hash_or_direction_rejected():
@@ -182,3 +204,83 @@ def test_mcnemar_large_n_does_not_overflow():
     assert _binom_two_sided(3, 10) == pytest.approx(0.34375)
     assert _binom_two_sided(400, 1000) == pytest.approx(2.7284641560660184e-10, rel=1e-9)
     assert 0.3 < _binom_two_sided(24_900, 50_000) < 0.4  # n far beyond 2**1023
+
+
+def test_results_without_consistent_accuracy_ask_for_a_rescore():
+    old = suite(0.1)
+    del old["consistent_accuracy_cc"]
+    with pytest.raises(BenchError, match="rescore"):
+        rank([Entry("a", res(s=old))])
+
+
+def test_degenerate_flags_name_the_reason():
+    majority = {"accuracy": 0.55, "n_original": 200, "n_original_correct": 110,
+                "majority_rate": 0.55, "top_prediction_share": 1.0}
+    near_majority = {"accuracy": 0.58, "n_original": 200, "n_original_correct": 116,
+                     "majority_rate": 0.55, "top_prediction_share": 0.6}
+    good = {"accuracy": 0.9, "n_original": 200, "n_original_correct": 180,
+            "majority_rate": 0.55, "top_prediction_share": 0.5}
+    lb = rank([Entry("const", res(s=suite(0.1, metrics=majority))),
+               Entry("weak", res(s=suite(0.2, metrics=near_majority))),
+               Entry("good", res(s=suite(0.3, metrics=good)))])
+    rows = {r.name: r for r in lb.views["all"].rows}
+    assert "near-constant" in rows["const"].degenerate
+    assert "not significantly above the majority rate" in rows["weak"].degenerate
+    assert rows["good"].degenerate is None and rows["good"].flags == []
+    assert rows["const"].flags == ["degenerate"]
+
+
+def test_contamination_flag_from_training_data():
+    a = suite(0.1, source_files=["becel/mrpc/train.tsv", "becel/mrpc/symmetric.tsv"])
+    b = suite(0.1, kind="k2", source_files=["becel/mrpc/test.tsv"])
+    lb = rank([Entry("m", res(s=a, t=b), meta={"training_data": ["becel/mrpc/train.tsv"]})])
+    assert "becel/mrpc/train.tsv" in lb.cells["s"]["m"].contaminated
+    assert lb.cells["t"]["m"].contaminated is None
+    assert lb.views["all"].rows[0].flags == ["contaminated"]
+    with pytest.raises(BenchError, match="training_data"):
+        rank([Entry("m", res(s=a), meta={"training_data": ["../x#half=3"]})])
+
+
+def test_rank_intervals_from_paired_bootstrap():
+    n = 300
+    outcomes = {
+        "a": {"s": {f"g{i}": 1.0 for i in range(n)}},
+        "b": {"s": {f"g{i}": float(i % 10 != 0) for i in range(n)}},  # 90%
+        "c": {"s": {f"g{i}": float(i % 10 > 1) for i in range(n)}},  # 80%, ties b often
+        "d": {"s": {f"g{i}": float(i % 10 > 2) for i in range(n)}},  # 70%
+    }
+    entries = [Entry(k, res(s=suite(0.0, hib=True, cc=sum(v["s"].values()) / n)))
+               for k, v in outcomes.items()]
+    rows = {r.name: r for r in rank(entries, outcomes=outcomes).views["all"].rows}
+    assert (rows["a"].rank_low, rows["a"].rank_high) == (1, 1)
+    assert rows["b"].rank_low <= 2 <= rows["b"].rank_high
+    assert rows["d"].rank_high == 4
+    assert rows["a"].vs_next.p_value < 0.001 and format_p(rows["a"].vs_next.p_value) == "< 0.001"
+    assert all(r.rank_low is None for r in rank(entries).views["all"].rows)  # no outcomes
+
+
+def test_format_p_and_binomial_tail():
+    assert format_p(0.0) == "< 0.001" and format_p(0.0123) == "0.012"
+    assert format_p(float("nan")) == "n/a"
+    assert binom_tail_ge(10, 10, 0.5) == pytest.approx(0.5**10)
+    assert binom_tail_ge(0, 10, 0.5) == 1.0
+    assert binom_tail_ge(6, 10, 0.5) == pytest.approx(sum(math.comb(10, i) for i in range(6, 11))
+                                                      / 1024)
+
+
+def test_training_data_is_validated_and_halves_are_fixed():
+    from bench.contamination import half_of
+    from bench.errors import ConfigError
+    from leaderboard.submissions import validate_meta
+
+    base = {"model": "m", "revision": "r", "license": "mit", "link": "https://x.org",
+            "contact": "c", "date": "2024-01-01"}
+    meta = validate_meta({**base, "training_data": ["becel/mrpc/train.tsv",
+                                                    "mnli/dev.jsonl#half=1"]})
+    assert meta["training_data"] == ["becel/mrpc/train.tsv", "mnli/dev.jsonl#half=1"]
+    for bad in (["../etc/passwd"], ["a.tsv#half=2"], "a.tsv", [3], ["/abs/path.tsv"]):
+        with pytest.raises(ConfigError, match="training_data"):
+            validate_meta({**base, "training_data": bad}, "m.yaml")
+    halves = [half_of("mnli/dev.jsonl", r) for r in range(1000)]
+    assert halves == [half_of("mnli/dev.jsonl", r) for r in range(1000)]
+    assert 400 < sum(halves) < 600

@@ -26,11 +26,15 @@ PROBE_HEAD = (
 )
 PROBE_TAIL = (
     # Runs on the load event, i.e. after the heatmap image has loaded.
-    "<script>window.addEventListener('load',function(){var t=document.getElementById('overall');"
+    "<script>window.addEventListener('load',function(){"
+    "var t=document.getElementById('table-view-all');"
     "function names(){return Array.prototype.map.call(t.tBodies[0].rows,"
     "function(r){return r.cells[1].textContent;}).join(',');}"
     "var out={initial:names(),heading:document.querySelector('h1').textContent,"
-    "suiteTables:document.querySelectorAll('table[id^=table-]').length,"
+    "suiteTables:document.querySelectorAll('table.suite').length,"
+    "tabs:Array.prototype.map.call(document.querySelectorAll('.tabs button'),"
+    "function(b){return b.textContent;}).join(','),"
+    "visible:document.querySelector('section.view.active').id,"
     "links:Array.prototype.map.call(t.querySelectorAll('a'),function(a){"
     "return a.getAttribute('href');})};"
     "var th=t.tHead.rows[0].cells[COL];th.click();out.first=names();"
@@ -53,8 +57,10 @@ def board():
 
 def test_markdown_marks_partial_and_direction(board):
     md = render_markdown(board)
-    assert "| unranked | gamma | 1/2 |" in md
-    assert "s1 (lower)" in md and "s2 (higher)" in md
+    header = md.splitlines()[0]
+    assert header == "| Entry | SNLI | all suites | Flags |"  # per-task summary, all last
+    assert "| gamma | partial 1/2 | partial 1/2 |" in md
+    assert "| alpha | #1 90.0 / 90.0 | #1 90.0 / 90.0 |" in md  # % units
     assert md.index("| alpha |") < md.index("| beta |") < md.index("| gamma |")
 
 
@@ -101,13 +107,16 @@ def test_html_in_headless_chromium(board, tmp_path):
         (subs / n / "meta.yaml").write_text(f"model: {n}\n")
     site = tmp_path / "site"
     render_all(board, site, subs)
-    # column 3 = mean (norm.): first click sorts descending, second ascending
-    out, stderr = _probe(site, 3)
+    # column 4 = score: first click sorts descending, second ascending
+    out, stderr = _probe(site, 4)
     assert out["heading"] == "consistency-bench leaderboard"
     assert out["initial"] == "alpha,beta,gamma"
     assert out["first"] == "gamma,alpha,beta" and out["firstSort"] == "descending"
     assert out["second"] == "beta,alpha,gamma"
-    assert out["suiteTables"] == 2
+    # per-suite tables in every view: task snli (2), kinds (1 + 1), family (2), all (2)
+    assert out["suiteTables"] == 8
+    assert out["tabs"] == "SNLI,kind: transitive,kind: cr,family: becel,all suites"
+    assert out["visible"] == "view-task-snli"  # the page opens on the first task
     assert out["links"] == [f"submissions/{n}/meta.yaml" for n in ("alpha", "beta", "gamma")]
     assert out["img"] > 0  # heatmap loaded
     assert out["errors"] == []
@@ -124,5 +133,5 @@ def test_html_in_headless_chromium(board, tmp_path):
 def test_probe_catches_console_errors(board, tmp_path):
     """Negative control: the probe does see errors, so an empty list means something."""
     render_all(board, tmp_path / "site")
-    out, _ = _probe(tmp_path / "site", 3, extra="<script>console.error('boom');</script>")
+    out, _ = _probe(tmp_path / "site", 4, extra="<script>console.error('boom');</script>")
     assert out["errors"] == ["boom"]

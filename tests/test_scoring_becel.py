@@ -170,7 +170,8 @@ def test_confidence_on_consistent_and_inconsistent_groups(becel_folder, tmp_path
     assert confidence["inconsistent"] == pytest.approx(0.75)
 
 
-def test_unit_outcomes_match_the_main_score(becel_folder, tmp_path):
+def test_unit_outcomes_match_the_consistent_accuracy(becel_folder, tmp_path):
+    """Units are the ranked score's outcomes: every derived row, not only the tau set C."""
     from bench.scoring import unit_outcomes
 
     names = ["wic_symmetric", "wic_transitive"]
@@ -181,12 +182,15 @@ def test_unit_outcomes_match_the_main_score(becel_folder, tmp_path):
     outcomes = unit_outcomes(preds, becel_folder)
     for name in names:
         units = outcomes[name]
-        assert len(units) == results[name]["n"]
-        assert 1 - sum(units.values()) / len(units) == pytest.approx(results[name]["main_score"])
+        entry = results[name]
+        expected = entry["metrics"].get("n_derived", entry["n"])
+        assert len(units) == expected
+        assert sum(units.values()) / len(units) == pytest.approx(entry["consistent_accuracy"])
+    assert results["wic_transitive"]["metrics"]["n_derived"] > results["wic_transitive"]["n"]
 
 
 def test_every_family_provides_unit_outcomes(corpora, tmp_path):
-    """Paired tests need per-unit outcomes; their mean is the main score."""
+    """Paired tests need per-unit outcomes; their mean is the consistent accuracy."""
     from bench.scoring import unit_outcomes
     from builders.catalog import SUITES
 
@@ -208,4 +212,5 @@ def test_every_family_provides_unit_outcomes(corpora, tmp_path):
     for name in names:
         units = outcomes[name]
         assert len(units) == results[name]["n"]
-        assert sum(units.values()) / len(units) == pytest.approx(results[name]["main_score"])
+        assert sum(units.values()) / len(units) == pytest.approx(
+            results[name]["consistent_accuracy"])

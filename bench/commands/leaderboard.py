@@ -26,8 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--data",
         metavar="DIR",
-        help="built suite folder: when given, neighbouring entries are compared with paired "
-        "tests (McNemar) on the units both were scored on, from their stored predictions",
+        help="built suite folder: when given, per-unit outcomes are recomputed from the stored "
+        "predictions, for paired tests between neighbours (McNemar or paired bootstrap) and "
+        "95%% rank intervals (paired bootstrap over shared units)",
     )
     parser.set_defaults(func=run)
 

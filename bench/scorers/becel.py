@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.bootstrap import proportion_ci
+from bench.metrics import consistent as ca
 from bench.metrics.becel import (
     INVALID,
     Constraint,
@@ -69,10 +70,14 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
         "n_groups": n,
         "n_invalid": int((aligned.pred == INVALID).sum()),
     }
+    metrics.update(ca.original_stats(a, data.gold[first]).as_metrics())
     confidence = _confidence(aligned.probs, np.stack([first, second], axis=1), consistent)
     if confidence is not None:
         metrics["confidence"] = confidence
-    return SuiteScore(tau, n, ci, metrics, units=data.units(first, consistent))
+    ranked = ca.pairwise(a, data.gold[first], b, data.gold[second], len(data.label_names),
+                         negational=kind == "negational")
+    return SuiteScore(tau, n, ci, metrics, units=data.units(first, ranked.weighted_units()),
+                      consistent=ranked)
 
 
 def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
@@ -109,11 +114,15 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         "derived_satisfied_all": float(derived_ok.mean()) if len(derived) else None,
         "n_invalid": int((aligned.pred == INVALID).sum()),
     }
+    sources = np.isin(data.variant, source_variants)
+    metrics.update(ca.original_stats(aligned.pred[sources], data.gold[sources]).as_metrics())
     if aligned.probs is not None and n:
         rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
         conf = _confidence(aligned.probs, rows, consistent)
         metrics["confidence"] = conf
-    return SuiteScore(tau, n, ci, metrics, units=data.units(derived[in_c], consistent))
+    ranked = ca.derived(antecedent_correct, derived_ok, constraint.allowed, gold_ante[:, 0])
+    return SuiteScore(tau, n, ci, metrics, units=data.units(derived, ranked.weighted_units()),
+                      consistent=ranked)
 
 
 for _kind in ("semantic", "negational", "symmetric"):

@@ -6,6 +6,7 @@ import numpy as np
 
 from bench.bootstrap import proportion_ci
 from bench.errors import ConfigError
+from bench.metrics import consistent as ca
 from bench.metrics.becel import INVALID, accuracy
 from bench.metrics.calm import pass_rates, reverse_consistency, signal_consistency
 from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
@@ -25,15 +26,23 @@ def _positions(data: SuiteData, variant: str) -> np.ndarray:
     return where
 
 
-def calm_theta(options: ScoreOptions) -> float:
-    """The C_S threshold from ``options.params["calm_theta"]`` (default 1.0, the paper's)."""
-    value = options.params.get("calm_theta", 1.0)
+#: Pass-rate threshold of the ranked consistent accuracy (docs/metrics.md says why not 1.0).
+CA_THETA = 0.5
+
+
+def calm_theta(options: ScoreOptions, name: str = "calm_theta", default: float = 1.0) -> float:
+    """A pass-rate threshold from ``options.params[name]``.
+
+    ``calm_theta``: the C_S threshold (default 1.0, the paper's); ``calm_ca_theta``: the
+    threshold of the consistent accuracy (default ``CA_THETA``).
+    """
+    value = options.params.get(name, default)
     try:
         theta = float(value)
     except (TypeError, ValueError):
         theta = float("nan")
     if not 0.0 <= theta <= 1.0:
-        raise ConfigError(f"calm_theta must be a number in [0, 1]; got {value!r}")
+        raise ConfigError(f"{name} must be a number in [0, 1]; got {value!r}")
     return theta
 
 
@@ -81,8 +90,14 @@ def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Suit
             "signal_inconsistent": float(top[~consistent_s].mean()) if (~consistent_s).any()
             else None,
         }
+    metrics.update(ca.original_stats(o, gold).as_metrics())
+    ca_theta = calm_theta(options, "calm_ca_theta", CA_THETA)
+    metrics["calm_ca_theta"] = ca_theta
+    ranked = ca.calm(o, gold, np.concatenate([r[:, None], s], axis=1), len(data.label_names),
+                     ca_theta)
     ci = proportion_ci(agree_r, n, seed=options.seed, n_boot=options.n_boot)
-    return SuiteScore(agree_r / n, n, ci, metrics, units=data.units(original, consistent_r))
+    units = data.units(original, ranked.weighted_units())
+    return SuiteScore(agree_r / n, n, ci, metrics, units=units, consistent=ranked)
 
 
 register_scorer("calm", score_calm)

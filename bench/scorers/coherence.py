@@ -12,6 +12,7 @@ import numpy as np
 
 from bench.bootstrap import proportion_ci
 from bench.errors import ConfigError
+from bench.metrics import consistent as ca
 from bench.metrics.becel import INVALID
 from bench.metrics.coherence import THETA_GRID, coherence, sweep_theta
 from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
@@ -35,12 +36,17 @@ def _end_rows(data: SuiteData) -> np.ndarray:
 
 
 def _result(
-    strict: np.ndarray, main: float, options: ScoreOptions, metrics: dict,
-    units: dict[str, float] | None = None,
+    data: SuiteData, end: np.ndarray, strict: np.ndarray, main: float, options: ScoreOptions,
+    metrics: dict, choices_right: np.ndarray | None = None,
 ) -> SuiteScore:
+    """Strict coherence is the ranked consistent accuracy; units are examples."""
     n = len(strict)
     ci = proportion_ci(int(strict.sum()), n, seed=options.seed, n_boot=options.n_boot)
-    return SuiteScore(main, n, ci, metrics, units=units)
+    rows = np.bincount(data.group, minlength=n)
+    ranked = ca.coherence(strict, rows, len(data.label_names), data.gold[end], choices_right)
+    # group code g has its end row at end[g]
+    return SuiteScore(main, n, ci, metrics, units=data.units(end, ranked.weighted_units()),
+                      consistent=ranked)
 
 
 def score_coherence(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
@@ -59,9 +65,9 @@ def score_coherence(data: SuiteData, aligned: Aligned, options: ScoreOptions) ->
         "n_examples": len(end),
         "n_spans": len(pred),
         "n_invalid": int((pred == INVALID).sum()),
+        **ca.original_stats(pred[end], data.gold[end]).as_metrics(),
     }
-    units = data.units(end, result.strict_per_example)  # group code g: end row end[g]
-    return _result(result.strict_per_example, result.strict, options, metrics, units)
+    return _result(data, end, result.strict_per_example, result.strict, options, metrics)
 
 
 def _grid(options: ScoreOptions) -> tuple[float, ...]:
@@ -91,6 +97,7 @@ def score_coherence_theta(data: SuiteData, aligned: Aligned, options: ScoreOptio
         "n_examples": len(end),
         "n_spans": len(pred),
         "n_invalid": int((pred == INVALID).sum()),
+        **ca.original_stats(pred[end], data.gold[end]).as_metrics(),
     }
     if aligned.probs is None:
         metrics = {**base, "strict_coherence": None, "lenient_coherence": None,
@@ -113,7 +120,10 @@ def score_coherence_theta(data: SuiteData, aligned: Aligned, options: ScoreOptio
         "note": "theta is chosen on the scored examples themselves (as in the paper's "
         "Table 1), so both coherences are optimistic; fix it with params coherence_theta",
     }
-    return _result(best_s.strict_per_example, best_s.strict, options, metrics)
+    labelled = np.bincount(data.group, weights=data.gold >= 0, minlength=len(end))
+    choices_right = labelled == np.bincount(data.group, minlength=len(end))
+    return _result(data, end, best_s.strict_per_example, best_s.strict, options, metrics,
+                   choices_right)
 
 
 register_scorer("coherence", score_coherence)

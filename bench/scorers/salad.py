@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.bootstrap import proportion_ci
+from bench.metrics import consistent as ca
 from bench.metrics.salad import (
     INVALID,
     TOLERANCE,
@@ -82,15 +83,24 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
         "invalid_answer_share_original": float((pred[first] == INVALID).mean()),
         "confidence": None,
     }
+    metrics.update(ca.original_stats(pred[first], gold).as_metrics())
+    orig_rejected = salad_rejected = None
     if aligned.probs is not None:
         probs = aligned.probs
         metrics["confidence"] = _nanmean(confidence(probs[second], pred[second]))
         metrics["confidence_original"] = _nanmean(confidence(probs[first], pred[first]))
         metrics["confidence_chance"] = level
         metrics["threshold"] = _threshold(data, aligned, first, second, options)
+        theta = metrics["threshold"]["theta"]
+        if theta is not None:  # the paper's mitigation: reject when max probability < theta
+            orig_rejected, salad_rejected = rejected(probs[first], theta), rejected(
+                probs[second], theta)
+    ranked = ca.salad(pred[first], gold, pred[second], reference, n_labels,
+                      orig_rejected, salad_rejected)
     ci = proportion_ci(int(agree.sum()), n, seed=options.seed, n_boot=options.n_boot)
     return SuiteScore(main_score=float(agree.mean()), n=n, ci95=ci, metrics=metrics,
-                      best_near=level, units=data.units(first, agree))
+                      best_near=level, units=data.units(first, ranked.weighted_units()),
+                      consistent=ranked)
 
 
 def _nanmean(values: np.ndarray) -> float | None:

@@ -1,0 +1,279 @@
+"""Consistent accuracy: the accuracy-aware score the leaderboard ranks on (issue 9).
+
+A consistency score alone rewards degenerate models: a constant predictor never changes its
+answer (tau_sem = 0, C_R = 1). BECEL reads consistency together with accuracy (section 3.4) and
+builds tau from *robust accuracy*, being right on the original and on its perturbation. The
+consistent accuracy of a suite is the share of its units (groups, or derived rows) where the
+model is right on the original row(s) *and* the unit's consistency relation holds
+(docs/metrics.md, one formula per kind).
+
+Its chance level is the exact expected value for a predictor that answers every row with a
+label drawn uniformly at random (no probabilities, so no confidence rejection), given the suite's
+gold labels and constraints; the chance-corrected score maps that level to 0 and a perfect
+score to 1: ``cc = (ca - chance) / (1 - chance)``. Everything here is a pure function over
+aligned numpy arrays; ``INVALID`` (-1) answers are never right and never consistent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil, comb
+
+import numpy as np
+
+from bench.metrics.becel import INVALID
+
+#: Tolerance of ``p_t >= theta`` comparisons (same as bench.metrics.calm).
+EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Consistent:
+    """Consistent accuracy of one suite, balanced over the gold classes of its originals.
+
+    The score is the mean over gold classes of the per-class share of units that are right and
+    consistent (as balanced accuracy is): on a suite whose originals are 72% one label, a
+    constant predictor would otherwise beat a model with 25% label noise. A unit's class is the
+    gold label of its (first) original row.
+
+    Attributes:
+        per_unit: 0/1 per unit.
+        chance_per_unit: Probability per unit that a uniform random predictor gets it.
+        classes: Gold class per unit (the balancing key).
+        single_label: Every labelled row of the suite has the same gold label, so a constant
+            predictor is right and consistent everywhere; the chance-corrected score is then
+            undefined (set by the caller, who sees the whole suite).
+
+    """
+
+    per_unit: np.ndarray
+    chance_per_unit: np.ndarray
+    classes: np.ndarray
+    single_label: bool = False
+
+    @property
+    def n_classes(self) -> int:
+        """Distinct gold classes among the units."""
+        return len(np.unique(self.classes))
+
+    def weights(self) -> np.ndarray:
+        """Per-unit weights with mean 1 whose weighted mean is the class-balanced mean."""
+        _, inverse, counts = np.unique(self.classes, return_inverse=True, return_counts=True)
+        return len(self.classes) / (len(counts) * counts[inverse])
+
+    def weighted_units(self) -> np.ndarray:
+        """Per-unit outcomes times their weight: their plain mean is :attr:`value`.
+
+        The paired tests and rank bootstraps resample these.
+        """
+        return np.asarray(self.per_unit, dtype=float) * self.weights()
+
+    @property
+    def value(self) -> float | None:
+        """Class-balanced consistent accuracy, ``None`` without units."""
+        if not len(self.per_unit):
+            return None
+        return float(np.mean(self.weighted_units()))
+
+    @property
+    def unbalanced(self) -> float | None:
+        """Plain share of units right and consistent."""
+        return float(np.mean(self.per_unit)) if len(self.per_unit) else None
+
+    @property
+    def chance(self) -> float | None:
+        """Expected (balanced) consistent accuracy of a uniform random predictor."""
+        if not len(self.chance_per_unit):
+            return None
+        return float(np.mean(np.asarray(self.chance_per_unit, dtype=float) * self.weights()))
+
+    @property
+    def chance_corrected(self) -> float | None:
+        """``(ca - chance) / (1 - chance)``; ``None`` on a single-label suite.
+
+        With one gold label a constant predictor is right on every row, so accuracy cannot
+        tell models apart; the suite keeps its paper metric but is not ranked.
+        """
+        if self.single_label:
+            return None
+        return chance_corrected(self.value, self.chance)
+
+
+def chance_corrected(value: float | None, chance: float | None) -> float | None:
+    """``(value - chance) / (1 - chance)``: 0 at chance, 1 when perfect, negative below chance.
+
+    ``None`` when either input is ``None`` or chance is 1 (nothing to correct against).
+    """
+    if value is None or chance is None or chance >= 1.0 - EPS:
+        return None
+    return float((value - chance) / (1.0 - chance))
+
+
+def correct(pred: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """Per-row 0/1: a valid prediction equal to the gold label (gold -1 is never matched)."""
+    pred, gold = np.asarray(pred), np.asarray(gold)
+    return (pred == gold) & (pred != INVALID) & (gold >= 0)
+
+
+def pairwise(
+    orig_pred: np.ndarray,
+    orig_gold: np.ndarray,
+    pert_pred: np.ndarray,
+    pert_gold: np.ndarray,
+    n_labels: int,
+    *,
+    negational: bool = False,
+) -> Consistent:
+    """Semantic, symmetric and negational pairs.
+
+    Semantic / symmetric: the original is right and the perturbed prediction agrees with it.
+    Negational: the original is right and the negated prediction differs from it, or, where
+    the negated row has a gold label, the negated prediction is right.
+
+    Chance (uniform over ``N`` labels): ``1/N * 1/N`` for agreement, ``1/N * (N-1)/N`` for
+    disagreement, ``1/N * 1/N`` for a labelled negated row.
+    """
+    orig_pred, pert_pred = np.asarray(orig_pred), np.asarray(pert_pred)
+    pert_gold = np.asarray(pert_gold)
+    right = correct(orig_pred, orig_gold)
+    valid = (orig_pred != INVALID) & (pert_pred != INVALID)
+    p = 1.0 / n_labels
+    if negational:
+        labelled = pert_gold >= 0
+        differs = valid & (orig_pred != pert_pred)
+        relation = np.where(labelled, correct(pert_pred, pert_gold), differs)
+        chance = p * np.where(labelled, p, 1.0 - p)
+    else:
+        relation = valid & (orig_pred == pert_pred)
+        chance = np.full(len(orig_pred), p * p)
+    return Consistent(right & relation, chance, np.asarray(orig_gold))
+
+
+def derived(
+    antecedent_correct: np.ndarray, derived_ok: np.ndarray, allowed: np.ndarray,
+    classes: np.ndarray,
+) -> Consistent:
+    """Transitive and additive: both antecedents right and the derived row's constraint holds.
+
+    Over all derived rows (unconditional, unlike tau_trn / tau_add). ``allowed`` is the
+    ``(rows, N)`` constraint mask; chance is ``1/N**2 * allowed.sum(1) / N``; ``classes`` is
+    the gold label of each row's first antecedent.
+    """
+    antecedent_correct = np.asarray(antecedent_correct, dtype=bool)
+    allowed = np.asarray(allowed, dtype=bool)
+    n_labels = allowed.shape[1]
+    per_unit = antecedent_correct.all(axis=1) & np.asarray(derived_ok, dtype=bool)
+    chance = (1.0 / n_labels) ** 2 * allowed.sum(axis=1) / n_labels
+    return Consistent(per_unit, chance, np.asarray(classes))
+
+
+def calm(
+    orig_pred: np.ndarray, orig_gold: np.ndarray, perturbed: np.ndarray, n_labels: int,
+    theta: float = 1.0,
+) -> Consistent:
+    """CALM: the original is right and its pass rate over the perturbations is at least theta.
+
+    The perturbations are the REVERSE input and the ``k`` SIGNAL inputs (``perturbed`` is
+    ``(N, k + 1)``); the pass rate is the share of them predicted as the original.
+    Chance: ``1/N * P(Binomial(k + 1, 1/N) >= ceil(theta (k + 1)))``.
+    """
+    orig_pred, perturbed = np.asarray(orig_pred), np.asarray(perturbed)
+    passed = (perturbed == orig_pred[:, None]) & (perturbed != INVALID)
+    passed &= (orig_pred != INVALID)[:, None]
+    rate = passed.mean(axis=1)
+    per_unit = correct(orig_pred, orig_gold) & (rate >= theta - EPS)
+    m = perturbed.shape[1]
+    p = 1.0 / n_labels
+    need = max(0, ceil(theta * m - EPS))
+    tail = sum(comb(m, j) * p**j * (1 - p) ** (m - j) for j in range(need, m + 1))
+    return Consistent(per_unit, np.full(len(orig_pred), p * tail), np.asarray(orig_gold))
+
+
+def salad(
+    orig_pred: np.ndarray,
+    orig_gold: np.ndarray,
+    salad_pred: np.ndarray,
+    reference: np.ndarray,
+    n_labels: int,
+    orig_rejected: np.ndarray | None = None,
+    salad_rejected: np.ndarray | None = None,
+) -> Consistent:
+    """Word salad: the original is right and the salad is not treated as the original.
+
+    The original is right (and, with a confidence threshold, not rejected by it); on the salad
+    the model either does not keep its prediction (the salad prediction differs from
+    ``reference``: the original prediction, or the default label for CopySort / CopyOne) or
+    rejects the input by confidence (maximum probability below the threshold theta of the
+    paper's mitigation). Chance (no probabilities, so no rejection): ``1/N * (N-1)/N``.
+    """
+    orig_pred, salad_pred = np.asarray(orig_pred), np.asarray(salad_pred)
+    n = len(orig_pred)
+    orig_rejected = np.zeros(n, bool) if orig_rejected is None else np.asarray(orig_rejected)
+    salad_rejected = np.zeros(n, bool) if salad_rejected is None else np.asarray(salad_rejected)
+    right = correct(orig_pred, orig_gold) & ~orig_rejected
+    moved = (salad_pred != np.asarray(reference)) | salad_rejected
+    p = 1.0 / n_labels
+    return Consistent(right & moved, np.full(n, p * (1.0 - p)), np.asarray(orig_gold))
+
+
+def coherence(strict_per_example: np.ndarray, rows_per_example: np.ndarray,
+              n_labels: int, end_gold: np.ndarray,
+              choices_right: np.ndarray | None = None) -> Consistent:
+    """Coherence: strict coherence (end prediction and every span right) is already accurate.
+
+    Chance: each of an example's ``r`` rows right with probability ``1/N``, so ``N**-r``; for
+    multiple choice (ART) a uniform random choice with a one-hot probability (always
+    confident), so a span whose gold is "no confident choice" is never right:
+    ``choices_right`` gives, per example, how many of its rows can be right (0 when any
+    cannot).
+    """
+    rows = np.asarray(rows_per_example, dtype=float)
+    chance = (1.0 / n_labels) ** rows
+    if choices_right is not None:
+        chance = np.where(np.asarray(choices_right, dtype=bool), chance, 0.0)
+    return Consistent(np.asarray(strict_per_example, dtype=bool), chance, np.asarray(end_gold))
+
+
+@dataclass(frozen=True)
+class OriginalStats:
+    """What the degenerate-entry flags need about the predictions on the originals.
+
+    Attributes:
+        n: Labelled original rows.
+        correct: Of them, predicted right.
+        majority_rate: Share of the most frequent gold label.
+        top_prediction_share: Share of the most frequent prediction (invalid answers count as
+            one answer).
+
+    """
+
+    n: int
+    correct: int
+    majority_rate: float | None
+    top_prediction_share: float | None
+
+    def as_metrics(self) -> dict[str, object]:
+        """The fields written into a results entry's ``metrics``."""
+        return {
+            "n_original": self.n,
+            "n_original_correct": self.correct,
+            "majority_rate": self.majority_rate,
+            "top_prediction_share": self.top_prediction_share,
+        }
+
+
+def original_stats(pred: np.ndarray, gold: np.ndarray) -> OriginalStats:
+    """Counts behind the degenerate-entry test over the labelled original rows."""
+    pred, gold = np.asarray(pred), np.asarray(gold)
+    keep = gold >= 0
+    pred, gold = pred[keep], gold[keep]
+    if not len(gold):
+        return OriginalStats(0, 0, None, None)
+    _, gold_counts = np.unique(gold, return_counts=True)
+    _, pred_counts = np.unique(pred, return_counts=True)
+    return OriginalStats(
+        n=int(len(gold)),
+        correct=int(correct(pred, gold).sum()),
+        majority_rate=float(gold_counts.max() / len(gold)),
+        top_prediction_share=float(pred_counts.max() / len(pred)),
+    )

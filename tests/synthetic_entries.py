@@ -1,0 +1,124 @@
+"""Seeded synthetic entries whose right order anyone knows (issue 9, item 6).
+
+- ``gold-5``: the ideal answers with 5% of the rows replaced by a uniform random label;
+- ``gold-25``: the same with 25%;
+- ``random``: a uniform random label on every row;
+- ``constant``: the majority gold label of the suite's originals on every row;
+- ``orig-only``: the ideal answer on the original rows, a random label on every perturbation.
+
+The *ideal answer* of a row is its gold label; rows without one get what the consistency
+relation asks for: the constraint's label on a derived row (``is:`` label, or the first label
+``not:`` allows), a label different from the compared one on a word salad, and on an ART span
+whose gold is "no confident choice" a uniform probability (no confident choice). Every other
+answer carries a confident probability (0.9 on the answer). Randomness is seeded per entry and
+suite, so the entries are the same on every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteFolder, get_scorer, score_suite
+from leaderboard.ranking import Entry, Outcomes
+
+ENTRIES = ("gold-5", "gold-25", "random", "constant", "orig-only")
+#: Pairs (better, worse) that every view must order so.
+ORDER = (("gold-5", "gold-25"), ("gold-25", "random"), ("gold-25", "constant"),
+         ("gold-5", "orig-only"))
+#: Row variants that are originals (the rest are perturbations or derived rows).
+ORIGINAL_VARIANTS = ("original", "source", "first", "second")
+
+
+def _rng(entry: str, suite: str) -> np.random.Generator:
+    digest = hashlib.sha256(f"synthetic:{entry}:{suite}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def ideal(data: SuiteData) -> tuple[np.ndarray, np.ndarray]:
+    """Ideal label per row, and whether the row's ideal answer is "no confident choice"."""
+    n_labels = len(data.label_names)
+    label = data.gold.copy()
+    unsure = np.zeros(len(label), dtype=bool)
+    names = data.table.column_names
+    missing = label < 0
+    if "constraint" in names:
+        for row in np.flatnonzero(missing):
+            op, _, name = str(data.column("constraint")[row]).partition(":")
+            if op in ("is", "not"):
+                index = data.label_names.index(name)
+                label[row] = index if op == "is" else (index + 1) % n_labels
+    if "agreement_with" in names:  # word salad: answer anything but the compared label
+        compared = data.column("agreement_with")
+        first = {}
+        for row in np.flatnonzero(data.variant == "original"):
+            first[data.group[row]] = data.gold[row]
+        for row in np.flatnonzero(label < 0):
+            target = compared[row]
+            ref = first[data.group[row]] if target == "original" else data.label_names.index(
+                target)
+            label[row] = (ref + 1) % n_labels
+    if data.info["kind"] == "coherence_theta":
+        unsure = label < 0
+    label[label < 0] = 0
+    return label, unsure
+
+
+def predictions(entry: str, data: SuiteData) -> Aligned:
+    """The synthetic entry's labels and probabilities on one suite."""
+    n_labels = len(data.label_names)
+    rng = _rng(entry, data.name)
+    label, unsure = ideal(data)
+    noise = rng.integers(0, n_labels, size=len(label))
+    if entry in ("gold-5", "gold-25"):
+        swap = rng.random(len(label)) < (0.05 if entry == "gold-5" else 0.25)
+    elif entry == "random":
+        swap = np.ones(len(label), dtype=bool)
+    elif entry == "orig-only":
+        swap = ~np.isin(data.variant, ORIGINAL_VARIANTS)
+    elif entry == "constant":
+        originals = data.gold[np.isin(data.variant, ORIGINAL_VARIANTS) & (data.gold >= 0)]
+        noise = np.full(len(label), np.bincount(originals, minlength=n_labels).argmax())
+        swap = np.ones(len(label), dtype=bool)
+    else:
+        raise ValueError(entry)
+    pred = np.where(swap, noise, label)
+    unsure = unsure & ~swap
+    probs = np.full((len(pred), n_labels), 0.1 / (n_labels - 1))
+    probs[np.arange(len(pred)), pred] = 0.9
+    probs[unsure] = 1.0 / n_labels
+    return Aligned(pred=pred.astype(np.int64), probs=probs)
+
+
+def score_entries(folder: str | Path, entries=ENTRIES) -> tuple[list[Entry], Outcomes]:
+    """Results and per-unit outcomes of every synthetic entry on every suite of ``folder``."""
+    built = SuiteFolder(folder)
+    options = ScoreOptions(n_boot=50)
+    results: dict[str, dict] = {e: {} for e in entries}
+    outcomes: dict[str, dict] = {e: {} for e in entries}
+    for suite in sorted(built.manifest):
+        data = built.load(suite)
+        for e in entries:
+            aligned = predictions(e, data)
+            results[e][suite] = score_suite(data, aligned, options)
+            units = get_scorer(data.info["kind"])(data, aligned, options).units
+            outcomes[e][suite] = dict(units)
+    return [Entry(e, {"suites": results[e]}) for e in entries], outcomes
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the synthetic entries' per-task summary: ``python -m tests.synthetic_entries DIR``."""
+    import sys
+
+    from leaderboard.ranking import rank
+    from leaderboard.render import render_markdown
+
+    args = sys.argv[1:] if argv is None else argv
+    entries, outcomes = score_entries(args[0] if args else "consistency-bench")
+    print(render_markdown(rank(entries, outcomes=outcomes)), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Property test of the ranking (issue 9, item 6): synthetic entries come out in the right order.
+
+Seeded synthetic entries (tests/synthetic_entries.py) are scored by the real scorers on every
+suite the mirror builds, then ranked. In every view: gold with 5% noise > gold with 25% noise >
+uniform random, gold with 25% noise > a constant, gold with 5% noise > "accurate on originals,
+random on perturbations"; neither the constant nor the random entry ranks first. Orderings
+only, never particular numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leaderboard.ranking import rank
+from tests.synthetic_entries import ENTRIES, ORDER, score_entries
+
+
+@pytest.fixture(scope="module")
+def scored(all_folder):
+    return score_entries(all_folder)
+
+
+@pytest.fixture(scope="module")
+def board(scored):
+    entries, outcomes = scored
+    return rank(entries, outcomes=outcomes)
+
+
+def test_every_family_is_in_the_synthetic_run(board):
+    families = {info.family for info in board.suites.values()}
+    assert families == {"becel", "calm", "salad", "coherence"}
+    keys = list(board.views)
+    assert keys[0].startswith("task:") and keys[-1] == "all"
+
+
+def test_right_order_in_every_view(board):
+    wrong = []
+    for key, view in board.views.items():
+        if not view.suites:
+            continue
+        rows = {r.name: r for r in view.rows}
+        assert all(rows[e].rank is not None for e in ENTRIES), key  # every entry is complete
+        for better, worse in ORDER:
+            if not (rows[better].mean > rows[worse].mean and rows[better].rank < rows[worse].rank):
+                wrong.append(f"{key}: {better} !> {worse}")
+        if view.rows[0].name in ("constant", "random"):
+            wrong.append(f"{key}: {view.rows[0].name} ranks first")
+    assert wrong == []
+
+
+def test_right_order_on_every_ranked_suite(board):
+    for suite, cells in board.cells.items():
+        if cells["gold-5"].goodness is None:  # single-label suite: shown, not ranked
+            continue
+        assert cells["gold-5"].goodness > cells["gold-25"].goodness > cells["random"].goodness, (
+            suite)
+
+
+def test_rank_intervals_and_flags(board):
+    view = board.views["all"]
+    rows = {r.name: r for r in view.rows}
+    assert rows["gold-5"].rank_low == rows["gold-5"].rank_high == 1
+    for row in view.rows:
+        assert row.rank_low <= row.rank <= row.rank_high
+    assert "degenerate" in rows["constant"].flags and "degenerate" in rows["random"].flags
+    assert rows["gold-5"].flags == [] and rows["gold-25"].flags == []
+
+
+def test_negative_control_consistency_alone_ranks_the_constant_high(board):
+    """The paper metrics alone would put the constant above the 5%-noise entry somewhere."""
+    beaten = []
+    for key, view in board.views.items():
+        shared = [s for s in view.suites
+                  if all(board.cells[s][e].consistency is not None for e in ("gold-5", "constant"))]
+        if not shared:
+            continue
+        means = {e: float(np.mean([board.cells[s][e].consistency for s in shared]))
+                 for e in ("gold-5", "constant")}
+        if means["constant"] > means["gold-5"]:
+            beaten.append(key)
+    assert beaten, "the synthetic entries no longer separate consistency from consistent accuracy"
