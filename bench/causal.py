@@ -9,7 +9,8 @@ routes agree up to floating-point noise.
 Prefix sharing: each distinct context is run once for all its choices. The last context
 position gives the first token of every choice; choices of more than one token continue
 from the context's KV cache (repeated per choice, never recomputed), with the padded
-context positions masked and explicit position ids.
+context positions masked and explicit position ids. Only the logits that are scored are
+computed (the last context position, then the continuation positions).
 """
 
 from __future__ import annotations
@@ -105,8 +106,9 @@ def _batch_encode(tokenizer, texts: list[str]) -> list[list[int]]:
 def make_causal_forward(loaded, encoded: dict[int, Encoded] | Sequence[Encoded], options):
     """Batch of input indices -> ``[log-likelihoods, token counts]`` per input.
 
-    One forward over the right-padded contexts; continuations longer than one token run a
-    second, short forward from the contexts' KV cache. Log-softmax in float32.
+    One forward over the left-padded contexts, keeping only the last position's logits;
+    continuations longer than one token run a second, short forward from the contexts' KV
+    cache. Log-softmax in float32.
     """
     import torch
 
@@ -119,25 +121,33 @@ def make_causal_forward(loaded, encoded: dict[int, Encoded] | Sequence[Encoded],
         amp_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         amp = torch.autocast("cuda", dtype=amp_dtype)
 
+    import inspect
+
+    keep_last = "logits_to_keep" in inspect.signature(model.forward).parameters
+
     def forward(batch: list[int]) -> list:
         items = [encoded[i] for i in batch]
         lens = [len(e.ctx) for e in items]
         width = max(lens)
+        # left padding: every context ends at the last position, so only that position's
+        # logits are computed (``logits_to_keep=1``); position ids skip the padding
         ids = torch.full((len(items), width), pad_id, dtype=torch.long)
         mask = torch.zeros((len(items), width), dtype=torch.long)
         for row, e in enumerate(items):
-            ids[row, : len(e.ctx)] = torch.tensor(e.ctx, dtype=torch.long)
-            mask[row, : len(e.ctx)] = 1
-        ids, mask = ids.to(device), mask.to(device)
+            ids[row, width - len(e.ctx):] = torch.tensor(e.ctx, dtype=torch.long)
+            mask[row, width - len(e.ctx):] = 1
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        ids, mask, positions = ids.to(device), mask.to(device), positions.to(device)
         tails = [(row, k) for row, e in enumerate(items) for k, c in enumerate(e.conts)
                  if len(c) > 1]
+        kwargs = {"logits_to_keep": 1} if keep_last else {}
         with torch.inference_mode(), amp:
-            out = model(input_ids=ids, attention_mask=mask, use_cache=bool(tails))
-            lens_t = torch.tensor(lens, device=device)
-            last = out.logits[torch.arange(len(items), device=device), lens_t - 1]
-            last = torch.log_softmax(last.float(), dim=-1).cpu()
+            out = model(input_ids=ids, attention_mask=mask, position_ids=positions,
+                        use_cache=bool(tails), **kwargs)
+            last = torch.log_softmax(out.logits[:, -1].float(), dim=-1).cpu()
             scores = [[float(last[row, c[0]]) for c in e.conts] for row, e in enumerate(items)]
             if tails:
+                lens_t = torch.tensor(lens, device=device)
                 _score_tails(model, out.past_key_values, items, tails, mask, lens_t, scores,
                              pad_id, device)
         return [[[round(s, 6) for s in row], [len(c) for c in e.conts]]
