@@ -175,6 +175,13 @@ PROMPTS: dict[tuple[str | None, str], PromptSpec] = {
         "{{text}}\nQuestion: Is the hypothesis true given the premise? True, False or "
         "Neither?\nAnswer:", ("True", "Neither", "False"),
     ),
+    ("calm", "rte"): PromptSpec(
+        "{{text}}\nQuestion: Is the hypothesis true given the premise? True or False?\n"
+        "Answer:", ("True", "False"),
+    ),
+    ("calm", "mrpc"): PromptSpec(
+        "{{text}}\nQuestion: Do both sentences mean the same thing?\nAnswer:", ("no", "yes"),
+    ),
     ("calm", "qnli"): PromptSpec(
         "{{text}}\nQuestion: Does the sentence answer the question?\nAnswer:", ("yes", "no"),
     ),

@@ -252,6 +252,9 @@ def collect_causal_inputs(
         spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
         spec = with_verbalisers(spec, task.name, task.label_names,
                                 options.label_map.get(task.name))
+        if not is_pair and "text_pair" in spec.template:
+            raise ConfigError(f"prompt of suite {suite} uses text_pair, which its rows do not "
+                              "have; add a family entry in bench/prompts.py")
         prompts = [render(spec.template, row) for row in rows]
         scored.setdefault((spec.template, id(spec.demos)), set()).update(prompts)
         staged.append((suite, task, spec, rows, prompts))

@@ -157,6 +157,15 @@ def test_prompt_table_covers_every_registered_task_with_matching_labels():
             assert 0 <= demo["label"] < len(spec.choices)
 
 
+def test_single_text_suites_get_prompts_without_text_pair():
+    from builders.catalog import SUITES as BUILT
+
+    for spec in BUILT.values():
+        if spec.family == "calm" or not spec.task_spec.is_pair:
+            prompt = lookup(spec.family, spec.task, spec.task_spec.label_names, False)
+            assert "text_pair" not in prompt.template, spec.name
+
+
 def test_generic_prompt_and_verbaliser_override():
     spec = lookup("generated", "mynli", ["yes", "maybe", "not_so"], is_pair=True)
     assert spec.choices == ("yes", "maybe", "not so")
