@@ -278,3 +278,21 @@ def test_generated_suite_predictable_with_label_map(tmp_path, capsys):
     assert main(["predict", "--model", str(bert), "--data", str(folder), "--out",
                  str(tmp_path / "q.jsonl"), "--no-progress"]) == 2
     assert "cover no built suite" in capsys.readouterr().err
+
+
+def test_classifier_without_suites_predicts_covered_and_lists_skipped(folder, tmp_path, capsys):
+    bert = tiny_bert(tmp_path / "bert", labels=("false", "true"))  # covers wic, not sst2
+    out = tmp_path / "p.jsonl"
+    assert main(["predict", "--model", str(bert), "--data", str(folder), "--out", str(out),
+                 "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "skipping 1 suites whose labels the model does not cover: sst2_semantic" in captured.err
+    assert "wrote 280 rows of 1 suites" in captured.out
+
+
+def test_suite_task_falls_back_to_the_manifest():
+    from bench.runner import suite_task
+
+    task = suite_task({"task": "not_registered_anywhere", "label_names": ["a", "b"]})
+    assert task.name == "not_registered_anywhere" and task.label_names == ("a", "b")
+    assert suite_task({"task": "rte", "label_names": ["entailment", "not_entailment"]}).is_pair
