@@ -15,7 +15,9 @@ weights) and the same prompts and verbalisers, each as the process a user runs:
 The two run interleaved (the order alternates each run), ``--runs`` times; the script prints
 every time, the medians, rows/s (suite rows over the median wall time) and the ratio. The
 model is a GPT-2 of ``--layers`` x ``--hidden`` with a byte-level BPE tokenizer of
-``--vocab`` tokens trained on the suites' texts (no download). lm-eval batches
+``--vocab`` tokens trained on the suites' texts (no download) and an output layer of
+``--model-vocab`` logits (GPT-2's 50,257 by default, so the cost of the output layer is
+realistic). lm-eval batches
 ``--lm-eval-batch-size`` requests (default 32); the runner uses ``--batch-size auto``.
 """
 
@@ -37,7 +39,7 @@ DEFAULT_SUITES = ["rte_semantic", "rte_negational", "mrpc_semantic", "wic_semant
 
 
 def make_model(data: Path, suites: list[str], out: Path, layers: int, hidden: int,
-               vocab: int) -> Path:
+               vocab: int, model_vocab: int) -> Path:
     import pyarrow.parquet as pq
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,7 +50,8 @@ def make_model(data: Path, suites: list[str], out: Path, layers: int, hidden: in
         for row in pq.read_table(data / suite / "test.parquet").to_pylist():
             texts += [row["text"], row["text_pair"] or ""]
     texts += ["Question: Answer: True False Neither yes no positive negative"] * 50
-    return tiny_gpt2(out, corpus=texts, layers=layers, hidden=hidden, vocab_size=vocab)
+    return tiny_gpt2(out, corpus=texts, layers=layers, hidden=hidden, vocab_size=vocab,
+                     model_vocab=model_vocab)
 
 
 def timed(cmd: list[str], env: dict, cwd: Path) -> float:
@@ -68,7 +71,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--vocab", type=int, default=8000)
+    parser.add_argument("--vocab", type=int, default=8000, help="tokenizer vocabulary")
+    parser.add_argument("--model-vocab", type=int, default=50257,
+                        help="output layer width (GPT-2's 50,257 by default)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--lm-eval-batch-size", default="32")
     parser.add_argument("--convert", action="store_true", help="time convert-lm-eval too")
@@ -90,7 +95,8 @@ def main() -> None:
         data = tmp / "cb"
         build_all([get_suite(s) for s in args.suites],
                   SourceResolver(args.sources, download=False), data, log=lambda _: None)
-    model = make_model(data, args.suites, tmp / "model", args.layers, args.hidden, args.vocab)
+    model = make_model(data, args.suites, tmp / "model", args.layers, args.hidden, args.vocab,
+                       args.model_vocab)
     tasks = tmp / "tasks"
     py = sys.executable
     subprocess.run([py, "-m", "bench.cli", "export-lm-eval", "--data", str(data), "--out",
@@ -127,7 +133,8 @@ def main() -> None:
         "device": args.device + ("" if args.device.startswith("cuda") else
                                  f" ({platform.processor() or platform.machine()}, "
                                  f"{os.cpu_count()} cores)"),
-        "model": f"random GPT-2, {args.layers} layers x {args.hidden}, vocab {args.vocab}",
+        "model": f"random GPT-2, {args.layers} layers x {args.hidden}, tokenizer vocab "
+                 f"{args.vocab}, output layer {args.model_vocab}",
         "suites": args.suites, "rows": rows, "runs": args.runs,
         "predict_s_runs": [round(t, 2) for t in times["predict"]],
         "lm_eval_s_runs": [round(t, 2) for t in times["lm-eval"]],

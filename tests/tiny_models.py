@@ -70,7 +70,8 @@ def words(text: str) -> list[str]:
 
 
 def tiny_gpt2(path: Path, seed: int = 0, corpus: list[str] | None = None, layers: int = 2,
-              hidden: int = 32, vocab_size: int = 600, chat: bool = False) -> Path:
+              hidden: int = 32, vocab_size: int = 600, chat: bool = False,
+              model_vocab: int | None = None) -> Path:
     """A tiny random GPT-2 with a byte-level BPE tokenizer trained here, saved under ``path``.
 
     Like GPT-2's own tokenizer, a space attaches to the following word (``" True"`` is one
@@ -103,8 +104,8 @@ def tiny_gpt2(path: Path, seed: int = 0, corpus: list[str] | None = None, layers
             "{% if add_generation_prompt %}<|assistant|>{% endif %}"
         )
     config = GPT2Config(
-        vocab_size=backend.get_vocab_size(), n_positions=1024, n_embd=hidden, n_layer=layers,
-        n_head=2, bos_token_id=0, eos_token_id=0,
+        vocab_size=max(backend.get_vocab_size(), model_vocab or 0), n_positions=1024,
+        n_embd=hidden, n_layer=layers, n_head=2, bos_token_id=0, eos_token_id=0,
     )
     torch.manual_seed(seed)
     model = GPT2LMHeadModel(config)
