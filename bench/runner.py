@@ -625,19 +625,6 @@ def predict(
                     time.perf_counter() - start, retries)
 
 
-def get_task_of(data_dir: str | os.PathLike, suite: str) -> str:
-    """Task of a built suite, from the folder's manifest."""
-    from bench.manifest import read_manifest
-
-    manifest = read_manifest(Path(data_dir))
-    if suite not in manifest:
-        raise DataError(
-            f"suite {suite!r} is not in {Path(data_dir) / 'suites.json'} (built: "
-            f"{', '.join(sorted(manifest))})"
-        )
-    return manifest[suite]["task"]
-
-
 def write_predictions(
     out: Path,
     collected: CollectedInputs,
