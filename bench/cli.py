@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.score",
     "bench.commands.convert_becel",
     "bench.commands.predict",
+    "bench.commands.lm_eval",
     "bench.commands.baseline",
     "bench.commands.train",
     "bench.commands.submit",

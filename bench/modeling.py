@@ -40,8 +40,11 @@ class LoadedModel:
     Attributes:
         model: The ``torch.nn.Module`` (eval mode, on its device).
         tokenizer: Its tokenizer.
-        id2label: Output index -> label name (classifiers); empty for text-to-text models.
+        id2label: Output index -> label name (classifiers); empty for text-to-text models
+            and causal LMs.
         is_seq2seq: Whether the model generates text (T5-style) instead of class logits.
+        is_causal: Whether the model is a decoder-only LM, scored by the log-likelihood of
+            verbalised labels (``bench.causal``).
 
     """
 
@@ -49,6 +52,7 @@ class LoadedModel:
     tokenizer: object
     id2label: dict[int, str]
     is_seq2seq: bool
+    is_causal: bool = False
 
     @property
     def device(self):
@@ -77,25 +81,91 @@ def resolve_dtype(dtype):
         raise ConfigError(f"unknown dtype {dtype!r}; use one of {', '.join(names)}") from None
 
 
+#: Device types ``--device`` accepts.
+DEVICE_TYPES = ("cpu", "cuda", "mps")
+
+
 def resolve_device(device=None):
-    """``torch.device`` from a name; default: ``cuda`` when available, else ``cpu``."""
+    """``torch.device`` from a name; default: ``cuda`` when available, else ``cpu``.
+
+    Raises:
+        ConfigError: An unknown device type (``tpu``), or CUDA asked for where there is none.
+
+    """
     import torch
 
     if device is None or device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    device = torch.device(device)
+    name = device
+    try:
+        device = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        device = None
+    if device is None or device.type not in DEVICE_TYPES:
+        raise ConfigError(
+            f"--device {name!s}: unknown device; use {', '.join(DEVICE_TYPES)} or cuda:N"
+        )
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError(f"device {device} requested but CUDA is not available on this machine")
     return device
 
 
+def _check_model_path(name_or_path) -> None:
+    """A name that can only be a local path must be an existing folder."""
+    text = str(name_or_path)
+    if Path(text).exists():
+        if not Path(text).is_dir():
+            raise ConfigError(f"--model {text}: not a model folder (a file)")
+        return
+    looks_local = text.startswith((".", "/", "~")) or text.count("/") > 1 or "\\" in text
+    if looks_local:
+        raise ConfigError(f"--model {text}: no such model folder")
+
+
+def model_kind(config) -> str:
+    """``"classifier"``, ``"seq2seq"`` or ``"causal"`` from a model config.
+
+    A classification head wins; encoder-decoder configs are text-to-text; a decoder-only
+    architecture (``*ForCausalLM``, ``*LMHeadModel``, or no architecture and a model type
+    transformers lists as causal) is a causal LM; anything else a classifier.
+    """
+    archs = config.architectures or []
+    if any(a.endswith("ForSequenceClassification") for a in archs):
+        return "classifier"
+    if getattr(config, "is_encoder_decoder", False):
+        return "seq2seq"
+    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in archs):
+        return "causal"
+    if not archs:  # no saved head: causal when the type is an LM and no labels were named
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+        default_labels = all(str(v).startswith("LABEL_") for v in config.id2label.values())
+        if config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and default_labels:
+            return "causal"
+    return "classifier"
+
+
+#: Errors a broken checkpoint raises while loading (safetensors' own error is added below).
+_LOAD_ERRORS: tuple[type[BaseException], ...] = (OSError, ValueError, RuntimeError, KeyError,
+                                                 EOFError)
+
+
+def _load_errors() -> tuple[type[BaseException], ...]:
+    try:
+        from safetensors import SafetensorError
+    except ImportError:  # pragma: no cover - safetensors ships with transformers
+        return _LOAD_ERRORS
+    return (*_LOAD_ERRORS, SafetensorError)
+
+
 def load_classifier(name_or_path, device=None, dtype=None) -> LoadedModel:
-    """Load a sequence classifier or a text-to-text model and its tokenizer.
+    """Load a sequence classifier, a text-to-text model or a causal LM and its tokenizer.
 
     Encoder-decoder configs (T5, BART with a generation head) load as
-    ``AutoModelForSeq2SeqLM``; everything else as ``AutoModelForSequenceClassification``.
-    On CUDA the model asks for SDPA attention (falling back to the default where the
-    architecture has none).
+    ``AutoModelForSeq2SeqLM``; decoder-only LMs (``model_kind``) as ``AutoModelForCausalLM``
+    (bf16 weights on CUDA unless ``dtype`` says otherwise); everything else as
+    ``AutoModelForSequenceClassification``. On CUDA the model asks for SDPA attention
+    (falling back to the default where the architecture has none).
 
     Args:
         name_or_path: Hub name or local directory.
@@ -106,11 +176,13 @@ def load_classifier(name_or_path, device=None, dtype=None) -> LoadedModel:
         The loaded model in eval mode.
 
     Raises:
-        ConfigError: The model cannot be found or loaded.
+        ConfigError: The model cannot be found or loaded (a missing local folder says
+            "no such model folder"; corrupt weights name the file's error).
 
     """
     from transformers import (
         AutoConfig,
+        AutoModelForCausalLM,
         AutoModelForSeq2SeqLM,
         AutoModelForSequenceClassification,
         AutoTokenizer,
@@ -118,17 +190,21 @@ def load_classifier(name_or_path, device=None, dtype=None) -> LoadedModel:
 
     device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype)
+    _check_model_path(name_or_path)
     try:
         config = AutoConfig.from_pretrained(str(name_or_path))
         tokenizer = AutoTokenizer.from_pretrained(str(name_or_path))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot load model {name_or_path!r}: {exc}") from exc
-    archs = config.architectures or []
-    is_seq2seq = bool(getattr(config, "is_encoder_decoder", False)) and not any(
-        a.endswith("ForSequenceClassification") for a in archs
+    except (OSError, ValueError, KeyError) as exc:
+        raise ConfigError(f"cannot load model {name_or_path!r}: {_first_line(exc)}") from exc
+    kind = model_kind(config)
+    cls = {"seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}.get(
+        kind, AutoModelForSequenceClassification
     )
-    cls = AutoModelForSeq2SeqLM if is_seq2seq else AutoModelForSequenceClassification
     kwargs = {}
+    if torch_dtype is None and kind == "causal" and device.type == "cuda":
+        import torch
+
+        torch_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if torch_dtype is not None:
         kwargs["dtype"] = torch_dtype
     if device.type == "cuda":
@@ -144,12 +220,21 @@ def load_classifier(name_or_path, device=None, dtype=None) -> LoadedModel:
                 raise
             kwargs.pop("attn_implementation")  # architecture without SDPA support
             model = cls.from_pretrained(str(name_or_path), **kwargs)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot load model {name_or_path!r} as {cls.__name__}: {exc}") from exc
+    except _load_errors() as exc:
+        raise ConfigError(
+            f"cannot load model {name_or_path!r} as {cls.__name__}: {_first_line(exc)}"
+        ) from exc
     model.to(device)
     model.eval()
-    id2label = {} if is_seq2seq else {int(k): str(v) for k, v in config.id2label.items()}
-    return LoadedModel(model, tokenizer, id2label, is_seq2seq)
+    id2label = {} if kind != "classifier" else {
+        int(k): str(v) for k, v in config.id2label.items()
+    }
+    return LoadedModel(model, tokenizer, id2label, kind == "seq2seq", kind == "causal")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
 
 
 def parse_label_map(spec: str | None) -> LabelOverrides:

@@ -42,7 +42,7 @@ from bench.modeling import (
     match_generated,
     resolve_label_mapping,
 )
-from bench.tasks import get_task
+from bench.tasks import TASKS, TaskSpec
 
 PARTS_SUFFIX = ".parts"
 RUN_FILE = "run.json"
@@ -61,34 +61,59 @@ class RunnerOptions:
 
     Attributes:
         batch_size: Inputs per batch, or None for automatic (token budget, OOM fallback).
-        max_length: Truncation length in tokens.
+        max_length: Truncation length in tokens; None: 512 for classifiers and text-to-text
+            models, the model's own context length for causal LMs (as lm-eval).
         wic_format: How WiC rows become inputs (``bench.inputs.WIC_FORMATS``).
         label_map: Parsed ``--label-map`` overrides.
         chunk_size: Finished inputs per shard file (the resume granularity).
         max_new_tokens: Generation length of text-to-text models.
         progress: Show a progress bar.
         amp: Use autocast on CUDA.
+        length_norm: Causal LMs: divide each choice's log-likelihood by its length
+            (``"chars"`` as lm-eval's ``acc_norm``, or ``"tokens"``); None for raw sums.
+        chat: Causal LMs: wrap the prompt in the tokenizer's chat template.
+        num_fewshot: Causal LMs: demonstrations drawn from the task's declared pool.
+        seed: Seed of the few-shot draws (combined with each prompt).
 
     """
 
     batch_size: int | None = None
-    max_length: int = 512
+    max_length: int | None = None
     wic_format: str = "word-prefix"
     label_map: LabelOverrides = field(default_factory=dict)
     chunk_size: int = 4_096
     max_new_tokens: int = 8
     progress: bool = True
     amp: bool = True
+    length_norm: str | None = None
+    chat: bool = False
+    num_fewshot: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_length is not None and self.max_length < 1:
+            raise ConfigError(f"--max-length {self.max_length}: use a positive number of tokens")
+        if self.batch_size is not None and self.batch_size < 1:
+            raise ConfigError(f"--batch-size {self.batch_size}: use auto or a positive integer")
+        if self.num_fewshot < 0:
+            raise ConfigError(f"--num-fewshot {self.num_fewshot}: use 0 or more")
+        if self.length_norm not in (None, "chars", "tokens"):
+            raise ConfigError(f"--length-norm {self.length_norm!r}: use chars or tokens")
 
 
 @dataclass
 class SuiteInputs:
-    """The rows of one suite and the unique input each row uses."""
+    """The rows of one suite and the unique input each row uses.
+
+    ``choices`` are the verbalisers of a causal LM (empty for other models).
+    """
 
     suite: str
     task: str
     ids: list[str]
     inputs: list[int]
+    task_spec: TaskSpec | None = None
+    choices: tuple[str, ...] = ()
 
 
 @dataclass
@@ -127,26 +152,27 @@ def input_key(text: str, text_pair: str | None) -> str:
     return hashlib.sha1(payload.encode("utf-8")).hexdigest()
 
 
-def collect_inputs(
-    data_dir: str | os.PathLike, suites: Sequence[str], *, seq2seq: bool, wic_format: str
-) -> CollectedInputs:
-    """Read the suites from a built folder and deduplicate their model inputs.
+def suite_task(entry: dict) -> TaskSpec:
+    """The task of a built suite: the registered one, or one made from ``suites.json``.
 
-    Raises:
-        DataError: A suite is not in the folder's manifest or its Parquet file is missing.
-
+    Suites made by ``generate`` (and tasks whose family module is not imported) have their
+    label names in the manifest; those are the truth for the folder.
     """
+    names = tuple(entry["label_names"])
+    task = TASKS.get(entry["task"])
+    if task is not None and task.label_names == names:
+        return task
+    return TaskSpec(entry["task"], names, text="text", text_pair="text_pair")
+
+
+def _read_suites(data_dir, suites: Sequence[str]):
+    """``(suite, manifest entry, rows)`` of each suite, with clean errors."""
     import pyarrow.parquet as pq
 
     from bench.manifest import parquet_path, read_manifest
 
-    if wic_format not in WIC_FORMATS:
-        raise ConfigError(f"unknown --wic-format {wic_format!r}; use {', '.join(WIC_FORMATS)}")
     root = Path(data_dir)
     manifest = read_manifest(root)
-    index: dict[tuple[str, str | None], int] = {}
-    unique: list[tuple[str, str | None]] = []
-    out: list[SuiteInputs] = []
     for suite in suites:
         if suite not in manifest:
             raise DataError(
@@ -156,17 +182,101 @@ def collect_inputs(
         path = parquet_path(root, suite)
         if not path.is_file():
             raise DataError(f"{path} is missing; rebuild the folder")
-        table = pq.read_table(path)
-        task = manifest[suite]["task"]
+        yield suite, manifest[suite], pq.read_table(path).to_pylist()
+
+
+def collect_inputs(
+    data_dir: str | os.PathLike, suites: Sequence[str], *, seq2seq: bool, wic_format: str
+) -> CollectedInputs:
+    """Read the suites from a built folder and deduplicate their model inputs.
+
+    Raises:
+        DataError: A suite is not in the folder's manifest or its Parquet file is missing.
+
+    """
+    if wic_format not in WIC_FORMATS:
+        raise ConfigError(f"unknown --wic-format {wic_format!r}; use {', '.join(WIC_FORMATS)}")
+    index: dict[tuple[str, str | None], int] = {}
+    unique: list[tuple[str, str | None]] = []
+    out: list[SuiteInputs] = []
+    for suite, entry, rows in _read_suites(data_dir, suites):
+        task = entry["task"]
         ids, used = [], []
-        for row in table.to_pylist():
+        for row in rows:
             key = model_input(row, task, seq2seq=seq2seq, wic_format=wic_format)
             if key not in index:
                 index[key] = len(unique)
                 unique.append(key)
             ids.append(row["id"])
             used.append(index[key])
-        out.append(SuiteInputs(suite, task, ids, used))
+        out.append(SuiteInputs(suite, task, ids, used, suite_task(entry)))
+    return CollectedInputs(unique, out)
+
+
+def collect_causal_inputs(
+    data_dir: str | os.PathLike, suites: Sequence[str], options: RunnerOptions, tokenizer=None
+) -> CollectedInputs:
+    """Causal-LM inputs: ``(context, verbalisers joined by U+001F)``, deduplicated.
+
+    The prompt and verbalisers come from ``bench.prompts`` (``--label-map`` replaces
+    verbalisers); ``--num-fewshot`` prepends demonstrations drawn from the task's declared
+    pool minus any demonstration whose prompt is a scored row's; ``--chat`` renders the
+    turns with ``tokenizer``'s chat template.
+
+    Raises:
+        ConfigError: No chat template with ``chat``, or too small a few-shot pool.
+
+    """
+    from bench.causal import CHOICE_SEP
+    from bench.prompts import (
+        TARGET_DELIMITER,
+        build_context,
+        draw_demos,
+        fewshot_pool,
+        lookup,
+        render,
+        with_verbalisers,
+    )
+
+    chat = None
+    if options.chat:
+        if tokenizer is None or not getattr(tokenizer, "chat_template", None):
+            raise ConfigError("--chat: the model's tokenizer has no chat template")
+        chat = tokenizer
+    delimiter = "" if chat is not None else TARGET_DELIMITER
+    staged = []
+    scored: dict[int, set[str]] = {}
+    for suite, entry, rows in _read_suites(data_dir, suites):
+        task = suite_task(entry)
+        is_pair = any(r.get("text_pair") is not None for r in rows[:50])
+        spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
+        spec = with_verbalisers(spec, task.name, task.label_names,
+                                options.label_map.get(task.name))
+        if not is_pair and "text_pair" in spec.template:
+            raise ConfigError(f"prompt of suite {suite} uses text_pair, which its rows do not "
+                              "have; add a family entry in bench/prompts.py")
+        prompts = [render(spec.template, row) for row in rows]
+        scored.setdefault((spec.template, id(spec.demos)), set()).update(prompts)
+        staged.append((suite, task, spec, rows, prompts))
+    index: dict[tuple[str, str | None], int] = {}
+    unique: list[tuple[str, str | None]] = []
+    out: list[SuiteInputs] = []
+    for suite, task, spec, rows, prompts in staged:
+        pool = []
+        if options.num_fewshot:
+            pool = fewshot_pool(spec, scored[(spec.template, id(spec.demos))])
+        conts = CHOICE_SEP.join(delimiter + c for c in spec.choices)
+        ids, used = [], []
+        for row, prompt in zip(rows, prompts, strict=True):
+            demos = draw_demos(pool, options.num_fewshot, prompt, options.seed,
+                               f"suite {suite} (task {task.name})")
+            key = (build_context(prompt, demos, chat_template=chat), conts)
+            if key not in index:
+                index[key] = len(unique)
+                unique.append(key)
+            ids.append(row["id"])
+            used.append(index[key])
+        out.append(SuiteInputs(suite, task.name, ids, used, task, spec.choices))
     return CollectedInputs(unique, out)
 
 
@@ -297,10 +407,37 @@ def _fingerprint(model_name: str, loaded: LoadedModel, options: RunnerOptions) -
         "model": str(model_name),
         "config_sha1": hashlib.sha1(config_text.encode("utf-8")).hexdigest(),
         "seq2seq": loaded.is_seq2seq,
-        "max_length": options.max_length,
+        "causal": getattr(loaded, "is_causal", False),
+        "max_length": max_length_of(loaded, options),
         "wic_format": options.wic_format,
         "max_new_tokens": options.max_new_tokens if loaded.is_seq2seq else None,
     }
+
+
+#: Truncation of classifiers and text-to-text models when ``--max-length`` is not given.
+DEFAULT_MAX_LENGTH = 512
+
+
+def max_length_of(loaded: LoadedModel, options: RunnerOptions) -> int:
+    """The truncation length: ``--max-length``, else 512, else a causal LM's context length.
+
+    A causal LM's length is read as lm-eval reads it: ``n_positions``,
+    ``max_position_embeddings`` or ``n_ctx`` of the config, else the tokenizer's
+    ``model_max_length`` when set, else 2048.
+    """
+    if options.max_length is not None:
+        return options.max_length
+    if not getattr(loaded, "is_causal", False):
+        return DEFAULT_MAX_LENGTH
+    config = getattr(loaded.model, "config", None)
+    for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    limit = getattr(loaded.tokenizer, "model_max_length", None)
+    if isinstance(limit, int) and 0 < limit < 1_000_000_000:
+        return limit
+    return 2048
 
 
 def _tokenize(tokenizer, unique: Sequence[tuple[str, str | None]], max_length: int) -> list[dict]:
@@ -320,8 +457,17 @@ def _tokenize(tokenizer, unique: Sequence[tuple[str, str | None]], max_length: i
 
 
 def make_forward(loaded: LoadedModel, encoded: Sequence[dict], options: RunnerOptions):
-    """Batch of input indices -> model-label probabilities (classifiers) or answers (seq2seq)."""
+    """Batch of input indices -> results.
+
+    Model-label probabilities (classifiers), answers (seq2seq) or per-choice
+    ``[log-likelihoods, token counts]`` (causal LMs, ``bench.causal``).
+    """
     import torch
+
+    if getattr(loaded, "is_causal", False):
+        from bench.causal import make_causal_forward
+
+        return make_causal_forward(loaded, encoded, options)
 
     model, tokenizer = loaded.model, loaded.tokenizer
     device = loaded.device
@@ -393,15 +539,20 @@ def predict(
     """
     options = options or RunnerOptions()
     start = time.perf_counter()
+    causal = getattr(loaded, "is_causal", False)
+    if causal:
+        collected = collect_causal_inputs(data_dir, suites, options, loaded.tokenizer)
+    else:
+        collected = collect_inputs(
+            data_dir, suites, seq2seq=loaded.is_seq2seq, wic_format=options.wic_format
+        )
     mappings = {}
-    for task in sorted({get_task_of(data_dir, s) for s in suites}):
-        if not loaded.is_seq2seq:
-            mappings[task] = resolve_label_mapping(
-                loaded.id2label, get_task(task), options.label_map
-            )
-    collected = collect_inputs(
-        data_dir, suites, seq2seq=loaded.is_seq2seq, wic_format=options.wic_format
-    )
+    if not loaded.is_seq2seq and not causal:
+        for suite in collected.suites:
+            if suite.task not in mappings:
+                mappings[suite.task] = resolve_label_mapping(
+                    loaded.id2label, suite.task_spec, options.label_map
+                )
     keys = [input_key(t, p) for t, p in collected.unique]
     out = Path(out)
     parts = out.with_name(out.name + PARTS_SUFFIX)
@@ -413,9 +564,18 @@ def predict(
         state.wait_for_everyone()
     resumed = sum(1 for k in keys if k in store.done)
     todo = [i for i, k in enumerate(keys) if k not in store.done]
-    encoded = _tokenize(loaded.tokenizer, [collected.unique[i] for i in todo], options.max_length)
-    local = {i: e for i, e in zip(todo, encoded, strict=True)}
-    lengths = {i: len(e["input_ids"]) for i, e in local.items()}
+    if causal:
+        from bench.causal import encode, split_key
+
+        encoded = encode(loaded.tokenizer, [split_key(*collected.unique[i]) for i in todo],
+                         max_length_of(loaded, options))
+        local = {i: e for i, e in zip(todo, encoded, strict=True)}
+        lengths = {i: e.length for i, e in local.items()}
+    else:
+        encoded = _tokenize(loaded.tokenizer, [collected.unique[i] for i in todo],
+                            max_length_of(loaded, options))
+        local = {i: e for i, e in zip(todo, encoded, strict=True)}
+        lengths = {i: len(e["input_ids"]) for i, e in local.items()}
     order = sorted(todo, key=lambda i: (-lengths[i], i))[rank::world]
     forward = forward_factory(loaded, local, options)
     device_type = loaded.device.type if hasattr(loaded, "device") else "cpu"
@@ -458,23 +618,11 @@ def predict(
             return RunStats(collected.rows, len(keys), resumed, len(order),
                             time.perf_counter() - start, retries)
         store = ShardStore(parts, _fingerprint(model_name, loaded, options), create=False)
-    write_predictions(out, collected, keys, store.done, mappings, loaded.is_seq2seq, options)
+    write_predictions(out, collected, keys, store.done, mappings, loaded.is_seq2seq, options,
+                      causal=causal)
     shutil.rmtree(parts)
     return RunStats(collected.rows, len(keys), resumed, len(order),
                     time.perf_counter() - start, retries)
-
-
-def get_task_of(data_dir: str | os.PathLike, suite: str) -> str:
-    """Task of a built suite, from the folder's manifest."""
-    from bench.manifest import read_manifest
-
-    manifest = read_manifest(Path(data_dir))
-    if suite not in manifest:
-        raise DataError(
-            f"suite {suite!r} is not in {Path(data_dir) / 'suites.json'} (built: "
-            f"{', '.join(sorted(manifest))})"
-        )
-    return manifest[suite]["task"]
 
 
 def write_predictions(
@@ -485,24 +633,31 @@ def write_predictions(
     mappings: dict,
     seq2seq: bool,
     options: RunnerOptions,
+    *,
+    causal: bool = False,
 ) -> None:
     """Write one JSONL record per suite row (``id``, ``label``, ``probs``), atomically."""
+    from bench.causal import choice_probs
+
     missing = sum(1 for k in keys if k not in done)
     if missing:
         raise BenchError(f"{missing} inputs have no result; rerun to resume")
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
         for suite in collected.suites:
-            task = get_task(suite.task)
             for row_id, i in zip(suite.ids, suite.inputs, strict=True):
                 value = done[keys[i]]
                 if seq2seq:
-                    record = {"id": row_id, "label": match_generated(value, task,
+                    record = {"id": row_id, "label": match_generated(value, suite.task_spec,
                                                                        options.label_map)}
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    continue
+                if causal:
+                    lls, ntokens = value
+                    probs = choice_probs(lls, ntokens, suite.choices, options.length_norm)
                 else:
                     probs = map_probs(value, mappings[suite.task])
-                    label = max(range(len(probs)), key=probs.__getitem__)
-                    record = {"id": row_id, "label": label,
-                              "probs": [round(p, 6) for p in probs]}
+                label = max(range(len(probs)), key=probs.__getitem__)
+                record = {"id": row_id, "label": label, "probs": [round(p, 6) for p in probs]}
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 

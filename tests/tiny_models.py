@@ -67,3 +67,48 @@ def tiny_t5(path: Path, seed: int = 0) -> Path:
 def words(text: str) -> list[str]:
     """Lower-case word tokens (for assertions)."""
     return re.findall(r"\w+", text.lower())
+
+
+def tiny_gpt2(path: Path, seed: int = 0, corpus: list[str] | None = None, layers: int = 2,
+              hidden: int = 32, vocab_size: int = 600, chat: bool = False,
+              model_vocab: int | None = None) -> Path:
+    """A tiny random GPT-2 with a byte-level BPE tokenizer trained here, saved under ``path``.
+
+    Like GPT-2's own tokenizer, a space attaches to the following word (``" True"`` is one
+    token when the word is frequent in ``corpus``), so verbalisers can be one or several tokens.
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    path.mkdir(parents=True, exist_ok=True)
+    corpus = corpus or [
+        "Question: True, False or Neither? Answer: True False Neither yes no",
+        "The man is not on the dog. A woman was with two people. positive negative",
+    ] * 4 + [" ".join(WORDS)]
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+    )
+    backend.train_from_iterator(corpus, trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
+    )
+    if chat:
+        tokenizer.chat_template = (
+            "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+            "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+        )
+    config = GPT2Config(
+        vocab_size=max(backend.get_vocab_size(), model_vocab or 0), n_positions=1024,
+        n_embd=hidden, n_layer=layers, n_head=2, bos_token_id=0, eos_token_id=0,
+    )
+    torch.manual_seed(seed)
+    model = GPT2LMHeadModel(config)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path

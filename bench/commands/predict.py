@@ -10,11 +10,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``predict`` command."""
     parser = subparsers.add_parser(
         "predict",
-        help="run a Hugging Face classifier or text-to-text model over built suites",
+        help="run a Hugging Face classifier, text-to-text model or causal LM over built suites",
         description="Predict every row of the chosen suites with an "
-        "AutoModelForSequenceClassification or AutoModelForSeq2SeqLM model and write a "
-        "prediction file (JSONL with id, label, probs). Interrupted runs resume. "
-        "Several GPUs: accelerate launch -m bench.cli predict ...",
+        "AutoModelForSequenceClassification, AutoModelForSeq2SeqLM or AutoModelForCausalLM "
+        "model (a decoder-only config is scored by the log-likelihood of each verbalised "
+        "label, docs/runner.md) and write a prediction file (JSONL with id, label, probs). "
+        "Interrupted runs resume. Several GPUs: accelerate launch -m bench.cli predict ...",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--model", required=True, metavar="NAME_OR_PATH")
     parser.add_argument("--data", default="consistency-bench", metavar="DIR",
@@ -31,12 +33,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dtype", default=None,
                         help="weight dtype: float32, bfloat16, float16 (default: checkpoint's)")
     parser.add_argument("--label-map", default=None, metavar="SPEC|FILE.json",
-                        help="task:label=model_label,...;task:... or a JSON file")
+                        help="task:label=model_label,...;task:... or a JSON file (causal LMs: "
+                        "task:label=verbaliser,...)")
     parser.add_argument("--wic-format", default="word-prefix", choices=("word-prefix", "pair"),
                         help="WiC input: '<word>: sentence1' + sentence2, or the plain pair")
-    parser.add_argument("--max-length", type=int, default=512, help="truncation in tokens")
+    parser.add_argument("--max-length", type=int, default=None,
+                        help="truncation in tokens (default: 512; causal LMs: the model's "
+                        "context length, as lm-eval)")
+    parser.add_argument("--length-norm", choices=("chars", "tokens"), default=None,
+                        help="causal LMs: divide each choice's log-likelihood by its length "
+                        "(chars = lm-eval's acc_norm)")
+    parser.add_argument("--chat", action="store_true",
+                        help="causal LMs: apply the tokenizer's chat template")
+    parser.add_argument("--num-fewshot", type=int, default=0, metavar="K",
+                        help="causal LMs: K demonstrations from the task's declared pool")
+    parser.add_argument("--fewshot-seed", type=int, default=0, help="seed of the few-shot draws")
     parser.add_argument("--no-amp", action="store_true", help="no autocast on CUDA")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bars (also transformers' and the Hub's)")
     parser.set_defaults(func=run)
 
 
@@ -52,23 +66,30 @@ def parse_batch_size(text: str) -> int | None:
 
 
 def default_suites(data_dir, loaded, label_map, tasks=None) -> list[str]:
-    """Built suites whose task the model can answer (label mapping resolves)."""
+    """Built suites the model can answer; the others are listed on stderr as skipped.
+
+    Classifiers: suites whose task labels map to the model's labels. Text-to-text models:
+    tasks with a T5 prompt. Causal LMs: every suite (a task without a prompt-table entry
+    gets the generic prompt over its label names).
+    """
     from bench.errors import ConfigError
     from bench.inputs import T5_PROMPTS
     from bench.manifest import read_manifest
     from bench.modeling import resolve_label_mapping
-    from bench.tasks import get_task
+    from bench.runner import suite_task
 
     chosen, skipped = [], []
     for suite, entry in read_manifest(data_dir).items():
         task = entry["task"]
         if tasks and task not in tasks:
             continue
-        if loaded.is_seq2seq:
+        if getattr(loaded, "is_causal", False):
+            ok = True
+        elif loaded.is_seq2seq:
             ok = task in T5_PROMPTS
         else:
             try:
-                resolve_label_mapping(loaded.id2label, get_task(task), label_map)
+                resolve_label_mapping(loaded.id2label, suite_task(entry), label_map)
                 ok = True
             except ConfigError:
                 ok = False
@@ -77,26 +98,50 @@ def default_suites(data_dir, loaded, label_map, tasks=None) -> list[str]:
         print(f"skipping {len(skipped)} suites whose labels the model does not cover: "
               f"{', '.join(skipped)}", file=sys.stderr)
     if not chosen:
+        what = "text-to-text prompts" if loaded.is_seq2seq else f"labels {loaded.id2label}"
         raise ConfigError(
-            f"the model's labels {loaded.id2label} cover no built suite in {data_dir}; "
-            "pass --suites and --label-map"
+            f"the model's {what} cover no built suite in {data_dir}"
+            + (f" of tasks {', '.join(tasks)}" if tasks else "")
+            + "; pass --suites and --label-map"
         )
     return chosen
 
 
+def quiet_progress() -> None:
+    """Silence transformers' and huggingface_hub's progress bars (``--no-progress``)."""
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        from huggingface_hub.utils import disable_progress_bars
+    except ImportError:  # pragma: no cover - every supported huggingface_hub has it
+        return
+    disable_progress_bars()
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the model, predict, print a summary line."""
+    from bench.manifest import read_manifest
     from bench.modeling import load_classifier, parse_label_map
     from bench.runner import RunnerOptions, predict
 
     label_map = parse_label_map(args.label_map)
-    batch_size = parse_batch_size(args.batch_size)
-    loaded = load_classifier(args.model, device=args.device, dtype=args.dtype)
-    suites = args.suites or default_suites(args.data, loaded, label_map, args.tasks)
     options = RunnerOptions(
-        batch_size=batch_size, max_length=args.max_length, wic_format=args.wic_format,
-        label_map=label_map, progress=not args.no_progress, amp=not args.no_amp,
+        batch_size=parse_batch_size(args.batch_size), max_length=args.max_length,
+        wic_format=args.wic_format, label_map=label_map, progress=not args.no_progress,
+        amp=not args.no_amp, length_norm=args.length_norm, chat=args.chat,
+        num_fewshot=args.num_fewshot, seed=args.fewshot_seed,
     )
+    read_manifest(args.data)  # a bad --data fails before the model loads
+    if args.no_progress:
+        quiet_progress()
+    loaded = load_classifier(args.model, device=args.device, dtype=args.dtype)
+    if not loaded.is_causal and (args.chat or args.num_fewshot or args.length_norm):
+        from bench.errors import ConfigError
+
+        raise ConfigError("--chat, --num-fewshot and --length-norm apply to causal LMs only; "
+                          f"{args.model} is not one")
+    suites = args.suites or default_suites(args.data, loaded, label_map, args.tasks)
     stats = predict(loaded, args.model, args.data, suites, args.out, options)
     print(
         f"wrote {stats.rows} rows of {len(suites)} suites to {args.out}: {stats.unique} unique "

@@ -1,0 +1,71 @@
+"""``export-lm-eval`` and ``convert-lm-eval``: lm-evaluation-harness in, predictions out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``export-lm-eval`` and ``convert-lm-eval``."""
+    export = subparsers.add_parser(
+        "export-lm-eval",
+        help="write lm-evaluation-harness task YAMLs (one per suite, group consistency_bench)",
+        description="Write one lm-eval multiple_choice task per built suite "
+        "(consistency_bench_<suite>) and the group consistency_bench, with the prompts and "
+        "verbalisers predict uses. Run them with: lm_eval --model hf --model_args "
+        "pretrained=MODEL --include_path TASKDIR --tasks consistency_bench --log_samples "
+        "--output_path OUT; then convert-lm-eval OUT.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    export.add_argument("--data", default="consistency-bench", metavar="DIR",
+                        help="built suite folder")
+    export.add_argument("--out", required=True, metavar="TASKDIR",
+                        help="folder for the task YAMLs (lm_eval --include_path)")
+    export.add_argument("--suites", nargs="+", metavar="SUITE",
+                        help="suites to export (default: every built suite)")
+    export.add_argument("--hub", default=None, metavar="ORG/NAME",
+                        help="load the published dataset from the Hub instead of --data")
+    export.set_defaults(func=run_export)
+
+    convert = subparsers.add_parser(
+        "convert-lm-eval",
+        help="turn lm-eval --log_samples output into a prediction file",
+        description="Read lm-eval samples of consistency_bench_* tasks (an --output_path "
+        "folder or samples_*.jsonl files), check each suite's sha256 against the built "
+        "folder and that every row is covered, and write a prediction file.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    convert.add_argument("paths", nargs="+", metavar="PATH",
+                         help="lm-eval --output_path folder(s) or samples_*.jsonl files")
+    convert.add_argument("--data", default="consistency-bench", metavar="DIR",
+                         help="built suite folder the tasks were exported from")
+    convert.add_argument("--out", required=True, metavar="PREDICTIONS", help="JSONL to write")
+    convert.add_argument("--length-norm", choices=("chars",), default=None,
+                         help="divide log-likelihoods by the choice length (lm-eval acc_norm)")
+    convert.set_defaults(func=run_convert)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Write the task YAMLs."""
+    from bench.lm_eval_tasks import export_tasks
+
+    written = export_tasks(args.data, args.out, args.suites, args.hub)
+    print(f"wrote {len(written) - 1} lm-eval tasks and the group consistency_bench to "
+          f"{args.out}", file=sys.stderr)
+    return 0
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    """Convert samples to a prediction file."""
+    from pathlib import Path
+
+    from bench.errors import ConfigError
+    from bench.lm_eval_tasks import convert_samples
+
+    if any(Path(p).resolve() == Path(args.out).resolve() for p in args.paths):
+        raise ConfigError(f"--out {args.out} is one of the inputs; choose another file")
+    counts = convert_samples(args.paths, args.data, args.out, args.length_norm)
+    print(f"wrote {sum(counts.values())} rows of {len(counts)} suites to {args.out}",
+          file=sys.stderr)
+    return 0

@@ -1,0 +1,127 @@
+"""lm-evaluation-harness both ways: export, run lm-eval, convert; it agrees with `predict`.
+
+Runs lm-eval 0.4.13 (extra ``lm-eval``) as a whole process on two small suites with a tiny
+random GPT-2 saved to a temporary folder; skipped when lm-eval is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("torch")
+pytest.importorskip("lm_eval")
+
+from bench.cli import main  # noqa: E402
+from bench.errors import DataError  # noqa: E402
+from bench.lm_eval_tasks import convert_samples, export_tasks  # noqa: E402
+from bench.manifest import read_manifest  # noqa: E402
+from tests.test_causal import SUITES, suite_texts  # noqa: E402
+from tests.tiny_models import tiny_gpt2  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def folder(corpora: Path, tmp_path_factory) -> Path:
+    from bench.sources import SourceResolver
+    from builders.catalog import get_suite
+    from builders.export import build_all
+
+    out = tmp_path_factory.mktemp("lmeval") / "cb"
+    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
+              log=lambda _: None)
+    return out
+
+
+@pytest.fixture(scope="module")
+def gpt2(folder, tmp_path_factory) -> Path:
+    corpus = suite_texts(folder) + ["Question: Answer: True False yes no positive negative"] * 20
+    return tiny_gpt2(tmp_path_factory.mktemp("gpt2") / "m", corpus=corpus, vocab_size=1500)
+
+
+@pytest.fixture(scope="module")
+def lm_eval_output(folder, gpt2, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("lmeval-run")
+    tasks = root / "tasks"
+    assert main(["export-lm-eval", "--data", str(folder), "--out", str(tasks)]) == 0
+    out = root / "out"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_CACHE": str(root / "cache")}
+    subprocess.run(
+        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args",
+         f"pretrained={gpt2},dtype=float32", "--tasks", "consistency_bench", "--include_path",
+         str(tasks), "--output_path", str(out), "--log_samples", "--batch_size", "64",
+         "--device", "cpu"],
+        check=True, env=env, capture_output=True, cwd=root,
+    )
+    return out
+
+
+def read(path: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, path.read_text().splitlines())}
+
+
+def test_export_writes_one_task_per_suite_with_hash_and_sentinel(folder, tmp_path):
+    written = export_tasks(folder, tmp_path / "t", hub="org/consistency-bench")
+    manifest = read_manifest(folder)
+    assert sorted(p.name for p in written) == sorted(
+        [f"consistency_bench_{s}.yaml" for s in SUITES] + ["consistency_bench.yaml"])
+    config = yaml.safe_load((tmp_path / "t" / "consistency_bench_wic_semantic.yaml").read_text())
+    assert config["metadata"]["sha256"] == manifest["wic_semantic"]["sha256"]
+    assert config["dataset_path"] == "org/consistency-bench"
+    assert config["dataset_name"] == "wic_semantic"
+    assert "none" in config["doc_to_target"]  # null labels map to the sentinel
+    group = yaml.safe_load((tmp_path / "t" / "consistency_bench.yaml").read_text())
+    assert group["group"] == "consistency_bench" and len(group["task"]) == len(SUITES)
+    assert main(["export-lm-eval", "--data", str(folder), "--out", str(tmp_path / "u"),
+                 "--hub", "not a repo"]) == 2
+
+
+def test_predict_and_lm_eval_agree(folder, gpt2, lm_eval_output, tmp_path):
+    converted = tmp_path / "lmeval.jsonl"
+    assert main(["convert-lm-eval", str(lm_eval_output), "--data", str(folder),
+                 "--out", str(converted)]) == 0
+    predicted = tmp_path / "predict.jsonl"
+    assert main(["predict", "--model", str(gpt2), "--data", str(folder), "--out",
+                 str(predicted), "--no-progress"]) == 0
+    a, b = read(converted), read(predicted)
+    assert a.keys() == b.keys()
+    same = sum(a[k]["label"] == b[k]["label"] for k in a) / len(a)
+    assert same >= 0.99
+    scores = {}
+    for name, path in (("lmeval", converted), ("predict", predicted)):
+        out = tmp_path / f"{name}-results.json"
+        assert main(["score", str(path), "--data", str(folder), "--out", str(out),
+                     "--n-boot", "10"]) == 0
+        scores[name] = json.loads(out.read_text())["suites"]
+    for suite in SUITES:
+        assert abs(scores["lmeval"][suite]["main_score"]
+                   - scores["predict"][suite]["main_score"]) <= 0.02
+
+
+def test_convert_refuses_hash_mismatch_and_partial_coverage(folder, lm_eval_output, tmp_path):
+    changed = tmp_path / "changed"
+    shutil.copytree(lm_eval_output, changed)
+    (results,) = changed.rglob("results_*.json")
+    data = json.loads(results.read_text())
+    data["configs"]["consistency_bench_wic_semantic"]["metadata"]["sha256"] = "0" * 64
+    results.write_text(json.dumps(data))
+    out = tmp_path / "p.jsonl"
+    with pytest.raises(DataError, match="suite wic_semantic: .*sha256 0000"):
+        convert_samples([changed], folder, out)
+    partial = tmp_path / "partial"
+    shutil.copytree(lm_eval_output, partial)
+    (samples,) = partial.rglob("samples_consistency_bench_sst2_semantic_*.jsonl")
+    lines = samples.read_text().splitlines()
+    samples.write_text("\n".join(lines[:100]) + "\n")
+    with pytest.raises(DataError, match=f"suite sst2_semantic: samples cover 100 of {len(lines)}"):
+        convert_samples([partial], folder, out)
+    assert not out.exists()
+    assert main(["convert-lm-eval", str(partial), "--data", str(folder), "--out",
+                 str(out)]) == 2
