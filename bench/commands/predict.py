@@ -18,7 +18,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "Interrupted runs resume. Several GPUs: accelerate launch -m bench.cli predict ...",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--model", required=True, metavar="NAME_OR_PATH")
+    parser.add_argument("--model", required=True, metavar="NAME_OR_PATH",
+                        help="Hub model id or local model folder")
     parser.add_argument("--data", default="consistency-bench", metavar="DIR",
                         help="built suite folder")
     parser.add_argument("--out", required=True, metavar="PREDICTIONS", help="JSONL to write")
