@@ -69,7 +69,13 @@ def test_shuffle_of_real_sentence_has_no_original_bigram():
 def test_text_level_transforms():
     assert lexical.sort_text("won't do much.") == "do much n't wo ."
     assert lexical.sort_text("a b c") is None  # already sorted: nothing destroyed
-    assert lexical.copysort_text("Two dogs run.", "Animals move.") == "dogs run Two ."
+    assert lexical.copysort_text("Two dogs run.", "Animals move.") == "dogs run two ."
+    assert lexical.copysort_text("Two dogs run.", "Animals move.", lower=False) == "dogs run Two ."
+    assert lexical.reverse_text("Big Red Dog.") == "dog red big ."  # the paper's lower case
+    assert lexical.reverse_text("Big Red Dog.", lower=False) == "Dog Red Big ."
+    assert lexical.sort_text("A b c") is None  # sorted already; only the case would change
+    assert lexical.tokenize("Don't") == ["Do", "n't"] and lexical.tokenize("Don't", True) == [
+        "do", "n't"]
     assert lexical.rng_for(3, "a").random() == lexical.rng_for(3, "a").random()
     assert lexical.rng_for(3, "a").random() != lexical.rng_for(3, "b").random()
 

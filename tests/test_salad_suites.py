@@ -55,14 +55,15 @@ def test_rows_follow_the_rules(salad_folder: Path):
         assert original["variant"] == "original" and changed["variant"] == "sort"
         assert original["group"] == changed["group"] and changed["label"] is None
         assert changed["text"] == original["text"]  # pair tasks transform the second text
-        before = lexical.tokenize(original["text_pair"])
+        before = lexical.tokenize(original["text_pair"], lower=True)
         assert Counter(changed["text_pair"].split(" ")) == Counter(before)
+        assert changed["text_pair"] == changed["text_pair"].lower()  # the paper's lower case
         assert changed["agreement_with"] == "original"
     copy = _rows(salad_folder, "mrpc_salad_copysort")
     assert {r["agreement_with"] for r in copy[1::2]} == {"equivalent"}
     for original, changed in zip(copy[::2], copy[1::2], strict=True):
         assert Counter(changed["text_pair"].split(" ")) == Counter(
-            lexical.tokenize(original["text"])
+            lexical.tokenize(original["text"], lower=True)
         )
     ngram = _rows(salad_folder, "sst2_salad_ngram")
     assert all(r["text_pair"] is None for r in ngram)
@@ -125,6 +126,21 @@ def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
     assert summary["mrpc"]["lexical"]["agreement"] == pytest.approx(
         (entry["main_score"] + copy["main_score"]) / 2
     )
+
+
+def test_n_invalid_counts_every_row(salad_folder: Path, tmp_path: Path):
+    from bench.scoring import score_file
+
+    rows = _rows(salad_folder, "mrpc_salad_sort")
+    bad = {rows[0]["id"], rows[3]["id"]}  # one original, one transformed row answered "maybe"
+    with open(tmp_path / "p.jsonl", "w") as handle:
+        for row in rows:
+            label = "maybe" if row["id"] in bad else 0
+            handle.write(json.dumps({"id": row["id"], "label": label}) + "\n")
+    metrics = score_file(tmp_path / "p.jsonl", salad_folder, n_boot=10)["suites"][
+        "mrpc_salad_sort"]["metrics"]
+    assert metrics["n_invalid"] == 2
+    assert metrics["invalid_answer_share"] == pytest.approx(1 / 408)
 
 
 # ----------------------------------------------------------------------------- metrics
