@@ -42,6 +42,21 @@ class _Dist:
     words: tuple[str, ...]
     cumulative: tuple[float, ...]
     backoff: float  # probability of backing off to the shorter history
+    # The same table without ``</s>`` (drawn while ``</s>`` is forbidden), built once.
+    words_no_eos: tuple[str, ...] = ()
+    cumulative_no_eos: tuple[float, ...] = ()
+
+
+def _dist(words: tuple[str, ...], cumulative: tuple[float, ...], backoff: float) -> _Dist:
+    """A ``_Dist`` with its ``</s>``-free table (weights re-summed in the same order)."""
+    if EOS not in words:
+        return _Dist(words, cumulative, backoff, words, cumulative)
+    keep = [(w, c) for w, c in _weights(words, cumulative) if w != EOS]
+    running, acc = 0.0, []
+    for _, weight in keep:
+        running += weight
+        acc.append(running)
+    return _Dist(words, cumulative, backoff, tuple(w for w, _ in keep), tuple(acc))
 
 
 @dataclass(frozen=True)
@@ -96,29 +111,23 @@ def train(
         for word in words:
             running += counter[word] - d
             cumulative.append(running)
-        tables[history] = _Dist(words, tuple(cumulative), d * len(words) / total)
+        tables[history] = _dist(words, tuple(cumulative), d * len(words) / total)
     return NGramModel(order, discount, tables, sentences)
 
 
 def _draw(dist: _Dist, rng: random.Random, forbid_eos: bool) -> str:
     words, cumulative = dist.words, dist.cumulative
-    if forbid_eos and EOS in words:
-        keep = [(w, c) for w, c in _weights(dist) if w != EOS]
-        if not keep:
+    if forbid_eos:
+        words, cumulative = dist.words_no_eos, dist.cumulative_no_eos
+        if not words:
             return ""
-        words = tuple(w for w, _ in keep)
-        running, acc = 0.0, []
-        for _, weight in keep:
-            running += weight
-            acc.append(running)
-        cumulative = tuple(acc)
     point = rng.random() * cumulative[-1]
     return words[min(bisect.bisect_right(cumulative, point), len(words) - 1)]
 
 
-def _weights(dist: _Dist) -> list[tuple[str, float]]:
+def _weights(words: Sequence[str], cumulative: Sequence[float]) -> list[tuple[str, float]]:
     previous, out = 0.0, []
-    for word, total in zip(dist.words, dist.cumulative, strict=True):
+    for word, total in zip(words, cumulative, strict=True):
         out.append((word, total - previous))
         previous = total
     return out
