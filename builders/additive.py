@@ -133,12 +133,14 @@ def plan_pairs(
     if not members:
         return AdditivePlan([], threshold, 0, 0)
     member, count = np.concatenate(members), np.concatenate(counts)
-    rank_all, self_all, base_all = np.concatenate(rank), np.concatenate(self_in), np.concatenate(base)
+    rank_all, self_all = np.concatenate(rank), np.concatenate(self_in)
+    base_all = np.concatenate(base)
     partners = np.concatenate(sorted_members)
     ends = np.cumsum(count)
     total = int(ends[-1]) if len(ends) else 0
     if total > size:
-        picks = np.sort(np.random.Generator(np.random.PCG64(seed)).choice(total, size, replace=False))
+        rng = np.random.Generator(np.random.PCG64(seed))
+        picks = np.sort(rng.choice(total, size, replace=False))
     else:
         picks = np.arange(total)
     row = np.searchsorted(ends, picks, side="right")
