@@ -75,6 +75,19 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
     return SuiteScore(tau, n, ci, metrics, units=data.units(first, consistent))
 
 
+def _per_class(
+    data: SuiteData, derived: np.ndarray, in_c: np.ndarray, consistent: np.ndarray
+) -> dict[str, dict[str, object]]:
+    """tau and conditioned count per gold label of the derived rows (None where n = 0)."""
+    gold = data.gold[derived][in_c]
+    out: dict[str, dict[str, object]] = {}
+    for code, name in enumerate(data.label_names):
+        mine = gold == code
+        n = int(mine.sum())
+        out[name] = {"tau": float(1 - consistent[mine].mean()) if n else None, "n_conditioned": n}
+    return out
+
+
 def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
     """tau_trn / tau_add: constraint violations among rows whose antecedents are right."""
     kind = data.info["kind"]
@@ -109,6 +122,8 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         "derived_satisfied_all": float(derived_ok.mean()) if len(derived) else None,
         "n_invalid": int((aligned.pred == INVALID).sum()),
     }
+    if kind == "additive":  # the classes are uneven after the length filter (ag_news)
+        metrics["tau_add_per_class"] = _per_class(data, derived, in_c, consistent)
     if aligned.probs is not None and n:
         rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
         conf = _confidence(aligned.probs, rows, consistent)
