@@ -38,11 +38,13 @@ CITATION = """@inproceedings{jang-etal-2022-becel,
 LICENSES = {
     "snli": "SNLI: CC BY-SA 4.0. BECEL release: no license stated upstream.",
     "rte": "RTE (GLUE): see the RTE challenge terms. BECEL release: no license stated upstream.",
-    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms. BECEL release: no license stated.",
+    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms. "
+    "BECEL release: no license stated upstream.",
     "boolq": "BoolQ: CC BY-SA 3.0. BECEL release: no license stated upstream.",
     "wic": "WiC: CC BY-NC 4.0. BECEL release: no license stated upstream.",
-    "sst2": "SST-2: see the Stanford Sentiment Treebank terms. BECEL: no license stated.",
-    "ag_news": "AG News: non-commercial research use. BECEL release: no license stated.",
+    "sst2": "SST-2: see the Stanford Sentiment Treebank terms. "
+    "BECEL release: no license stated upstream.",
+    "ag_news": "AG News: non-commercial research use. BECEL release: no license stated upstream.",
 }
 
 

@@ -78,7 +78,7 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
 def _per_class(
     data: SuiteData, derived: np.ndarray, in_c: np.ndarray, consistent: np.ndarray
 ) -> dict[str, dict[str, object]]:
-    """tau and conditioned count per gold label of the derived rows (None where n = 0)."""
+    """Tau and conditioned count per gold label of the derived rows (None where n = 0)."""
     gold = data.gold[derived][in_c]
     out: dict[str, dict[str, object]] = {}
     for code, name in enumerate(data.label_names):

@@ -51,11 +51,11 @@ CITATION = """@inproceedings{gupta-etal-2021-bert,
 }"""
 
 LICENSES = {
-    "mnli": "MultiNLI: OANC / CC BY-SA 3.0 / CC BY 3.0 parts (see the MultiNLI paper).",
+    "mnli": "MultiNLI: OANC / CC BY-SA 3.0 / CC BY 3.0 mixture (see the MultiNLI paper).",
     "snli": "SNLI: CC BY-SA 4.0.",
     "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms.",
     "sst2": "SST-2: see the Stanford Sentiment Treebank terms.",
-    "qqp": "QQP: Quora terms of service (non-commercial research use).",
+    "qqp": "QQP: Quora's terms of use (non-commercial research).",
 }
 
 # MNLI and QQP are registered in bench/tasks.py (CALM uses them too).
