@@ -19,7 +19,7 @@ from builders.catalog import SUITES, get_suite
 from builders.export import build_all
 from builders.salad import lexical
 
-BUILT = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "sst2_salad_ngram"]
+BUILT = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "sst2_salad_pbsmt"]
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +36,8 @@ def _rows(folder: Path, name: str) -> list[dict]:
 
 def test_static_registry():
     names = sorted(n for n, s in SUITES.items() if s.family == "salad")
-    assert len(names) == 23  # 5 tasks x lexical (no CopySort for SST-2) + 4 n-gram (no MRPC)
-    assert "sst2_salad_copysort" not in names and "mrpc_salad_ngram" not in names
+    assert len(names) == 23  # 5 tasks x lexical (no CopySort for SST-2) + 4 PBSMT (no MRPC)
+    assert "sst2_salad_copysort" not in names and "mrpc_salad_pbsmt" not in names
 
 
 def test_load_dataset_and_counts(salad_folder: Path):
@@ -46,7 +46,7 @@ def test_load_dataset_and_counts(salad_folder: Path):
         ds = datasets.load_dataset(str(salad_folder), name, split="test")
         assert ds.num_rows == manifest[name]["rows"] == 2 * manifest[name]["groups"]
     assert manifest["mrpc_salad_sort"]["groups"] == 408
-    assert manifest["sst2_salad_ngram"]["groups"] <= 872
+    assert manifest["sst2_salad_pbsmt"]["groups"] <= 872
 
 
 def test_rows_follow_the_rules(salad_folder: Path):
@@ -65,9 +65,11 @@ def test_rows_follow_the_rules(salad_folder: Path):
         assert Counter(changed["text_pair"].split(" ")) == Counter(
             lexical.tokenize(original["text"], lower=True)
         )
-    ngram = _rows(salad_folder, "sst2_salad_ngram")
-    assert all(r["text_pair"] is None for r in ngram)
-    assert all(c["text"] != o["text"] for o, c in zip(ngram[::2], ngram[1::2], strict=True))
+    smt = _rows(salad_folder, "sst2_salad_pbsmt")
+    assert len(smt) > 2 * 800  # nearly every dev sentence gets an output
+    assert all(r["text_pair"] is None for r in smt)
+    assert all(c["text"] != o["text"] for o, c in zip(smt[::2], smt[1::2], strict=True))
+    assert all(c["text"] == c["text"].lower() for c in smt[1::2])
 
 
 def test_rebuild_is_byte_identical(corpora: Path, salad_folder: Path, tmp_path: Path):
