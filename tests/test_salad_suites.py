@@ -11,6 +11,7 @@ import datasets
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from bench.errors import SourceError
 from bench.metrics import salad as m
@@ -40,11 +41,16 @@ def test_static_registry():
     assert "sst2_salad_copysort" not in names and "mrpc_salad_pbsmt" not in names
 
 
-def test_load_dataset_and_counts(salad_folder: Path):
+def test_load_dataset_and_counts(salad_folder: Path, tmp_path: Path):
     manifest = json.loads((salad_folder / "suites.json").read_text())["suites"]
-    for name in BUILT:
-        ds = datasets.load_dataset(str(salad_folder), name, split="test")
+    card = (salad_folder / "README.md").read_text()
+    infos = {i["config_name"]: i for i in yaml.safe_load(card.split("---\n")[1])["dataset_info"]}
+    for name in BUILT:  # loads against the card's dataset_info, which matches what it records
+        ds = datasets.load_dataset(str(salad_folder), name, split="test", cache_dir=str(tmp_path),
+                                   verification_mode="all_checks")
         assert ds.num_rows == manifest[name]["rows"] == 2 * manifest[name]["groups"]
+        assert infos[name]["splits"][0]["num_bytes"] == ds.info.splits["test"].num_bytes
+    assert "`sst2_salad_pbsmt`: Statistical (PBSMT) word salad" in card
     assert manifest["mrpc_salad_sort"]["groups"] == 408
     assert manifest["sst2_salad_pbsmt"]["groups"] <= 872
 
