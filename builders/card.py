@@ -135,6 +135,13 @@ for _task in ("mnli", "snli", "sst2", "qqp"):
         "is comparable in spirit, not in number, to the paper's PBSMT row."
     )
 
+#: What a config made outside the registry is (model-specific word salad, generated suites).
+UNREGISTERED = {
+    "salad": "Model-specific word salad (gradient-based transformation; the `model` column "
+    "names the model whose token importance chose the tokens). No correct label.",
+    "generated": "Generated {kind} candidates (see the toolkit's docs/generate.md).",
+}
+
 #: Configs the papers evaluate that the build could not make (their source is not mirrored).
 ABSENT_NOTE = (
     "Not built: {names}. Their source is not in the corpus mirror (QQP: the GLUE archive "
@@ -252,7 +259,7 @@ def non_commercial(license_text: str) -> bool:
 def _config_section(name: str, entry: dict) -> list[str]:
     spec = SUITES.get(name)
     description = spec.description if spec else entry.get(
-        "description", f"Generated {entry['kind']} candidates (see the toolkit's docs/generate.md)."
+        "description", UNREGISTERED.get(entry["family"], "").format(kind=entry["kind"])
     )
     license_text = spec.license if spec else entry.get("license", "")
     paper = entry.get("expected_size")
