@@ -269,6 +269,8 @@ def _config_section(name: str, entry: dict) -> list[str]:
         diff = items - paper
         size += f"; paper: {paper:,}" + (f" ({diff:+,}, see Deviations)" if diff else " (equal)")
     direction = "higher is better" if entry["higher_is_better"] else "lower is better"
+    if entry["kind"] == "salad":
+        direction = f"best near chance (1/{len(entry['label_names'])}), {direction} down to it"
     sources = ", ".join(f"`{s['path']}`" for s in entry["sources"])
     lines = [
         f"### `{name}`",

@@ -40,6 +40,8 @@ DISCOUNT = 0.75
 #: Log probability of passing an unknown source word through.
 PASS_THROUGH_LOGPROB = math.log(1e-3)
 BOS, EOS = "<s>", "</s>"
+#: Entries per language-model cache before it is emptied (caches only save time).
+CACHE_LIMIT = 200_000
 
 
 class TrigramLM:
@@ -68,6 +70,8 @@ class TrigramLM:
         cached = self._p.get(key)
         if cached is not None:
             return cached
+        if len(self._p) >= CACHE_LIMIT:
+            self._p.clear()
         if not history:
             value = (self.counts[()].get(word, 0) + 1) / (self.totals.get((), 0) + self.vocabulary)
         else:
@@ -103,6 +107,8 @@ class TrigramLM:
         key = (tuple(context[-2:]), tuple(phrase))
         value = self._change.get(key)
         if value is None:
+            if len(self._change) >= CACHE_LIMIT:  # bounded memory; values do not change
+                self._change.clear()
             value = self._change[key] = self.log_prob(phrase, context)
         return value
 
