@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from bench.errors import SourceError
 from bench.sources import SourceResolver
 from bench.tasks import get_task
-from builders.additive import length_threshold, merge_texts, plan_pairs
+from builders.additive import length_threshold, maximal_phrases, merge_texts, plan_pairs
 from builders.schema import DERIVED_EXTRAS, NEGATION_EXTRAS, WIC_EXTRAS
 from builders.suite import Row, SuiteSpec, register_suite
 from builders.tsv import read_tsv
 
 VERSION = "1.0.0"
+ADDITIVE_VERSION = "1.1.0"  # sentence-level SST-2 lengths, both merge orders (issue 13)
 ADDITIVE_SIZE = 53_000
 ADDITIVE_SEED = 20221012
 
@@ -37,11 +38,13 @@ CITATION = """@inproceedings{jang-etal-2022-becel,
 LICENSES = {
     "snli": "SNLI: CC BY-SA 4.0. BECEL release: no license stated upstream.",
     "rte": "RTE (GLUE): see the RTE challenge terms. BECEL release: no license stated upstream.",
-    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms. BECEL release: no license stated.",
+    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms. "
+    "BECEL release: no license stated upstream.",
     "boolq": "BoolQ: CC BY-SA 3.0. BECEL release: no license stated upstream.",
     "wic": "WiC: CC BY-NC 4.0. BECEL release: no license stated upstream.",
-    "sst2": "SST-2: see the Stanford Sentiment Treebank terms. BECEL: no license stated.",
-    "ag_news": "AG News: non-commercial research use. BECEL release: no license stated.",
+    "sst2": "SST-2: see the Stanford Sentiment Treebank terms. "
+    "BECEL release: no license stated upstream.",
+    "ag_news": "AG News: non-commercial research use. BECEL release: no license stated upstream.",
 }
 
 
@@ -345,15 +348,27 @@ class AdditiveSource:
     train_path: str
     train_text: str
     train_quoting: int = csv.QUOTE_MINIMAL
+    sentences_only: bool = False  # keep the phrases inside no other phrase (SST-2 train)
+
+    def reference_texts(self, resolver: SourceResolver) -> list[str]:
+        """The texts whose token lengths give the threshold."""
+        rows = read_tsv(resolver.path(self.train_path), quoting=self.train_quoting)
+        texts = [r[self.train_text] for r in rows]
+        if self.sentences_only:
+            texts = [texts[k] for k in maximal_phrases(texts)]
+        return texts
 
 
 ADDITIVE_SOURCES = {
+    # GLUE's SST-2 train holds every parse-tree phrase; the phrases inside no other phrase
+    # (6,885) are the training sentences, whose lengths the paper's quantile is read from.
     "sst2": AdditiveSource(
         "becel/sst2/validation.tsv",
         "sentence",
         "sst2/glue_train.tsv",
         "sentence",
         csv.QUOTE_NONE,
+        sentences_only=True,
     ),
     # AG News train is not mirrored: the BECEL validation half of the original test split
     # (disjoint from the evaluation half) stands in for the training-length distribution.
@@ -372,8 +387,7 @@ def additive_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
 
     def build(resolver: SourceResolver) -> Iterator[Row]:
         records = read_tsv(resolver.path(source.eval_path))
-        reference = read_tsv(resolver.path(source.train_path), quoting=source.train_quoting)
-        threshold = length_threshold([r[source.train_text] for r in reference])
+        threshold = length_threshold(source.reference_texts(resolver))
         texts = [r[source.eval_text] for r in records]
         labels = [int(r["label"]) for r in records]
         plan = plan_pairs(texts, labels, threshold, ADDITIVE_SIZE, ADDITIVE_SEED)
@@ -494,7 +508,7 @@ for (_task, _kind), _size in TABLE1.items():
             task=_task,
             family="becel",
             kind=_kind,
-            version=VERSION,
+            version=ADDITIVE_VERSION if _kind == "additive" else VERSION,
             sources=_sources(_task, _kind),
             build=_builder(_task, _kind),
             description=DESCRIPTIONS[_kind],

@@ -22,7 +22,7 @@ from bench.atomic import atomic_path, write_text
 from bench.errors import DataError, SourceUnavailableError
 from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
-from builders.card import render_card
+from builders.card import render_card, split_num_bytes
 from builders.suite import Row, SuiteSpec
 
 
@@ -84,14 +84,18 @@ class BuiltSuite:
     groups: int
     sha256: str
     variants: dict[str, int]
+    num_bytes: int = 0  # what ``datasets`` records for the split (card.split_num_bytes)
+    parquet_bytes: int = 0
 
 
 def build_suite(spec: SuiteSpec, resolver: SourceResolver, root: Path) -> BuiltSuite:
     """Build one suite's rows and write its Parquet file under ``root``."""
     rows = list(spec.build(resolver))
-    digest = write_parquet(rows_to_table(spec, rows), parquet_path(root, spec.name))
+    target = parquet_path(root, spec.name)
+    digest = write_parquet(rows_to_table(spec, rows), target)
     groups = len({r["group"] for r in rows})
-    return BuiltSuite(spec, len(rows), groups, digest, count_variants(rows))
+    return BuiltSuite(spec, len(rows), groups, digest, count_variants(rows),
+                      split_num_bytes(target), target.stat().st_size)
 
 
 def manifest_entry(built: BuiltSuite) -> dict:
@@ -110,6 +114,8 @@ def manifest_entry(built: BuiltSuite) -> dict:
         "variants": built.variants,
         "expected_size": spec.expected_rows,
         "sha256": built.sha256,
+        "num_bytes": built.num_bytes,
+        "parquet_bytes": built.parquet_bytes,
         "path": f"{spec.name}/{SPLIT}.parquet",
         "sources": [
             {"path": p, "md5": SOURCES[p].md5, "url": SOURCES[p].url} for p in spec.sources
@@ -167,5 +173,5 @@ def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "") 
     manifest = dict(sorted(manifest.items()))
     payload = {"harness_version": __version__, "suites": manifest}
     write_text(root / MANIFEST, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-    write_text(root / "README.md", render_card(manifest) + card_suffix)
+    write_text(root / "README.md", render_card(manifest, root) + card_suffix)
     return manifest

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
+from collections import Counter
 
 import datasets
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from bench.manifest import read_manifest
 from bench.sources import SourceResolver
@@ -19,7 +21,7 @@ from builders.schema import BASE_COLUMNS
 BECEL = sorted(n for n, s in SUITES.items() if s.family == "becel")
 # Measured with the paper's filter (merged length <= 75% quantile of training lengths):
 # see docs/suites/becel.md. Every other suite matches Table 1 exactly.
-ADDITIVE_MEASURED = {"sst2_additive": 1550, "ag_news_additive": 26375}
+ADDITIVE_MEASURED = {"sst2_additive": 53_000, "ag_news_additive": 52_750}
 
 
 def test_nineteen_configs_with_the_issue_names():
@@ -71,8 +73,61 @@ def test_card_has_configs_yaml_counts_and_citation(becel_folder):
     card = (becel_folder / "README.md").read_text()
     assert card.startswith("---\n") and "configs:" in card
     assert "config_name: snli_transitive" in card
-    assert "jang-etal-2022-becel" in card
-    assert "| `snli_transitive` | becel | snli | transitive | 12199 |" in card
+    assert card.count("@inproceedings{jang-etal-2022-becel") == 1  # one citation per paper
+    assert "| `snli_transitive` | becel | snli | transitive | 12199 | 2375 | 2375 |" in card
+
+
+def _card_meta(folder):
+    text = (folder / "README.md").read_text()
+    return yaml.safe_load(text.split("---\n")[1]), text
+
+
+def test_card_metadata_a_hub_reader_needs(becel_folder):
+    meta, text = _card_meta(becel_folder)
+    assert meta["license"] == "other" and meta["license_name"] and meta["license_link"]
+    for key in ("task_ids", "size_categories", "source_datasets", "multilinguality",
+                "annotations_creators"):
+        assert meta[key], key
+    assert "topic-classification" in meta["task_ids"] and "extended|ag_news" in meta[
+        "source_datasets"]
+    manifest = read_manifest(becel_folder)
+    assert [c["config_name"] for c in meta["dataset_info"]] == list(manifest)
+    for name in manifest:  # a body section per config, with metric direction and license
+        section = text.split(f"### `{name}`\n", 1)[1].split("\n### ", 1)[0]
+        assert f"`{SUITES[name].main_metric}`, lower is better" in section
+        assert "**License:**" in section and "**Size:**" in section
+    wic = text.split("### `wic_semantic`\n", 1)[1].split("\n### ", 1)[0]
+    assert "Non-commercial use only" in wic
+    deviations = text.split("## Deviations from the papers\n", 1)[1].split("\n## ", 1)[0]
+    assert "`sst2_additive`" in deviations and "`ag_news_additive`" in deviations
+    licenses = text.split("## Licenses\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    keys = [line.split(":", 1)[0] for line in licenses]
+    assert len(keys) == len(set(keys)) and any(k == "- BECEL release" for k in keys)
+
+
+def test_card_states_the_ag_news_class_skew(becel_folder):
+    rows = pq.read_table(becel_folder / "ag_news_additive" / "test.parquet",
+                         columns=["variant", "label"]).to_pylist()
+    counts = Counter(r["label"] for r in rows if r["variant"] == "merged")
+    names = ("World", "Sports", "Business", "Sci/Tech")
+    _, text = _card_meta(becel_folder)
+    for code, name in enumerate(names):
+        assert f"{name} {counts[code]:,}" in text
+
+
+@pytest.mark.parametrize("name", BECEL)
+def test_card_dataset_info_matches_what_datasets_records(becel_folder, name, tmp_path):
+    # The card's sizes are what ``datasets`` computes itself: loading (which verifies
+    # num_examples against the card) records the same num_bytes and features.
+    meta, _ = _card_meta(becel_folder)
+    info = next(i for i in meta["dataset_info"] if i["config_name"] == name)
+    suite = datasets.load_dataset(str(becel_folder), name, split="test",
+                                  cache_dir=str(tmp_path), verification_mode="all_checks")
+    split = suite.info.splits["test"]
+    assert info["splits"] == [{"name": "test", "num_bytes": split.num_bytes,
+                               "num_examples": suite.num_rows}]
+    assert datasets.Features._from_yaml_list(info["features"]) == suite.features
+    assert info["download_size"] == (becel_folder / name / "test.parquet").stat().st_size
 
 
 def _rows(folder, name):

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bench.errors import ConfigError, SourceError, SourceUnavailableError
-from bench.metrics.calm import c_r, c_s, pass_rates
+from bench.metrics.calm import c_r, c_s, entropy_bits, pass_rates
 from bench.scoring import ScoreOptions, score_file
 from bench.sources import SourceResolver
 from builders.calm import SIGNALS, CalmInput, Example, calm_input, render, reverse, signal, variants
@@ -156,6 +156,36 @@ def test_scorer_end_to_end(built, tmp_path):
     assert lenient["suites"]["rte_calm_t2t"]["metrics"]["c_s"] == 1.0
     with pytest.raises(ConfigError, match="calm_theta"):
         score_file(preds, built, options=ScoreOptions(params={"calm_theta": "high"}))
+
+
+def test_entropy_in_bits_matches_the_papers_examples():
+    # CALM section 4: "the entropy of confidence scores 0.7 and 0.9 are 0.88 and 0.47"
+    h = entropy_bits(np.array([[0.7, 0.3], [0.9, 0.1], [1.0, 0.0], [0.5, 0.5]]))
+    assert h.round(2).tolist() == [0.88, 0.47, 0.0, 1.0]
+    with pytest.raises(ValueError, match="shape"):
+        entropy_bits(np.array([0.5, 0.5]))
+
+
+def test_scorer_reports_entropy_on_inconsistent_examples(built, tmp_path):
+    data = datasets.load_dataset(str(built), "rte_calm", split="test")
+    rows = []
+    for row in data:  # r00000: reverse flipped, original confident at 0.9; r00001: at 0.7
+        label, p = row["label"], 0.6
+        if row["group"].endswith("r00000"):
+            p = 0.9
+            if row["variant"] == "reverse":
+                label = 1 - label
+        if row["group"].endswith("r00001") and row["variant"] == "original":
+            p = 0.7
+        probs = [p, 1 - p] if label == 0 else [1 - p, p]
+        rows.append({"id": row["id"], "label": label, "probs": probs})
+    preds = tmp_path / "p.jsonl"
+    _write_predictions(preds, rows)
+    metrics = score_file(preds, built, n_boot=50)["suites"]["rte_calm"]["metrics"]
+    assert metrics["entropy"]["reverse_inconsistent"] == pytest.approx(0.469, abs=1e-3)
+    assert metrics["entropy"]["signal_inconsistent"] is None
+    assert metrics["entropy"]["uniform"] == 1.0
+    assert metrics["top_probability"]["reverse_inconsistent"] == pytest.approx(0.9)
 
 
 # ----------------------------------------------------------------------------- QQP

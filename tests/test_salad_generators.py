@@ -1,4 +1,4 @@
-"""Word-salad generators: determinism and invariants (Hypothesis), n-gram model, gradient edits."""
+"""Word-salad generators: determinism and invariants (Hypothesis), PBSMT, gradient edits."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from builders.salad import gradient, lexical, statistical
+from builders.salad import gradient, lexical, pbsmt
 
 WORDS = st.sampled_from(["a", "the", "cat", "Dog", "sat", "on", "mat", ",", "n't", "big", "b"])
 TOKENS = st.lists(WORDS, min_size=0, max_size=12)
@@ -69,41 +69,56 @@ def test_shuffle_of_real_sentence_has_no_original_bigram():
 def test_text_level_transforms():
     assert lexical.sort_text("won't do much.") == "do much n't wo ."
     assert lexical.sort_text("a b c") is None  # already sorted: nothing destroyed
-    assert lexical.copysort_text("Two dogs run.", "Animals move.") == "dogs run Two ."
+    assert lexical.copysort_text("Two dogs run.", "Animals move.") == "dogs run two ."
+    assert lexical.copysort_text("Two dogs run.", "Animals move.", lower=False) == "dogs run Two ."
+    assert lexical.reverse_text("Big Red Dog.") == "dog red big ."  # the paper's lower case
+    assert lexical.reverse_text("Big Red Dog.", lower=False) == "Dog Red Big ."
+    assert lexical.sort_text("A b c") is None  # sorted already; only the case would change
+    assert lexical.tokenize("Don't") == ["Do", "n't"] and lexical.tokenize("Don't", True) == [
+        "do", "n't"]
     assert lexical.rng_for(3, "a").random() == lexical.rng_for(3, "a").random()
     assert lexical.rng_for(3, "a").random() != lexical.rng_for(3, "b").random()
 
 
-# ----------------------------------------------------------------------------- n-gram
+# ----------------------------------------------------------------------------- PBSMT
 
-CORPUS = [["a", "cat", "sat"], ["a", "dog", "sat"], ["the", "cat", "ran", "fast"]]
-
-
-def test_ngram_counts_and_backoff_mass():
-    model = statistical.train(CORPUS, order=3, discount=0.5)
-    unigram = model.tables[()]
-    assert unigram.backoff == 0.0 and statistical.EOS in unigram.words
-    dist = model.tables[(statistical.BOS, statistical.BOS)]  # 3 starts: a, a, the
-    assert dist.words == ("a", "the")
-    assert dist.backoff == pytest.approx(0.5 * 2 / 3)
-    assert dist.cumulative == (1.5, 2.0)
+PAIRS = [
+    ("a man plays a guitar .".split(), "a man plays music .".split()),
+    ("a woman plays a piano .".split(), "a woman plays music .".split()),
+    ("two dogs run outdoors .".split(), "dogs are outdoors .".split()),
+    ("a dog runs on the grass .".split(), "a dog is outdoors .".split()),
+] * 3
 
 
-@settings(max_examples=50)
-@given(st.integers(0, 2**32), st.integers(1, 8))
-def test_ngram_generation_deterministic_and_in_vocabulary(seed, max_tokens):
-    model = statistical.train(CORPUS)
-    out = statistical.generate(model, ["a"], random.Random(seed), max_tokens)
-    assert out == statistical.generate(model, ["a"], random.Random(seed), max_tokens)
-    assert set(out) <= {t for s in CORPUS for t in s}
-    assert statistical.MIN_TOKENS <= len(out) <= max(max_tokens, statistical.MIN_TOKENS)
+def test_pbsmt_translates_with_learnt_phrases_and_passes_unknown_words():
+    model = pbsmt.train(PAIRS)
+    learnt = {w for opts in model.table.values() for e in opts for w in e.trg_phrase}
+    assert model.pairs == len(PAIRS) and "music" in learnt
+    out = pbsmt.translate(model, "a man plays a zither .".split())
+    assert "zither" in out and "music" in out  # unknown word passed through; phrase learnt
+    assert out == pbsmt.translate(pbsmt.train(PAIRS), "a man plays a zither .".split())
+    assert pbsmt.translate(model, []) == []
+    with pytest.raises(ValueError, match="no sentence pair"):
+        pbsmt.train([([], ["x"])])
 
 
-def test_ngram_rejects_bad_parameters():
-    with pytest.raises(ValueError, match="no text"):
-        statistical.train([])
-    with pytest.raises(ValueError, match="discount"):
-        statistical.train(CORPUS, discount=1.0)
+def test_pbsmt_decoder_matches_nltk_stack_decoder():
+    from nltk.translate import StackDecoder
+
+    model = pbsmt.train(PAIRS)
+    for sentence in ("two dogs plays a guitar .", "a woman runs outdoors on the grass ."):
+        tokens = sentence.split()
+        reference = StackDecoder(pbsmt._SentenceTable(model.table, tokens), model.lm)
+        reference.stack_size = pbsmt.STACK_SIZE
+        assert pbsmt.translate(model, tokens) == reference.translate(tokens)
+
+
+def test_trigram_lm_is_a_distribution():
+    lm = pbsmt.TrigramLM([s for _, s in PAIRS])
+    words = {w for _, s in PAIRS for w in s} | {pbsmt.EOS, "unseen"}
+    history = ("a", "man")
+    total = sum(lm.prob(w, history) for w in words)
+    assert total < 1.0 + 1e-9 and lm.prob("plays", history) > lm.prob("dogs", history)
 
 
 # ----------------------------------------------------------------------------- gradient

@@ -11,6 +11,7 @@ import datasets
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from bench.errors import SourceError
 from bench.metrics import salad as m
@@ -19,7 +20,7 @@ from builders.catalog import SUITES, get_suite
 from builders.export import build_all
 from builders.salad import lexical
 
-BUILT = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "sst2_salad_ngram"]
+BUILT = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "sst2_salad_pbsmt"]
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +37,22 @@ def _rows(folder: Path, name: str) -> list[dict]:
 
 def test_static_registry():
     names = sorted(n for n, s in SUITES.items() if s.family == "salad")
-    assert len(names) == 23  # 5 tasks x lexical (no CopySort for SST-2) + 4 n-gram (no MRPC)
-    assert "sst2_salad_copysort" not in names and "mrpc_salad_ngram" not in names
+    assert len(names) == 23  # 5 tasks x lexical (no CopySort for SST-2) + 4 PBSMT (no MRPC)
+    assert "sst2_salad_copysort" not in names and "mrpc_salad_pbsmt" not in names
 
 
-def test_load_dataset_and_counts(salad_folder: Path):
+def test_load_dataset_and_counts(salad_folder: Path, tmp_path: Path):
     manifest = json.loads((salad_folder / "suites.json").read_text())["suites"]
-    for name in BUILT:
-        ds = datasets.load_dataset(str(salad_folder), name, split="test")
+    card = (salad_folder / "README.md").read_text()
+    infos = {i["config_name"]: i for i in yaml.safe_load(card.split("---\n")[1])["dataset_info"]}
+    for name in BUILT:  # loads against the card's dataset_info, which matches what it records
+        ds = datasets.load_dataset(str(salad_folder), name, split="test", cache_dir=str(tmp_path),
+                                   verification_mode="all_checks")
         assert ds.num_rows == manifest[name]["rows"] == 2 * manifest[name]["groups"]
+        assert infos[name]["splits"][0]["num_bytes"] == ds.info.splits["test"].num_bytes
+    assert "`sst2_salad_pbsmt`: Statistical (PBSMT) word salad" in card
     assert manifest["mrpc_salad_sort"]["groups"] == 408
-    assert manifest["sst2_salad_ngram"]["groups"] <= 872
+    assert manifest["sst2_salad_pbsmt"]["groups"] <= 872
 
 
 def test_rows_follow_the_rules(salad_folder: Path):
@@ -55,18 +61,21 @@ def test_rows_follow_the_rules(salad_folder: Path):
         assert original["variant"] == "original" and changed["variant"] == "sort"
         assert original["group"] == changed["group"] and changed["label"] is None
         assert changed["text"] == original["text"]  # pair tasks transform the second text
-        before = lexical.tokenize(original["text_pair"])
+        before = lexical.tokenize(original["text_pair"], lower=True)
         assert Counter(changed["text_pair"].split(" ")) == Counter(before)
+        assert changed["text_pair"] == changed["text_pair"].lower()  # the paper's lower case
         assert changed["agreement_with"] == "original"
     copy = _rows(salad_folder, "mrpc_salad_copysort")
     assert {r["agreement_with"] for r in copy[1::2]} == {"equivalent"}
     for original, changed in zip(copy[::2], copy[1::2], strict=True):
         assert Counter(changed["text_pair"].split(" ")) == Counter(
-            lexical.tokenize(original["text"])
+            lexical.tokenize(original["text"], lower=True)
         )
-    ngram = _rows(salad_folder, "sst2_salad_ngram")
-    assert all(r["text_pair"] is None for r in ngram)
-    assert all(c["text"] != o["text"] for o, c in zip(ngram[::2], ngram[1::2], strict=True))
+    smt = _rows(salad_folder, "sst2_salad_pbsmt")
+    assert len(smt) > 2 * 800  # nearly every dev sentence gets an output
+    assert all(r["text_pair"] is None for r in smt)
+    assert all(c["text"] != o["text"] for o, c in zip(smt[::2], smt[1::2], strict=True))
+    assert all(c["text"] == c["text"].lower() for c in smt[1::2])
 
 
 def test_rebuild_is_byte_identical(corpora: Path, salad_folder: Path, tmp_path: Path):
@@ -125,6 +134,21 @@ def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
     assert summary["mrpc"]["lexical"]["agreement"] == pytest.approx(
         (entry["main_score"] + copy["main_score"]) / 2
     )
+
+
+def test_n_invalid_counts_every_row(salad_folder: Path, tmp_path: Path):
+    from bench.scoring import score_file
+
+    rows = _rows(salad_folder, "mrpc_salad_sort")
+    bad = {rows[0]["id"], rows[3]["id"]}  # one original, one transformed row answered "maybe"
+    with open(tmp_path / "p.jsonl", "w") as handle:
+        for row in rows:
+            label = "maybe" if row["id"] in bad else 0
+            handle.write(json.dumps({"id": row["id"], "label": label}) + "\n")
+    metrics = score_file(tmp_path / "p.jsonl", salad_folder, n_boot=10)["suites"][
+        "mrpc_salad_sort"]["metrics"]
+    assert metrics["n_invalid"] == 2
+    assert metrics["invalid_answer_share"] == pytest.approx(1 / 408)
 
 
 # ----------------------------------------------------------------------------- metrics

@@ -110,6 +110,9 @@ def test_convert_becel_additive_layout(becel_folder, tmp_path):
     assert convert(source, "sst2_additive", becel_folder, out) == 0
     entry = score_file(out, becel_folder, n_boot=100)["suites"]["sst2_additive"]
     assert entry["main_score"] == 1.0 and entry["n"] == len(gold)
+    per_class = entry["metrics"]["tau_add_per_class"]
+    assert per_class["negative"] == {"tau": 1.0, "n_conditioned": gold.count(0)}
+    assert per_class["positive"]["n_conditioned"] == gold.count(1) == len(gold) - gold.count(0)
 
 
 def test_partial_suite_is_skipped_with_reason(becel_folder, tmp_path):

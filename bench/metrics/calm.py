@@ -6,6 +6,9 @@ set (free text of a text-to-text model). An invalid answer never agrees with any
 - C_R = (1/N) sum_t 1(M(o_t) = M(r_t))                      (REVERSE)
 - p_t = (1/k) sum_i 1(M(s_i^t) = M(o_t))                    (pass rate over the k signals)
 - C_S = (1/N) sum_t 1(p_t >= theta)                         (SIGNAL; the paper uses theta = 1)
+- H(p) = -sum_c p_c log2 p_c  (entropy in bits of a predictive distribution; the paper's
+  Figures 2-3 average it over inconsistent predictions: 0.88 bits at confidence 0.7 in the
+  binary case, 0.47 at 0.9, as the paper states)
 """
 
 from __future__ import annotations
@@ -66,3 +69,18 @@ def c_s(original: np.ndarray, signals: np.ndarray, theta: float = 1.0) -> float:
     if len(consistent) == 0:
         raise ValueError("no examples to score")
     return float(consistent.mean())
+
+
+def entropy_bits(probs: np.ndarray) -> np.ndarray:
+    """Entropy in bits of each row of ``probs`` (``(N, C)``, rows summing to 1); 0 log 0 = 0.
+
+    Raises:
+        ValueError: ``probs`` is not two-dimensional.
+
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.ndim != 2:
+        raise ValueError(f"expected probs (N, C); got shape {probs.shape}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(probs > 0, probs * np.log2(probs), 0.0)
+    return -terms.sum(axis=1)

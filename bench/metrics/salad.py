@@ -28,7 +28,7 @@ TOLERANCE = 0.03
 TRANSFORM_FAMILY = {
     "sort": "lexical", "reverse": "lexical", "shuffle": "lexical", "copysort": "lexical",
     "drop": "gradient", "repeat": "gradient", "replace": "gradient", "copyone": "gradient",
-    "ngram": "statistical",
+    "pbsmt": "statistical",
 }
 #: Label CopySort / CopyOne predictions are compared with (paper, "Agreement").
 DEFAULT_LABEL = {

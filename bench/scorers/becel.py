@@ -80,6 +80,19 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
                       consistent=ranked)
 
 
+def _per_class(
+    data: SuiteData, derived: np.ndarray, in_c: np.ndarray, consistent: np.ndarray
+) -> dict[str, dict[str, object]]:
+    """Tau and conditioned count per gold label of the derived rows (None where n = 0)."""
+    gold = data.gold[derived][in_c]
+    out: dict[str, dict[str, object]] = {}
+    for code, name in enumerate(data.label_names):
+        mine = gold == code
+        n = int(mine.sum())
+        out[name] = {"tau": float(1 - consistent[mine].mean()) if n else None, "n_conditioned": n}
+    return out
+
+
 def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
     """tau_trn / tau_add: constraint violations among rows whose antecedents are right."""
     kind = data.info["kind"]
@@ -116,6 +129,8 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
     }
     sources = np.isin(data.variant, source_variants)
     metrics.update(ca.original_stats(aligned.pred[sources], data.gold[sources]).as_metrics())
+    if kind == "additive":  # the classes are uneven after the length filter (ag_news)
+        metrics["tau_add_per_class"] = _per_class(data, derived, in_c, consistent)
     if aligned.probs is not None and n:
         rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
         conf = _confidence(aligned.probs, rows, consistent)

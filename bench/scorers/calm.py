@@ -8,7 +8,7 @@ from bench.bootstrap import proportion_ci
 from bench.errors import ConfigError
 from bench.metrics import consistent as ca
 from bench.metrics.becel import INVALID, accuracy
-from bench.metrics.calm import pass_rates, reverse_consistency, signal_consistency
+from bench.metrics.calm import entropy_bits, pass_rates, reverse_consistency, signal_consistency
 from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
 SIGNAL_PREFIX = "signal:"
@@ -24,6 +24,10 @@ def _positions(data: SuiteData, variant: str) -> np.ndarray:
         missing = int(np.argmax(where < 0))
         raise ValueError(f"suite {data.name}: group code {missing} has no {variant!r} row")
     return where
+
+
+def _mean(values: np.ndarray, where: np.ndarray) -> float | None:
+    return float(values[where].mean()) if where.any() else None
 
 
 #: Pass-rate threshold of the ranked consistent accuracy (docs/metrics.md says why not 1.0).
@@ -82,13 +86,20 @@ def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Suit
         "n_groups": n,
         "n_invalid": int((pred == INVALID).sum()),
     }
-    if aligned.probs is not None:  # mean confidence of the original predictions (CALM Fig. 2)
-        top = aligned.probs[original].max(axis=1)
-        metrics["confidence"] = {
-            "reverse_inconsistent": float(top[~consistent_r].mean()) if (~consistent_r).any()
-            else None,
-            "signal_inconsistent": float(top[~consistent_s].mean()) if (~consistent_s).any()
-            else None,
+    if aligned.probs is not None:
+        # CALM Figures 2-3: mean entropy (bits) of the predictive distribution of the original
+        # input on inconsistent examples; ``top_probability``: the mean top probability there.
+        probs = aligned.probs[original]
+        entropy, top = entropy_bits(probs), probs.max(axis=1)
+        bad_r, bad_s = ~consistent_r, ~consistent_s
+        metrics["entropy"] = {
+            "reverse_inconsistent": _mean(entropy, bad_r),
+            "signal_inconsistent": _mean(entropy, bad_s),
+            "uniform": float(np.log2(probs.shape[1])),
+        }
+        metrics["top_probability"] = {
+            "reverse_inconsistent": _mean(top, bad_r),
+            "signal_inconsistent": _mean(top, bad_s),
         }
     metrics.update(ca.original_stats(o, gold).as_metrics())
     ca_theta = calm_theta(options, "calm_ca_theta", CA_THETA)

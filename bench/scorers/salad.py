@@ -78,7 +78,7 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
         "accuracy_original": float((pred[first][labelled] == gold[labelled]).mean())
         if labelled.any() else None,
         "n_groups": n,
-        "n_invalid": int((pred[second] == INVALID).sum()),
+        "n_invalid": int((pred == INVALID).sum()),  # every row, as in every family
         "invalid_answer_share": float((pred[second] == INVALID).mean()),
         "invalid_answer_share_original": float((pred[first] == INVALID).mean()),
         "confidence": None,

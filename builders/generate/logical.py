@@ -168,7 +168,7 @@ def additive(
         texts: Evaluation texts.
         labels: Their labels.
         reference: Texts whose token lengths set the threshold (BECEL: the training data).
-        size: Keep this many pairs (sampled order-independently with ``seed``); all if None.
+        size: Keep this many ordered pairs (both merge orders; drawn with ``seed``); all if None.
         seed: Sampling seed.
 
     """

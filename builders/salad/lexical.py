@@ -3,9 +3,13 @@
 They keep the bag of tokens and destroy word order. Texts are split into tokens with the
 Penn-Treebank tokenizer (``don't`` -> ``do n't``, punctuation split off, as in the paper's
 examples) and joined back with single spaces. A sentence-final punctuation token (``.``, ``!``,
-``?``, ``...``) stays at the end (paper appendix, technical detail 1). Every
-function is pure; Shuffle takes a ``random.Random`` made by :func:`rng_for` from
-(seed, row key), never global state.
+``?``, ``...``) stays at the end (paper appendix, technical detail 1). The transformed text is
+lower-cased by default (``lower=True``), as in every example of the paper (Figure 1, Tables 2
+and 12: "macbook", "i i no probably"); ``lower=False`` keeps the source's case. Only the
+transformed text changes: the untouched text of a pair keeps its case. Every function is
+pure; Shuffle takes a ``random.Random`` made by :func:`rng_for` from (seed, row key), never
+global state. Tokenization is cached per text (the same text is tokenized by several
+transformations).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 FINAL_PUNCTUATION = frozenset({".", "!", "?", "..."})
 SHUFFLE_ATTEMPTS = 1000
@@ -25,9 +29,16 @@ def rng_for(seed: int, key: str) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def tokenize(text: str) -> list[str]:
-    """Penn-Treebank tokens of ``text`` (no lower-casing)."""
-    return _treebank().tokenize(text)
+def tokenize(text: str, lower: bool = False) -> list[str]:
+    """Penn-Treebank tokens of ``text``, lower-cased when ``lower`` (a new list each call)."""
+    return list(_tokens(text, lower))
+
+
+@lru_cache(maxsize=1 << 18)
+def _tokens(text: str, lower: bool) -> tuple[str, ...]:
+    if lower:
+        return tuple(t.lower() for t in _tokens(text, False))
+    return tuple(_treebank().tokenize(text))
 
 
 @cache
@@ -101,27 +112,28 @@ def shuffle_tokens(tokens: Sequence[str], rng: random.Random) -> list[str]:
     return best if best is not None else list(tokens)
 
 
-def sort_text(text: str) -> str | None:
+def sort_text(text: str, lower: bool = True) -> str | None:
     """Sort; ``None`` when the result equals the input (nothing was destroyed)."""
-    return _changed(text, sort_tokens(tokenize(text)))
+    return _changed(text, sort_tokens(tokenize(text, lower)), lower)
 
 
-def reverse_text(text: str) -> str | None:
+def reverse_text(text: str, lower: bool = True) -> str | None:
     """Reverse; ``None`` when the result equals the input."""
-    return _changed(text, reverse_tokens(tokenize(text)))
+    return _changed(text, reverse_tokens(tokenize(text, lower)), lower)
 
 
-def shuffle_text(text: str, rng: random.Random) -> str | None:
+def shuffle_text(text: str, rng: random.Random, lower: bool = True) -> str | None:
     """Shuffle; ``None`` when the result equals the input."""
-    return _changed(text, shuffle_tokens(tokenize(text), rng))
+    return _changed(text, shuffle_tokens(tokenize(text, lower), rng), lower)
 
 
-def copysort_text(source: str, target: str) -> str | None:
+def copysort_text(source: str, target: str, lower: bool = True) -> str | None:
     """CopySort: the sorted ``source`` (premise / first text) replaces ``target``."""
-    out = detokenize(sort_tokens(tokenize(source)))
-    return out if out and out != detokenize(tokenize(target)) else None
+    out = detokenize(sort_tokens(tokenize(source, lower)))
+    return out if out and out != detokenize(tokenize(target, lower)) else None
 
 
-def _changed(text: str, tokens: list[str]) -> str | None:
+def _changed(text: str, tokens: list[str], lower: bool) -> str | None:
+    """The transformed text; ``None`` when it equals the input (compared at the same case)."""
     out = detokenize(tokens)
-    return None if not out or out == detokenize(tokenize(text)) else out
+    return None if not out or out == detokenize(tokenize(text, lower)) else out
