@@ -53,8 +53,8 @@ class SuiteData:
     def __init__(self, name: str, info: dict, parquet: pq.ParquetFile):
         self.name, self.info = name, info
         self._parquet = parquet
-        self._arrow = dict(zip(CORE_COLUMNS, parquet.read(columns=CORE_COLUMNS).columns,
-                               strict=True))
+        core = parquet.read(columns=CORE_COLUMNS, use_threads=False)  # small: threads cost more
+        self._arrow = dict(zip(CORE_COLUMNS, core.columns, strict=True))
         self._table: pa.Table | None = None
         self.group, self._group_names = _codes(self._arrow["group"])
         self.variant_codes, self.variant_names = _codes(self._arrow["variant"])
@@ -79,7 +79,7 @@ class SuiteData:
     def arrow(self, name: str) -> pa.ChunkedArray:
         """One column as Arrow, read from the file on first use."""
         if name not in self._arrow:
-            self._arrow[name] = self._parquet.read(columns=[name]).column(0)
+            self._arrow[name] = self._parquet.read(columns=[name], use_threads=False).column(0)
         return self._arrow[name]
 
     def column(self, name: str) -> np.ndarray:
