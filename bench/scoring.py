@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bench import __version__
+from bench.arrays import int64
 from bench.errors import DataError, DuplicateNameError, UnknownNameError
 from bench.manifest import read_manifest
 from bench.predictions import Predictions, SuitePredictions, read_predictions
@@ -59,7 +60,7 @@ class SuiteData:
         self.group, self._group_names = _codes(self._arrow["group"])
         self.variant_codes, self.variant_names = _codes(self._arrow["variant"])
         self.variant = np.asarray(self.variant_names + [None], dtype=object)[self.variant_codes]
-        self.gold = _int64(self._arrow["label"].combine_chunks())
+        self.gold = int64(self._arrow["label"].combine_chunks())
 
     def __repr__(self) -> str:
         return f"SuiteData(name={self.name!r}, rows={len(self.group)})"
@@ -86,7 +87,7 @@ class SuiteData:
         """Any column as a numpy array (strings and lists become object arrays)."""
         column = self.arrow(name).combine_chunks()
         if pa.types.is_integer(column.type) and not column.null_count:
-            return _int64(column)
+            return int64(column)
         return _objects(column.to_pylist())
 
     def ids(self) -> pa.Array:
@@ -110,21 +111,6 @@ class SuiteData:
 # of those makes pyarrow import pandas (0.6-0.7 s), which scoring does not need.
 
 
-def _int64(array: pa.Array) -> np.ndarray:
-    """An integer Arrow array as int64 numpy, null -> -1 (read from its buffers)."""
-    width = array.type.bit_width
-    start, n = array.offset, len(array)
-    validity, data = array.buffers()[:2]
-    if data is None:  # all null, or empty
-        return np.full(n, -1, dtype=np.int64)
-    values = np.frombuffer(data, dtype=np.dtype(f"<i{width // 8}"), count=start + n)[start:]
-    values = values.astype(np.int64)
-    if array.null_count:
-        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
-        values[~bits[start : start + n].astype(bool)] = -1
-    return values
-
-
 def _objects(values: list) -> np.ndarray:
     """A 1-d object array of ``values`` (lists stay list elements)."""
     out = np.empty(len(values), dtype=object)
@@ -136,7 +122,7 @@ def _objects(values: list) -> np.ndarray:
 def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
     """Dense int64 codes of a string column (null -> -1) and its distinct values."""
     encoded = pc.dictionary_encode(column.combine_chunks())
-    return _int64(encoded.indices), encoded.dictionary.to_pylist()
+    return int64(encoded.indices), encoded.dictionary.to_pylist()
 
 
 @dataclass(frozen=True)
@@ -266,7 +252,7 @@ def align(data: SuiteData, preds: SuitePredictions) -> Aligned | str:
         missing = positions.null_count
         if missing:
             return f"{missing} of {len(ids)} rows missing from the prediction file"
-        order = _int64(positions)
+        order = int64(positions)
     probs = preds.probs[order] if preds.probs is not None else None
     return Aligned(pred=preds.pred[order], probs=probs)
 

@@ -60,3 +60,19 @@ def test_loading_suites_does_not_import_pandas(becel_folder):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_pandas_free_conversions_match_pyarrow():
+    import pyarrow as pa
+
+    from bench.arrays import indices, int64, valid
+
+    for values in ([1, None, 3, 4, None, 6, 7, 8, 9], [5, 6], [], [None, None]):
+        for type_ in (pa.int8(), pa.int32(), pa.int64()):
+            array = pa.array(values, type_)
+            for sliced in (array, array.slice(1), array.slice(2, 3)):
+                expected = [-1 if v is None else v for v in sliced.to_pylist()]
+                assert int64(sliced).tolist() == expected
+                assert valid(sliced).tolist() == [v is not None for v in sliced.to_pylist()]
+    taken = pa.array(["a", "b", "c"]).take(indices([2, 0]))
+    assert taken.to_pylist() == ["c", "a"]
