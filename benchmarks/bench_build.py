@@ -15,6 +15,7 @@
 Usage::
 
     python benchmarks/bench_build.py [--family becel calm coherence] [--repeat 3] [--processes]
+    python benchmarks/bench_build.py --family becel calm coherence salad --only-processes
 """
 
 from __future__ import annotations
@@ -105,7 +106,13 @@ def main() -> None:
     parser.add_argument("--sources", type=Path, default=DEFAULT_SOURCES)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--processes", action="store_true", help="also time whole builds")
+    parser.add_argument("--only-processes", action="store_true",
+                        help="time whole builds only (no per-suite writer table)")
     args = parser.parse_args()
+    if args.only_processes:
+        with tempfile.TemporaryDirectory() as tmp:
+            processes(args.family, args.sources, Path(tmp), args.repeat)
+        return
     resolver = SourceResolver(args.sources, download=False)
     print(f"{'suite':<28} {'rows':>8} {'generate s':>10} {'ours s':>8} {'plain s':>8} "
           f"{'plain/ours':>10}")
