@@ -144,7 +144,7 @@ def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT), "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
         [sys.executable, "-m", "bench.cli", "build", *args],
-        capture_output=True, text=True, env=env, cwd=cwd,
+        capture_output=True, text=True, env=env, cwd=cwd or PACKAGE_ROOT,
     )
 
 
