@@ -156,6 +156,7 @@ def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         (["--out", "{file}"], "is a file"),
         (["--out", "{other}"], "not a consistency-bench build"),
         (["--jobs", "0"], "--jobs 0"),
+        (["--out", "."], "is the current folder"),
     ],
 )
 def test_bad_build_arguments_exit_2(tmp_path, args, message):

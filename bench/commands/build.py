@@ -63,6 +63,12 @@ def check_out(out: Path, overwrite: bool) -> None:
 
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out}: is a file; give a folder (new, or an earlier build)")
+    cwd = Path.cwd().resolve()
+    if out.resolve() == cwd or out.resolve() in cwd.parents:
+        raise ConfigError(
+            f"--out {out}: is the current folder or contains it; the build replaces --out by "
+            "a rename, so give a folder below the current one"
+        )
     if overwrite or not out.is_dir() or (out / MANIFEST).is_file():
         return
     if any(out.iterdir()):
