@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bench import __version__
+from bench.arrays import int64
 from bench.errors import DataError, DuplicateNameError, UnknownNameError
 from bench.manifest import read_manifest
 from bench.metrics.consistent import Consistent
@@ -29,44 +30,100 @@ from bench.predictions import Predictions, SuitePredictions, read_predictions
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
+#: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
+CORE_COLUMNS = ("id", "group", "variant", "label")
+
+
 class SuiteData:
     """One built suite, as columns.
+
+    Only :data:`CORE_COLUMNS` are decoded when a suite is loaded; any other column is read from
+    the (already hash-checked) file on first use, so scoring never decodes the texts.
 
     Attributes:
         name: Suite name.
         info: The suite's ``suites.json`` entry.
-        table: Every column of the suite's Parquet file, in file order.
         group: Dense int64 group codes, one per row.
-        variant: Variant string per row (object array).
+        variant: Variant string per row (object array; the strings are shared, one per
+            distinct variant).
+        variant_codes: Dense int64 code per row into ``variant_names``.
+        variant_names: The distinct variants, in order of first appearance.
         gold: Gold label index per row, -1 where the label is null.
 
     """
 
-    name: str
-    info: dict
-    table: pa.Table = field(repr=False)
-    group: np.ndarray = field(repr=False)
-    variant: np.ndarray = field(repr=False)
-    gold: np.ndarray = field(repr=False)
+    def __init__(self, name: str, info: dict, parquet: pq.ParquetFile):
+        self.name, self.info = name, info
+        self._parquet = parquet
+        core = parquet.read(columns=CORE_COLUMNS, use_threads=False)  # small: threads cost more
+        self._arrow = dict(zip(CORE_COLUMNS, core.columns, strict=True))
+        self._table: pa.Table | None = None
+        self.group, self._group_names = _codes(self._arrow["group"])
+        self.variant_codes, self.variant_names = _codes(self._arrow["variant"])
+        self.variant = np.asarray(self.variant_names + [None], dtype=object)[self.variant_codes]
+        self.gold = int64(self._arrow["label"].combine_chunks())
+
+    def __repr__(self) -> str:
+        return f"SuiteData(name={self.name!r}, rows={len(self.group)})"
 
     @property
     def label_names(self) -> list[str]:
         """The task's label names."""
         return list(self.info["label_names"])
 
+    @property
+    def table(self) -> pa.Table:
+        """Every column of the suite's Parquet file, in file order (read on first use)."""
+        if self._table is None:
+            self._table = self._parquet.read()
+        return self._table
+
+    def arrow(self, name: str) -> pa.ChunkedArray:
+        """One column as Arrow, read from the file on first use."""
+        if name not in self._arrow:
+            self._arrow[name] = self._parquet.read(columns=[name], use_threads=False).column(0)
+        return self._arrow[name]
+
     def column(self, name: str) -> np.ndarray:
-        """Any column as a numpy array (lists become object arrays)."""
-        return self.table.column(name).to_numpy(zero_copy_only=False)
+        """Any column as a numpy array (strings and lists become object arrays)."""
+        column = self.arrow(name).combine_chunks()
+        if pa.types.is_integer(column.type) and not column.null_count:
+            return int64(column)
+        return _objects(column.to_pylist())
 
     def ids(self) -> pa.Array:
         """The row ids."""
-        return self.table.column("id").combine_chunks()
+        return self._arrow["id"].combine_chunks()
+
+    def is_variant(self, variant: str) -> np.ndarray:
+        """Boolean mask of the rows of ``variant`` (integer comparison, no string compares)."""
+        if variant not in self.variant_names:
+            return np.zeros(len(self.variant_codes), dtype=bool)
+        return self.variant_codes == self.variant_names.index(variant)
 
     def units(self, rows: np.ndarray, outcomes: np.ndarray) -> dict[str, float]:
         """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group)."""
-        groups = self.table.column("group").combine_chunks().take(pa.array(rows)).to_pylist()
+        names = self._group_names
+        groups = [names[code] for code in self.group[np.asarray(rows, dtype=np.int64)].tolist()]
         return dict(zip(groups, np.asarray(outcomes, dtype=float).tolist(), strict=True))
+
+
+# Loading uses no ``pa.array`` / ``pa.scalar`` and no compute call with a Python scalar: each
+# of those makes pyarrow import pandas (0.3 s CPU, 40 MiB), which scoring does not need.
+
+
+def _objects(values: list) -> np.ndarray:
+    """A 1-d object array of ``values`` (lists stay list elements)."""
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = value
+    return out
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
+    """Dense int64 codes of a string column (null -> -1) and its distinct values."""
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    return int64(encoded.indices), encoded.dictionary.to_pylist()
 
 
 @dataclass(frozen=True)
@@ -180,18 +237,9 @@ class SuiteFolder:
                 f"{path}: sha256 {digest[:16]}... does not match suites.json "
                 f"({self.manifest[name]['sha256'][:16]}...): the file changed after the build"
             )
-        table = pq.read_table(pa.BufferReader(payload))
-        group_codes = pc.dictionary_encode(table.column("group").combine_chunks()).indices
-        gold = table.column("label").combine_chunks()
-        gold = pc.fill_null(gold, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-        return SuiteData(
-            name=name,
-            info=self.manifest[name],
-            table=table,
-            group=group_codes.to_numpy(zero_copy_only=False).astype(np.int64),
-            variant=table.column("variant").to_numpy(zero_copy_only=False),
-            gold=gold,
-        )
+        # ParquetFile, not pq.read_table: the latter imports pandas (0.3 s) and reads through
+        # the dataset layer; the hash-checked bytes are kept for columns read later.
+        return SuiteData(name, self.manifest[name], pq.ParquetFile(pa.BufferReader(payload)))
 
     def content_hash(self, name: str) -> str:
         """sha256 of the suite's Parquet file (as recorded and verified)."""
@@ -200,11 +248,15 @@ class SuiteFolder:
 
 def align(data: SuiteData, preds: SuitePredictions) -> Aligned | str:
     """Align predictions with rows; a reason string when rows are missing."""
-    positions = pc.index_in(data.ids(), value_set=preds.ids)
-    missing = positions.null_count
-    if missing:
-        return f"{missing} of {data.table.num_rows} rows missing from the prediction file"
-    order = positions.to_numpy(zero_copy_only=False).astype(np.int64)
+    ids = data.ids()
+    if len(preds.ids) == len(ids) and preds.ids.equals(ids):
+        return Aligned(pred=preds.pred, probs=preds.probs)  # rows in suite order: no hashing
+    else:
+        positions = pc.index_in(ids, value_set=preds.ids)
+        missing = positions.null_count
+        if missing:
+            return f"{missing} of {len(ids)} rows missing from the prediction file"
+        order = int64(positions)
     probs = preds.probs[order] if preds.probs is not None else None
     return Aligned(pred=preds.pred[order], probs=probs)
 

@@ -1,75 +1,161 @@
-"""Build benchmark: time, rows and peak memory of building every suite from the local mirror.
+"""Build benchmark: our Parquet writer against plain pyarrow, and whole ``build`` processes.
 
-For each suite: the time to generate its rows, the time to write them with our exporter
-(pyarrow, deterministic settings), and, as the plain baseline in the same process, the time to
-write the same rows the straightforward way (``datasets.Dataset.from_list(...).to_parquet``).
-Peak memory is the process's resident-set high-water mark after the suite (cumulative).
-Suites whose sources are unavailable here (QQP) are listed as skipped. Usage::
+1. Per suite (in one process, as the library step it is): rows are generated once, then our
+   writer (``rows_to_table``: row-contract check, duplicate ids, HF features; then
+   ``write_parquet``: deterministic settings, atomic, sha256) and the plain baseline a user
+   would write (``pa.Table.from_pylist(rows)`` + ``pq.write_table``) run interleaved
+   ``--repeat`` times; medians and the ratio are printed. Our writer does more (checks, HF
+   schema, hashing), so the honest expectation is a ratio below 1.
+2. Scale: the writer on the largest suite's rows replicated 1x, 2x, 4x (ids suffixed), so a
+   step that is not linear in rows shows.
+3. Whole processes (``--processes``): ``consistency-bench build`` into a new folder with
+   ``--jobs 1`` and ``--jobs 2``, and a second build into the same folder with nothing changed
+   (every suite up to date), interleaved, medians of wall and CPU time.
 
-    python benchmarks/bench_build.py [--family becel calm coherence salad] [--sources DIR]
+Usage::
+
+    python benchmarks/bench_build.py [--family becel calm coherence] [--repeat 3] [--processes]
+    python benchmarks/bench_build.py --family becel calm coherence salad --only-processes
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import os
+import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from bench.errors import SourceError
 from bench.sources import SourceResolver
 from builders.catalog import SUITES
 from builders.export import rows_to_table, write_parquet
 
-DEFAULT_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+HERE = Path(__file__).resolve().parent
+DEFAULT_SOURCES = HERE.parents[1] / "shared" / "corpora"
 
 
-def _rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def writers(spec, rows: list[dict], tmp: Path, repeat: int) -> tuple[float, float]:
+    """Medians (ours, plain) of writing ``rows``, interleaved."""
+    ours, plain = [], []
+    for _ in range(repeat):
+        ours.append(_timed(lambda: write_parquet(rows_to_table(spec, rows), tmp / "ours.parquet")))
+        plain.append(_timed(lambda: pq.write_table(pa.Table.from_pylist(rows),
+                                                   tmp / "plain.parquet")))
+    return statistics.median(ours), statistics.median(plain)
+
+
+def run_process(argv: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s) of one whole process."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "HF_HUB_OFFLINE": "1"}
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=HERE.parent, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{argv} failed: {proc.stderr.read().decode()[-2000:]}")
+    proc.stderr.close()
+    return wall, usage.ru_utime + usage.ru_stime + 0.0
+
+
+def processes(families: list[str], sources: Path, tmp: Path, repeat: int) -> None:
+    """Whole ``build`` processes: fresh with 1 and 2 jobs, then nothing changed."""
+    base = [sys.executable, "-m", "bench.cli", "build", "--sources", str(sources),
+            "--no-download"]
+    if set(families) != {s.family for s in SUITES.values()}:
+        if len(families) != 1:
+            raise SystemExit("--processes takes one --family, or all of them")
+        base += ["--family", families[0]]
+    runs: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(repeat):
+        for jobs in (1, 2):
+            out = tmp / f"built-{jobs}"
+            shutil.rmtree(out, ignore_errors=True)
+            runs.setdefault(f"fresh build, --jobs {jobs}", []).append(
+                run_process([*base, "--out", str(out), "--jobs", str(jobs)]))
+        runs.setdefault("second build, nothing changed", []).append(
+            run_process([*base, "--out", str(tmp / "built-2")]))
+    print(f"\nwhole `consistency-bench build` processes ({', '.join(families)}), "
+          f"median of {repeat} interleaved runs")
+    print(f"{'run':<34} {'wall s':>8} {'CPU s':>8}")
+    for name, samples in runs.items():
+        print(f"{name:<34} {statistics.median(r[0] for r in samples):>8.2f} "
+              f"{statistics.median(r[1] for r in samples):>8.2f}")
+    one = statistics.median(r[0] for r in runs["fresh build, --jobs 1"])
+    two = statistics.median(r[0] for r in runs["fresh build, --jobs 2"])
+    print(f"--jobs 2 against --jobs 1: {one / two:.2f}x faster (wall)")
 
 
 def main() -> None:
-    """Print one line per suite and the totals."""
+    """Print the per-suite table, the scale test and (optionally) the process timings."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", nargs="+", default=["becel", "calm", "coherence", "salad"])
+    parser.add_argument("--family", nargs="+", default=["becel", "calm", "coherence"])
     parser.add_argument("--sources", type=Path, default=DEFAULT_SOURCES)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--processes", action="store_true", help="also time whole builds")
+    parser.add_argument("--only-processes", action="store_true",
+                        help="time whole builds only (no per-suite writer table)")
     args = parser.parse_args()
+    if args.only_processes:
+        with tempfile.TemporaryDirectory() as tmp:
+            processes(args.family, args.sources, Path(tmp), args.repeat)
+        return
     resolver = SourceResolver(args.sources, download=False)
-    datasets.disable_progress_bars()
-    head = f"{'suite':<28} {'rows':>8} {'generate s':>10} {'write s':>8} {'baseline s':>10}"
-    print(head + f" {'vs baseline':>11} {'peak MiB':>9}")
+    print(f"{'suite':<28} {'rows':>8} {'generate s':>10} {'ours s':>8} {'plain s':>8} "
+          f"{'plain/ours':>10}")
     totals = [0, 0.0, 0.0, 0.0]
+    largest = None
     with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
         for spec in (s for s in SUITES.values() if s.family in args.family):
             start = time.perf_counter()
             try:
                 rows = list(spec.build(resolver))
             except SourceError as exc:
-                print(f"{spec.name:<28} skipped: {str(exc)[:70]}")
+                print(f"{spec.name:<28} skipped: {str(exc).split('; ')[0][:70]}")
                 continue
             generated = time.perf_counter() - start
-            start = time.perf_counter()
-            write_parquet(rows_to_table(spec, rows), Path(tmp) / f"{spec.name}.parquet")
-            written = time.perf_counter() - start
-            start = time.perf_counter()
-            plain = datasets.Dataset.from_list(rows, features=spec.features)
-            plain.to_parquet(str(Path(tmp) / f"{spec.name}.plain.parquet"))
-            baseline = time.perf_counter() - start
-            ratio = baseline / written if written else float("inf")
-            print(
-                f"{spec.name:<28} {len(rows):>8} {generated:>10.2f} {written:>8.2f} "
-                f"{baseline:>10.2f} {ratio:>10.1f}x {_rss_mib():>9.0f}"
-            )
-            totals = [totals[0] + len(rows), totals[1] + generated, totals[2] + written,
-                      totals[3] + baseline]
-    n, generated, written, baseline = totals
-    print(
-        f"{'total':<28} {n:>8} {generated:>10.2f} {written:>8.2f} {baseline:>10.2f} "
-        f"{baseline / written if written else 0:>10.1f}x {_rss_mib():>9.0f}"
-    )
+            ours, plain = writers(spec, rows, tmp, args.repeat)
+            print(f"{spec.name:<28} {len(rows):>8} {generated:>10.2f} {ours:>8.3f} "
+                  f"{plain:>8.3f} {plain / ours:>9.2f}x")
+            totals = [totals[0] + len(rows), totals[1] + generated, totals[2] + ours,
+                      totals[3] + plain]
+            if largest is None or len(rows) > len(largest[1]):
+                largest = (spec, rows)
+        n, generated, ours, plain = totals
+        print(f"{'total':<28} {n:>8} {generated:>10.2f} {ours:>8.3f} {plain:>8.3f} "
+              f"{plain / ours:>9.2f}x")
+        if largest is not None:
+            spec, rows = largest
+            print(f"\nscale: writing {spec.name} replicated (median of {args.repeat})")
+            print(f"{'scale':<6} {'rows':>9} {'ours s':>8} {'plain s':>8} {'ours per 1x':>12}")
+            first = None
+            for scale in (1, 2, 4):
+                scaled = [
+                    {**row, "id": f"{row['id']}~{j}"} if j else row
+                    for j in range(scale)
+                    for row in rows
+                ]
+                ours, plain = writers(spec, scaled, tmp, args.repeat)
+                first = first or ours
+                print(f"{scale}x{'':<4} {len(scaled):>9} {ours:>8.3f} {plain:>8.3f} "
+                      f"{ours / first / scale:>11.2f}")
+        if args.processes:
+            processes(args.family, args.sources, tmp, args.repeat)
 
 
 if __name__ == "__main__":

@@ -1,45 +1,96 @@
-"""Benchmark: score a full-size submission of every BECEL suite.
+"""Benchmark: scoring a full-size prediction file, whole processes, against pandas.
 
-Compares, in one process, the harness (columnar: pyarrow + numpy) with a plain per-row Python
-implementation of the same formulas (json.loads per line, dicts, loops), and prints rows per
-second and the ratio. Usage::
+Each side is a whole process, start-up included, as a user runs it:
 
-    python benchmarks/bench_score.py [--sources ../shared/corpora] [--repeat 3]
+* ``consistency-bench score PRED --data DIR --out R.json`` (validation, every metric,
+  10,000-resample bootstrap per suite);
+* ``benchmarks/pandas_reference.py``: what a user would write with pandas (per group,
+  vectorised; main scores only, no validation);
+* the parse floor: a process that only parses the JSONL with ``pyarrow.json``.
+
+The sides run interleaved, ``--repeat`` times; the script prints medians of wall time, CPU time
+(user + system, less sensitive to other load on the machine) and peak RSS per side, and the
+ratio against the harness. It checks that the harness and pandas give the same main scores.
+Scale test: the suites replicated 1x, 2x, 4x (ids, groups and antecedents suffixed), so a
+step that is not linear in rows shows. Usage::
+
+    python benchmarks/bench_score.py --data DIR [--family becel] [--scale 1 2 4] [--repeat 5]
+
+Without ``--data`` the suites are built from ``--sources`` into a temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from bench.manifest import read_manifest
-from bench.predictions import read_predictions
-from bench.scoring import ScoreOptions, SuiteFolder, score_predictions
-from bench.sources import SourceResolver
-from builders.catalog import SUITES
-from builders.export import build_all
+from bench.manifest import MANIFEST, read_manifest
 
-PERTURBED = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}
+HERE = Path(__file__).resolve().parent
+DEFAULT_SOURCES = HERE.parents[1] / "shared" / "corpora"
+
+
+def select_folder(src: Path, dst: Path, family: str | None, scale: int) -> Path:
+    """A copy of the built folder ``src`` with the suites of ``family``, each ``scale`` times.
+
+    Copy ``j > 0`` of a row gets ``~j`` appended to its id, group and antecedent ids, so it is
+    a distinct unit with the same structure. The manifest's rows, groups and hashes are updated.
+    """
+    manifest = read_manifest(src)
+    out = {}
+    for name, entry in manifest.items():
+        if family and entry["family"] != family:
+            continue
+        table = pq.read_table(src / entry["path"])
+        copies = [table]
+        for j in range(1, scale):
+            suffix = f"~{j}"
+            copy = table
+            for column in ("id", "group"):
+                values = pc.binary_join_element_wise(table.column(column), suffix, "")
+                copy = copy.set_column(copy.schema.get_field_index(column), column, values)
+            if "antecedent_ids" in table.column_names:
+                lists = table.column("antecedent_ids").combine_chunks()
+                flat = pc.binary_join_element_wise(lists.flatten(), suffix, "")
+                renamed = pa.ListArray.from_arrays(lists.offsets, flat)
+                index = copy.schema.get_field_index("antecedent_ids")
+                copy = copy.set_column(index, copy.schema.field(index), renamed)
+            copies.append(copy.cast(table.schema))
+        target = dst / entry["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.concat_tables(copies), target, compression="zstd")
+        out[name] = {
+            **entry,
+            "rows": entry["rows"] * scale,
+            "groups": entry["groups"] * scale,
+            "sha256": hashlib.sha256(target.read_bytes()).hexdigest(),
+        }
+    (dst / MANIFEST).write_text(json.dumps({"suites": out}))
+    return dst
 
 
 def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
     """Random labels with probabilities for every row of every suite; returns the row count."""
-    manifest = read_manifest(folder)
     rng = random.Random(seed)
     n = 0
     with open(out, "w") as handle:
-        for entry in manifest.values():
+        for entry in read_manifest(folder).values():
             k = len(entry["label_names"])
-            for row_id in (
-                pq.read_table(folder / entry["path"], columns=["id"]).column("id").to_pylist()
-            ):
+            ids = pq.read_table(folder / entry["path"], columns=["id"]).column("id").to_pylist()
+            for row_id in ids:
                 weights = [rng.random() + 1e-3 for _ in range(k)]
                 total = sum(weights)
                 probs = [w / total for w in weights]
@@ -49,94 +100,82 @@ def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
     return n
 
 
-def plain_python(pred_path: Path, folder: Path) -> dict[str, float]:
-    """The same formulas, one row at a time, no numpy or pyarrow in the hot loop."""
-    preds = {}
-    with open(pred_path) as handle:
-        for line in handle:
-            record = json.loads(line)
-            preds[record["id"]] = record["label"]
-    out = {}
-    for name, entry in read_manifest(folder).items():
-        rows = pq.read_table(folder / entry["path"]).to_pylist()
-        kind = entry["kind"]
-        if kind in ("semantic", "negational", "symmetric"):
-            groups: dict[str, dict[str, int]] = {}
-            for row in rows:
-                groups.setdefault(row["group"], {})[row["variant"]] = preds[row["id"]]
-            other = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}[
-                kind
-            ]
-            same = sum(g["original"] == g[other] for g in groups.values())
-            out[name] = same / len(groups) if kind == "negational" else 1 - same / len(groups)
-        else:
-            by_id = {row["id"]: row for row in rows}
-            names = entry["label_names"]
-            ok = total = 0
-            for row in rows:
-                if not row["antecedent_ids"]:
-                    continue
-                a, b = (by_id[i] for i in row["antecedent_ids"])
-                if preds[a["id"]] != a["label"] or preds[b["id"]] != b["label"]:
-                    continue
-                total += 1
-                op, _, label = row["constraint"].partition(":")
-                hit = names[preds[row["id"]]] == label
-                ok += hit if op == "is" else not hit
-            out[name] = 1 - ok / total if total else float("nan")
-    return out
+def run_process(argv: list[str]) -> tuple[float, float, float]:
+    """Run ``argv`` to completion; (wall s, CPU s, peak RSS MiB) of that process alone."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "HF_HUB_OFFLINE": "1"}
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=HERE.parent, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{argv[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
+    proc.stderr.close()
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def compare(folder: Path, tmp: Path, repeat: int, label: str) -> None:
+    """Time the three sides interleaved on ``folder``; print medians and ratios."""
+    pred = tmp / "predictions.jsonl"
+    rows = make_submission(folder, pred)
+    harness_out, pandas_out = tmp / "harness.json", tmp / "pandas.json"
+    sides = {
+        "consistency-bench score": [sys.executable, "-m", "bench.cli", "score", str(pred),
+                                    "--data", str(folder), "--out", str(harness_out)],
+        "pandas per-group reference": [sys.executable, str(HERE / "pandas_reference.py"),
+                                       str(pred), str(folder), "--out", str(pandas_out)],
+        "parse floor (pyarrow.json only)": [
+            sys.executable, "-c",
+            f"import pyarrow.json as j; j.read_json({str(pred)!r})",
+        ],
+    }
+    runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in sides}
+    for _ in range(repeat):
+        for name, argv in sides.items():
+            runs[name].append(run_process(argv))
+    harness = json.loads(harness_out.read_text())["suites"]
+    reference = json.loads(pandas_out.read_text())
+    for name, value in reference["scores"].items():
+        assert abs(harness[name]["main_score"] - value) < 1e-9, name
+    size = pred.stat().st_size / 1e6
+    print(f"\n{label}: {len(harness)} suites, {rows:,} rows ({size:.0f} MB JSONL with probs); "
+          f"median of {repeat} interleaved runs; main scores identical on the "
+          f"{len(reference['scores'])} suites pandas covers")
+    print(f"{'side':<34} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9} {'wall ratio':>11} "
+          f"{'CPU ratio':>10}")
+    base_wall = statistics.median(r[0] for r in runs["consistency-bench score"])
+    base_cpu = statistics.median(r[1] for r in runs["consistency-bench score"])
+    for name, samples in runs.items():
+        wall = statistics.median(r[0] for r in samples)
+        cpu = statistics.median(r[1] for r in samples)
+        rss = statistics.median(r[2] for r in samples)
+        print(f"{name:<34} {wall:>7.2f} {cpu:>7.2f} {rss:>9.0f} {wall / base_wall:>10.2f}x "
+              f"{cpu / base_cpu:>9.2f}x")
 
 
 def main() -> None:
-    """Build, make a submission, time both implementations."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sources", default=str(Path(__file__).parents[2] / "shared" / "corpora"))
-    parser.add_argument("--repeat", type=int, default=3)
+    """Build or reuse a folder, then compare at each scale."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, help="a built folder (default: build one)")
+    parser.add_argument("--sources", type=Path, default=DEFAULT_SOURCES)
+    parser.add_argument("--family", help="only this family's suites (default: every suite)")
+    parser.add_argument("--scale", type=int, nargs="+", default=[1])
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "consistency-bench"
-        specs = [s for s in SUITES.values() if s.family == "becel"]  # the 19 BECEL suites
-        build_all(specs, SourceResolver(args.sources, download=False), folder, log=lambda _: None)
-        pred_path = Path(tmp) / "predictions.jsonl"
-        rows = make_submission(folder, pred_path)
-        size_mb = pred_path.stat().st_size / 1e6
-
-        def harness_total() -> dict:
-            sf = SuiteFolder(folder)
-            preds = read_predictions(pred_path, sf.manifest, sf.ids)
-            return score_predictions(preds, sf, ScoreOptions(n_boot=10_000))
-
-        sf = SuiteFolder(folder)
-        parsed = read_predictions(pred_path, sf.manifest, sf.ids)
-        for name in sf.manifest:
-            sf.load(name)
-
-        def harness_scoring_only() -> dict:
-            return score_predictions(parsed, sf, ScoreOptions(n_boot=10_000))
-
-        timings = {}
-        for label, fn in (
-            ("harness: read + validate + score", harness_total),
-            ("harness: score parsed predictions", harness_scoring_only),
-            ("plain per-row Python", lambda: plain_python(pred_path, folder)),
-        ):
-            runs = []
-            for _ in range(args.repeat):
-                start = time.perf_counter()
-                result = fn()
-                runs.append(time.perf_counter() - start)
-            timings[label] = (statistics.median(runs), result)
-
-        harness = timings["harness: read + validate + score"][1]["suites"]
-        plain = timings["plain per-row Python"][1]
-        for name, value in plain.items():
-            assert abs(harness[name]["main_score"] - value) < 1e-12, name
-        base = timings["plain per-row Python"][0]
-        print(f"{len(harness)} suites, {rows} prediction rows ({size_mb:.1f} MB JSONL with probs)")
-        print(f"{'implementation':<36} {'seconds':>8} {'rows/s':>11} {'vs plain':>9}")
-        for label, (seconds, _) in timings.items():
-            print(f"{label:<36} {seconds:>8.3f} {rows / seconds:>11,.0f} {base / seconds:>8.1f}x")
-        print("main scores identical between the two implementations")
+        tmp = Path(tmp)
+        data = args.data
+        if data is None:
+            data = tmp / "built"
+            subprocess.run([sys.executable, "-m", "bench.cli", "build", "--sources",
+                            str(args.sources), "--out", str(data), "--no-download"], check=True,
+                           env={**os.environ, "PYTHONPATH": str(HERE.parent)},
+                           stdout=subprocess.DEVNULL)
+        for scale in args.scale:
+            work = tmp / f"x{scale}"
+            folder = select_folder(data, work / "data", args.family, scale)
+            compare(folder, work, args.repeat, f"{args.family or 'every suite'} x{scale}")
 
 
 if __name__ == "__main__":

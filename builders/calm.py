@@ -105,17 +105,33 @@ def signal(item: CalmInput, symbol: str) -> CalmInput:
 
 def render(item: CalmInput) -> str:
     """The model input string: ``[prefix ]<ind1><sep> <s1> <ind2><sep> <s2>``."""
-    parts = [item.prefix] if item.prefix else []
-    for indicator, sentence in item.blocks:
-        parts.append(item.template.format(indicator))
+    return _render(item.blocks, item.template, item.prefix)
+
+
+def _render(blocks: tuple[tuple[str, str], ...], template: str, prefix: str) -> str:
+    parts = [prefix] if prefix else []
+    for indicator, sentence in blocks:
+        parts.append(template.format(indicator))
         parts.append(sentence)
     return " ".join(parts)
 
 
 def variants(item: CalmInput) -> list[tuple[str, str]]:
-    """All CALM variants of one example as ``(variant, rendered text)``, in a fixed order."""
-    out = [("original", render(item)), ("reverse", render(reverse(item)))]
-    out.extend((f"signal:{symbol}", render(signal(item, symbol))) for symbol in SIGNALS)
+    """All CALM variants of one example as ``(variant, rendered text)``, in a fixed order.
+
+    Equal to rendering :func:`reverse` and :func:`signal` of ``item``; the fields are passed
+    directly instead of through ``dataclasses.replace``, which dominated the CALM build time
+    (12 variants per example, issue 12).
+    """
+    blocks, prefix = item.blocks, item.prefix
+    out = [
+        ("original", _render(blocks, item.template, prefix)),
+        ("reverse", _render(blocks[::-1], item.template, prefix)),
+    ]
+    out.extend(
+        (f"signal:{symbol}", _render(blocks, template, prefix))
+        for symbol, template in SIGNALS.items()
+    )
     return out
 
 

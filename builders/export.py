@@ -6,10 +6,15 @@ pushes to the Hub. Output is deterministic: the same sources give byte-identical
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+import pickle
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +23,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench import __version__
-from bench.atomic import atomic_path, write_text
-from bench.errors import DataError, SourceUnavailableError
+from bench.atomic import atomic_dir, atomic_path, write_text
+from bench.errors import BenchError, ConfigError, DataError, SourceUnavailableError
 from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
 from builders.card import render_card, split_num_bytes
+from builders.freshness import code_version, is_up_to_date
 from builders.suite import Row, SuiteSpec
 
 
@@ -34,8 +40,14 @@ def contract_table(features: datasets.Features, rows: Sequence[Row], name: str) 
 
     """
     columns = set(features)
+    checked: set[tuple] = set()  # key orders already seen to match: one set comparison each
     for number, row in enumerate(rows):
-        if set(row) != columns:
+        keys = tuple(row)
+        if keys in checked:
+            continue
+        if set(keys) == columns:
+            checked.add(keys)
+        else:
             missing, extra = columns - set(row), set(row) - columns
             raise DataError(
                 f"suite {name}: row {number} ({row.get('id')!r}) does not follow the row "
@@ -120,7 +132,88 @@ def manifest_entry(built: BuiltSuite) -> dict:
         "sources": [
             {"path": p, "md5": SOURCES[p].md5, "url": SOURCES[p].url} for p in spec.sources
         ],
+        "code_version": code_version(),
     }
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What one :func:`build_all` call did.
+
+    Attributes:
+        manifest: The folder's ``suites.json`` entries after the build, sorted by name.
+        built: Suites built, in the order asked for.
+        up_to_date: Suites kept because nothing they depend on changed.
+        skipped: Suites whose sources are unavailable, with the (short) reason.
+
+    """
+
+    manifest: dict[str, dict]
+    built: list[str]
+    up_to_date: list[str]
+    skipped: dict[str, str]
+
+
+#: ``OSError`` numbers that mean the output folder cannot be written (not a bug in a builder).
+WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
+
+
+class _Job:
+    """What pool workers need; set before the pool forks, so nothing is pickled but indices."""
+
+    specs: Sequence[SuiteSpec] = ()
+    resolver: SourceResolver | None = None
+    root: Path = Path()
+
+
+def _build_indexed(index: int) -> tuple[str, object]:
+    """Build ``_Job.specs[index]``; ``("built", entry)``, or ``("error", exception)``."""
+    try:
+        return "built", manifest_entry(build_suite(_Job.specs[index], _Job.resolver, _Job.root))
+    except BenchError as exc:
+        try:  # an error whose constructor takes several arguments does not unpickle
+            pickle.loads(pickle.dumps(exc))
+        except Exception:  # noqa: BLE001  (any pickling failure: send the message instead)
+            exc = DataError(str(exc))
+        return "error", exc
+
+
+def _results(count: int, jobs: int) -> Iterator[tuple[str, object]]:
+    """Results of :func:`_build_indexed` for ``range(count)``, in that order.
+
+    With ``jobs > 1`` (and ``fork`` available) the suites are built by a pool of processes;
+    results still come back in the order asked for, so the output does not depend on timing.
+    """
+    jobs = min(jobs, count)
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from (_build_indexed(i) for i in range(count))
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    try:
+        yield from pool.map(_build_indexed, range(count))
+    finally:  # on an error (or Ctrl-C) do not start the suites still queued
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _short_reason(exc: Exception) -> str:
+    """The first clause of a source error ("source file 'x' is not available (...)")."""
+    return str(exc).split("; ")[0]
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    """Hard-link (or copy) every file of ``source`` into the empty folder ``target``.
+
+    Parquet files are only ever replaced by rename, never written in place, so the links do
+    not let the new build touch the old folder's files.
+    """
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, copy_function=link, dirs_exist_ok=True, symlinks=True)
 
 
 def build_all(
@@ -130,42 +223,119 @@ def build_all(
     log: Callable[[str], None] = print,
     *,
     skip_unavailable: bool = False,
-) -> dict[str, dict]:
+    jobs: int = 1,
+    fresh: bool = False,
+) -> BuildReport:
     """Build ``specs`` into ``out``; merge them into an existing manifest; write the card.
 
     Suites already in ``out`` and not rebuilt are kept, so ``--suites`` can add to a folder.
+    A suite whose entry is up to date (:func:`builders.freshness.is_up_to_date`) is not
+    rebuilt. The folder is replaced in one rename: the new state is built in a temporary
+    sibling (holding hard links to the files kept), so a build killed at any point leaves
+    ``out`` as it was, never a folder of Parquet files without their ``suites.json``.
 
     Args:
         specs: The suites to build, in order.
         resolver: Where source files come from.
         out: The dataset folder.
-        log: Receives one line per suite.
+        log: Receives one line per suite, and one per group of skipped suites.
         skip_unavailable: When building every suite: a suite whose source file is not available
             (offline, not in the mirror: QQP) is skipped with a logged reason instead of
             failing the build. Corrupt files still fail. Suites named explicitly should pass
             ``False`` so that the ``SourceUnavailableError`` reaches the user.
+        jobs: Processes building suites at the same time (suites are independent).
+        fresh: Ignore what ``out`` holds; the new folder has only the suites built now.
+
+    Raises:
+        ConfigError: ``out`` is a file, or the folder cannot be written.
+        SourceError: A source is corrupt, or unavailable and ``skip_unavailable`` is off.
 
     """
+    specs = list({s.name: s for s in specs}.values())  # a suite named twice is built once
     root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
-    manifest = read_manifest(root) if (root / MANIFEST).is_file() else {}
-    for spec in specs:
-        try:
-            built = build_suite(spec, resolver, root)
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"--out {root}: is a file; give a folder (new, or a built one)")
+    keep = root.is_dir() and not fresh
+    manifest = read_manifest(root) if keep and (root / MANIFEST).is_file() else {}
+    up_to_date = [s.name for s in specs if is_up_to_date(s, manifest.get(s.name), root)]
+    todo = [s for s in specs if s.name not in up_to_date]
+    unavailable: dict[str, str] = {}  # source path -> why
+    for path in dict.fromkeys(p for s in todo for p in s.sources):
+        try:  # resolve (and verify) each source once, before any worker starts
+            resolver.path(path)
         except SourceUnavailableError as exc:
             if not skip_unavailable:
                 raise
-            log(f"{spec.name:<24} skipped: {exc}")
+            unavailable[path] = _short_reason(exc)
+    skipped = {
+        s.name: "; ".join(unavailable[p] for p in s.sources if p in unavailable)
+        for s in todo
+        if any(p in unavailable for p in s.sources)
+    }
+    todo = [s for s in todo if s.name not in skipped]
+    if not todo and keep and (root / MANIFEST).is_file():
+        _log_build(log, specs, manifest, iter(()), up_to_date, skipped)
+        return BuildReport(dict(sorted(manifest.items())), [], up_to_date, skipped)
+    try:
+        with atomic_dir(root) as tmp:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; give what mkdir would
+            if keep:
+                _link_tree(root, tmp)
+            _Job.specs, _Job.resolver, _Job.root = todo, resolver, tmp
+            results = _results(len(todo), jobs)
+            try:
+                _log_build(log, specs, manifest, results, up_to_date, skipped)
+            finally:
+                results.close()
+                _Job.specs, _Job.resolver = (), None
+            manifest = save_manifest(tmp, manifest)
+    except OSError as exc:
+        if exc.errno not in WRITE_ERRNOS:
+            raise
+        raise ConfigError(
+            f"--out {root}: cannot write there ({exc.strerror}: {exc.filename}); nothing changed"
+        ) from None
+    return BuildReport(manifest, [s.name for s in todo], up_to_date, skipped)
+
+
+def _log_build(
+    log: Callable[[str], None],
+    specs: Sequence[SuiteSpec],
+    manifest: dict[str, dict],
+    results: Iterator[tuple[str, object]],
+    up_to_date: list[str],
+    skipped: dict[str, str],
+) -> None:
+    """Take the built entries into ``manifest`` and log one line per suite, in ``specs`` order.
+
+    ``results`` yields the outcome of each suite to build (neither up to date nor skipped), in
+    order, so each line is printed as soon as its suite (and every one before it) is written.
+    """
+    for spec in specs:
+        if spec.name in skipped:
             continue
-        entry = manifest_entry(built)
-        manifest[spec.name] = entry
-        units = built.groups if spec.kind != "transitive" else built.variants.get("transitive")
+        if spec.name not in up_to_date:
+            status, value = next(results)
+            if status == "error":
+                raise value
+            manifest[spec.name] = value
+        entry = manifest[spec.name]
+        units = entry["groups"] if spec.kind != "transitive" else entry["variants"].get(
+            "transitive"
+        )
+        if spec.name in up_to_date:
+            log(f"{spec.name:<24} {entry['rows']:>7} rows {units:>7} test items  up to date")
+            continue
         expected = spec.expected_rows
         note = ""
         if expected is not None and units != expected:
             note = f"  (paper: {expected}, difference {units - expected:+d}; see docs/)"
-        log(f"{spec.name:<24} {built.rows:>7} rows {units:>7} test items{note}")
-    return save_manifest(root, manifest)
+        log(f"{spec.name:<24} {entry['rows']:>7} rows {units:>7} test items{note}")
+    if skipped:  # one line: the same missing file (QQP) would otherwise repeat per suite
+        reasons = "; ".join(dict.fromkeys(r for text in skipped.values() for r in text.split("; ")))
+        log(f"skipped {len(skipped)} suites ({', '.join(skipped)}): {reasons}; see docs/sources.md")
 
 
 def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "") -> dict:

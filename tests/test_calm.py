@@ -58,6 +58,8 @@ def test_variants_are_deterministic_and_complete(item):
     names = [name for name, _ in first]
     assert names == ["original", "reverse", *(f"signal:{s}" for s in SIGNALS)]
     assert len(SIGNALS) == 10  # Table 7
+    texts = [render(item), render(reverse(item)), *(render(signal(item, s)) for s in SIGNALS)]
+    assert [text for _, text in first] == texts  # the fast path renders what the spec says
 
 
 def test_formats_match_the_paper():

@@ -99,7 +99,7 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
     derived_variant = "transitive" if kind == "transitive" else "merged"
     derived = np.flatnonzero(data.variant == derived_variant)
     ids = data.ids()
-    antecedents = data.table.column("antecedent_ids").combine_chunks().take(derived)
+    antecedents = data.arrow("antecedent_ids").combine_chunks().take(derived)
     flat = antecedents.flatten()
     import pyarrow.compute as pc
 

@@ -1,0 +1,43 @@
+"""Arrow <-> numpy conversions that do not import pandas.
+
+pyarrow imports pandas (0.3 s CPU and 40 MiB; a whole ``score`` of BECEL takes 0.8 s CPU) the
+first time a process calls ``pa.array``, ``pa.scalar``, ``Array.to_numpy`` or a compute
+function with a Python scalar argument. These helpers go through the buffers instead, so the
+scoring path can stay free of it (docs/benchmarks.md has the measurement).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+
+def int64(array: pa.Array | pa.ChunkedArray, null: int = -1) -> np.ndarray:
+    """An integer Arrow array as int64 numpy; nulls become ``null``."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    start, n = array.offset, len(array)
+    validity, data = array.buffers()[:2]
+    if data is None or n == 0:
+        return np.full(n, null, dtype=np.int64)
+    dtype = np.dtype(f"<i{array.type.bit_width // 8}")
+    values = np.frombuffer(data, dtype=dtype, count=start + n)[start:].astype(np.int64)
+    if array.null_count:
+        values[~valid(array)] = null
+    return values
+
+
+def valid(array: pa.Array) -> np.ndarray:
+    """Boolean numpy mask of the non-null entries."""
+    start, n = array.offset, len(array)
+    validity = array.buffers()[0]
+    if validity is None:
+        return np.ones(n, dtype=bool)
+    bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+    return bits[start : start + n].astype(bool)
+
+
+def indices(values: np.ndarray) -> pa.Array:
+    """An int64 Arrow array of ``values`` (for ``take``), without ``pa.array``."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])

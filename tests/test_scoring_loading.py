@@ -1,0 +1,78 @@
+"""Suite loading for scoring: only the needed columns, no pandas, the same scores whether the
+prediction file lists rows in suite order (no hashing) or shuffled."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+
+from bench.scoring import CORE_COLUMNS, SuiteFolder, score_file
+from builders.freshness import PACKAGE_ROOT
+from tests.helpers import write_predictions
+
+
+def test_suite_data_matches_the_parquet_file(becel_folder):
+    data = SuiteFolder(becel_folder).load("snli_transitive")
+    table = pq.read_table(becel_folder / "snli_transitive" / "test.parquet")
+    assert set(data._arrow) == set(CORE_COLUMNS)  # nothing else decoded yet
+    assert data.variant.tolist() == table.column("variant").to_pylist()
+    for name in set(data.variant_names):
+        assert (data.is_variant(name) == (data.variant == name)).all()
+    assert not data.is_variant("no such variant").any()
+    gold = [-1 if v is None else v for v in table.column("label").to_pylist()]
+    assert data.gold.tolist() == gold
+    groups = table.column("group").to_pylist()
+    assert len(set(zip(groups, data.group.tolist(), strict=True))) == len(set(groups))
+    assert data.column("constraint").tolist() == table.column("constraint").to_pylist()
+    assert data.table.equals(table)
+
+
+def test_row_order_of_the_prediction_file_does_not_change_scores(becel_folder, tmp_path):
+    suites = ["snli_transitive", "mrpc_symmetric", "sst2_additive"]
+    ordered = write_predictions(becel_folder, tmp_path / "ordered.jsonl", suites)
+    lines = ordered.read_text().splitlines()
+    random.Random(0).shuffle(lines)
+    shuffled = tmp_path / "shuffled.jsonl"
+    shuffled.write_text("\n".join(lines) + "\n")
+    a = score_file(ordered, becel_folder, n_boot=200)["suites"]
+    b = score_file(shuffled, becel_folder, n_boot=200)["suites"]
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert set(a) == set(suites)
+
+
+def test_loading_suites_does_not_import_pandas(becel_folder):
+    """pyarrow imports pandas (0.6-0.7 s) on pa.array, to_numpy, ...; loading avoids them."""
+    script = (
+        "import sys\n"
+        "from bench.scoring import SuiteFolder\n"
+        f"folder = SuiteFolder({str(becel_folder)!r})\n"
+        "for name in folder.manifest:\n"
+        "    data = folder.load(name)\n"
+        "    data.column('source_row'), data.column('text'), data.units([0], [1.0])\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_pandas_free_conversions_match_pyarrow():
+    import pyarrow as pa
+
+    from bench.arrays import indices, int64, valid
+
+    for values in ([1, None, 3, 4, None, 6, 7, 8, 9], [5, 6], [], [None, None]):
+        for type_ in (pa.int8(), pa.int32(), pa.int64()):
+            array = pa.array(values, type_)
+            for sliced in (array, array.slice(1), array.slice(2, 3)):
+                expected = [-1 if v is None else v for v in sliced.to_pylist()]
+                assert int64(sliced).tolist() == expected
+                assert valid(sliced).tolist() == [v is not None for v in sliced.to_pylist()]
+    taken = pa.array(["a", "b", "c"]).take(indices([2, 0]))
+    assert taken.to_pylist() == ["c", "a"]
