@@ -36,6 +36,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from bench.atomic import write_text
+from bench.contamination import parse_training_data
 from bench.errors import BenchError, ConfigError, PredictionFileError
 from bench.scoring import score_file
 
@@ -48,7 +49,7 @@ STAGING = ".staging"
 PAUSE_ENV = "CONSISTENCY_BENCH_SUBMIT_PAUSE"
 
 REQUIRED_META = ("model", "revision", "license", "link", "contact")
-OPTIONAL_META = ("parameters", "date", "notes")
+OPTIONAL_META = ("parameters", "date", "notes", "training_data")
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 Scorer = Callable[..., dict]
@@ -140,6 +141,8 @@ def validate_meta(data: object, path: str = META) -> dict:
         if not isinstance(data["notes"], str):
             raise ConfigError(f"{path}: field 'notes' value {data['notes']!r}: expected text")
         out["notes"] = data["notes"]
+    if data.get("training_data") is not None:  # syntax: bench/contamination.py
+        out["training_data"] = [str(t) for t in parse_training_data(data["training_data"], path)]
     return dict(sorted(out.items()))
 
 
@@ -380,8 +383,9 @@ def diff_results(slug: str, old: Mapping, new: Mapping) -> list[Change]:
         elif suite not in a:
             changes.append(Change(slug, suite, "added", None, b[suite].get("main_score")))
         else:
-            for key in ("content_hash", "version", "main_score", "ci95"):
-                if a[suite].get(key) != b[suite].get(key):
+            for key in ("content_hash", "version", "main_score", "ci95", "consistent_accuracy",
+                        "consistent_accuracy_chance", "consistent_accuracy_cc"):
+                if (key in a[suite], a[suite].get(key)) != (key in b[suite], b[suite].get(key)):
                     changes.append(Change(slug, suite, key, a[suite].get(key), b[suite].get(key)))
     return changes
 
