@@ -11,7 +11,8 @@
 #   MODELS   fine-tuned models (default models/, git-ignored)
 #   CB       the CLI (default consistency-bench)
 #   BASELINES      simple baselines to run (default: all five; "" for none)
-#   MINILM_TASKS   MiniLM models to train (default: sst2 rte mrpc wic nli klue_sts; "" for none)
+#   MINILM_TASKS   MiniLM models to train, in this order (default: sst2 nli rte mrpc wic klue_sts;
+#                  "" for none)
 #   MINILM_SKIP    extended regex of suites the MiniLM models do not predict (default '_t2t$':
 #                  the CALM text-to-text configs are for text-to-text models)
 #   STEP_SCALE     multiply every MiniLM step count (default 1; tests use tiny values)
@@ -29,7 +30,7 @@ OUT=${OUT:-predictions}
 MODELS=${MODELS:-models}
 CB=${CB:-consistency-bench}
 BASELINES=${BASELINES-majority random lexical-overlap vader tfidf-lr}
-MINILM_TASKS=${MINILM_TASKS-sst2 rte mrpc wic nli klue_sts}
+MINILM_TASKS=${MINILM_TASKS-sst2 nli rte mrpc wic klue_sts}
 MINILM_SKIP=${MINILM_SKIP:-_t2t$}
 STEP_SCALE=${STEP_SCALE:-1}
 THREADS=${THREADS:-2}
