@@ -20,8 +20,9 @@
 #   SKIP_SUBMIT=1  only write the prediction files; SUBMIT_ARGS extra `submit` options
 #                  (e.g. "--replace" when regenerating existing entries)
 # Prediction files and models are not committed (large); the submissions they produce are.
-# Predictions resume: rerunning after an interruption skips the inputs already predicted, and a
-# task whose model folder and prediction file exist is not trained or predicted again.
+# Resumable: a model folder with a training.json is not trained again; a prediction file whose
+# suite list (OUT/minilm-NAME.suites) matches is not predicted again (a changed MINILM_SKIP
+# predicts the model's suites again); an interrupted `predict` continues from its saved parts.
 set -euo pipefail
 
 DATA=${DATA:-consistency-bench}
@@ -115,13 +116,16 @@ for name in "${minilm[@]}"; do
   fi
   done_stages=$(( done_stages + 1 ))
   read -r -a suites <<< "$(suites_of $tasks)"
-  if [[ -f "$OUT/minilm-$name.jsonl" ]]; then
-    echo "$OUT/minilm-$name.jsonl exists: not predicted again (delete it to redo)" >&2
+  # OUT/minilm-NAME.suites lists the suites of the finished prediction file.
+  done_suites=$(cat "$OUT/minilm-$name.suites" 2>/dev/null || true)
+  if [[ -f "$OUT/minilm-$name.jsonl" && "$done_suites" == "${suites[*]}" ]]; then
+    echo "$OUT/minilm-$name.jsonl has these suites: not predicted again (delete it to redo)" >&2
   elif (( ${#suites[@]} )); then
     stage "predict minilm-$name: ${suites[*]}"
     t0=$SECONDS
     $CB predict --model "$model" --data "$DATA" --suites "${suites[@]}" \
       --out "$OUT/minilm-$name.jsonl" --device cpu --max-length 256
+    echo "${suites[*]}" > "$OUT/minilm-$name.suites"
     timing "minilm-$name" predict $(( SECONDS - t0 ))
   fi
   done_stages=$(( done_stages + 1 ))
