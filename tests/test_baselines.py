@@ -83,6 +83,33 @@ def test_training_data_from_mirror(ctx):
         load_train("boolq", ctx.resolver)
 
 
+def test_mnli_halves_partition_the_file_and_only_half_0_trains(ctx):
+    from bench.baselines.train_data import DEV_FILES, MNLI_DEV, TRAIN_FILES, load_examples
+
+    assert TRAIN_FILES["snli"] == TRAIN_FILES["mnli"] == f"{MNLI_DEV}#half=0"
+    assert DEV_FILES["snli"] == (f"{MNLI_DEV}#half=1",)
+    key = lambda e: (e.text, e.text_pair)  # noqa: E731
+    halves = [load_examples("mnli", f"{MNLI_DEV}#half={h}", ctx.resolver) for h in (0, 1)]
+    whole = load_examples("mnli", MNLI_DEV, ctx.resolver)
+    assert len(halves[0]) + len(halves[1]) == len(whole) == 9815
+    assert 0.45 < len(halves[0]) / len(whole) < 0.55
+    assert sorted(map(key, halves[0] + halves[1])) == sorted(map(key, whole))
+    assert load_train("snli", ctx.resolver) == halves[0]
+
+
+def test_korsts_scores_are_binarised_like_klue_sts(ctx):
+    import csv
+
+    from bench.baselines.train_data import STS_THRESHOLD, load_examples
+    from builders.tsv import read_tsv
+
+    rows = read_tsv(ctx.resolver.path("korsts/sts-dev.tsv"), quoting=csv.QUOTE_NONE)
+    examples = load_examples("klue_sts", "korsts/sts-dev.tsv", ctx.resolver)
+    assert len(examples) == len(rows) == 1500
+    assert [e.label for e in examples] == [int(float(r["score"]) >= STS_THRESHOLD) for r in rows]
+    assert load_train("klue_sts", ctx.resolver)[0].text == "비행기가 이륙하고 있다."
+
+
 def test_registry_errors():
     with pytest.raises(UnknownNameError, match="Did you mean: majority"):
         get_baseline("majorty")
@@ -160,6 +187,7 @@ def test_submission_meta_files_are_valid():
     for path in root.glob("*.yaml"):
         meta = validate_meta(yaml.safe_load(path.read_text()), str(path))
         assert meta["date"] and meta["notes"]
+        assert "training_data" in meta, path  # declared, even when empty
 
 
 def test_pair_baselines_skip_single_string_calm_suites(corpora, ctx, tmp_path):

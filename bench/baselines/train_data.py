@@ -1,31 +1,63 @@
-"""Labelled training examples per task, from the source mirror.
+"""Labelled training and held-out examples per task, from the source mirror.
+
+A *data spec* is a mirror-layout path, optionally with a ``#half=N`` suffix that keeps one
+fixed half of the file's data rows (``bench.contamination.half_of``: the low bit of
+``sha256(f"{path}#{row}")``, ``row`` 0-based, header excluded). Specs are what baselines
+declare as ``training_data`` in their ``meta.yaml`` (syntax: ``bench/contamination.py``), which
+the leaderboard matches against the source files of each suite.
 
 Train splits in the mirror: RTE, MRPC, WiC (``becel/<task>/train.tsv``), SST-2 (GLUE
-``sst2/glue_train.tsv``). SNLI has no train split here: MultiNLI dev-matched
-(``mnli/dev_matched.generative-nli.jsonl``, 9,815 rows, same three labels, other genres) stands
-in for it. BoolQ and AG News have none: their only labelled files (validation / test) are the
-rows the BECEL suites are built from, so training on them would leak; baselines that need
-training data do not cover these two tasks.
+``sst2/glue_train.tsv``), KorSTS train (``korsts/sts-train.tsv``, scores binarised at 3.0 as
+KLUE-STS does, for the ``klue_sts`` task). NLI has no train split here: MultiNLI dev-matched
+(``mnli/dev_matched.generative-nli.jsonl``, 9,815 rows) is the only NLI training data and also
+the source of the ``mnli_calm`` and ``mnli_salad_*`` suites, so it is halved by
+``half_of``: half 0 (4,878 rows) trains the SNLI / MNLI models, half 1 (4,937 rows) is held out
+and reports accuracy. The MNLI suites are built from the whole file, so about half of their
+items are training rows: the declaration ``...jsonl#half=0`` makes the leaderboard flag them.
+BoolQ, AG News, QNLI and the Korean NLI tasks have no training data: their only labelled files
+are the rows their suites are built from, so training on them would leak; baselines that need
+training data do not cover these tasks.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 from dataclasses import dataclass
 
+from bench.contamination import half_of, parse_item
 from bench.errors import SourceError
 from bench.inputs import classifier_input
 from bench.sources import SourceResolver
 from bench.tasks import get_task
 from builders.tsv import read_tsv
 
-#: Task -> mirror path of its training data.
+#: The only NLI training data (also the source of the MNLI CALM and word-salad suites).
+MNLI_DEV = "mnli/dev_matched.generative-nli.jsonl"
+#: KorSTS similarity at or above which a pair is a paraphrase (KLUE-STS ``binary-label``).
+STS_THRESHOLD = 3.0
+
+#: Task -> data spec of its training data.
 TRAIN_FILES: dict[str, str] = {
     "rte": "becel/rte/train.tsv",
     "mrpc": "becel/mrpc/train.tsv",
     "wic": "becel/wic/train.tsv",
     "sst2": "sst2/glue_train.tsv",
-    "snli": "mnli/dev_matched.generative-nli.jsonl",
+    "snli": f"{MNLI_DEV}#half=0",
+    "mnli": f"{MNLI_DEV}#half=0",
+    "klue_sts": "korsts/sts-train.tsv",
+}
+
+#: Task -> held-out labelled data specs on which trained models report accuracy (never
+#: trained on). The first one is the task's headline dev accuracy.
+DEV_FILES: dict[str, tuple[str, ...]] = {
+    "rte": ("becel/rte/validation.tsv",),
+    "mrpc": ("becel/mrpc/validation.tsv",),
+    "wic": ("becel/wic/validation.tsv",),
+    "sst2": ("becel/sst2/validation.tsv",),
+    "snli": (f"{MNLI_DEV}#half=1",),
+    "mnli": (f"{MNLI_DEV}#half=1",),
+    "klue_sts": ("korsts/sts-dev.tsv",),
 }
 
 #: Label prior for the majority baseline where no training data exists: the gold labels of
@@ -61,13 +93,66 @@ def _label_index(task: str, value: str, where: str) -> int:
     raise SourceError(f"{where}: label {value!r} is not one of {names} or an index")
 
 
+def _sts_label(value: str, where: str) -> int:
+    try:
+        score = float(value)
+    except ValueError:
+        raise SourceError(f"{where}: score {value!r} is not a number") from None
+    return int(score >= STS_THRESHOLD)
+
+
+def load_examples(task: str, spec: str, resolver: SourceResolver) -> list[Example]:
+    """Labelled examples of data spec ``spec`` for ``task``, in file order.
+
+    Rows without a gold label (SNLI ``-1``) are skipped.
+
+    Raises:
+        SourceError: A file is missing or malformed, or a label is not one of the task's.
+
+    """
+    source = parse_item(spec, "data spec")
+    rel, half = source.path, source.half
+    path = resolver.path(rel)
+
+    def keep(row: int) -> bool:
+        return half is None or half_of(rel, row) == half
+
+    out: list[Example] = []
+    if rel.endswith(".jsonl"):
+        for row, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+            if keep(row):
+                record = json.loads(line)
+                label = _label_index(task, record["label"], f"{rel}:{row + 1}")
+                out.append(Example(record["premise"], record["hypothesis"], label))
+        return out
+    # KorSTS has bare quotes inside sentences.
+    quoting = csv.QUOTE_NONE if rel.startswith("korsts/") else csv.QUOTE_MINIMAL
+    for row, r in enumerate(read_tsv(path, quoting=quoting)):
+        if not keep(row):
+            continue
+        where = f"{rel}:{row + 2}"  # file line (line 1 is the header)
+        if "score" in r:
+            out.append(Example(r["sentence1"], r["sentence2"], _sts_label(r["score"], where)))
+        elif r.get("label", "").strip() == "-1":
+            continue
+        elif "premise" in r:
+            out.append(Example(r["premise"], r["hypothesis"],
+                               _label_index(task, r["label"], where)))
+        elif "sentence" in r:
+            out.append(Example(r["sentence"], None, _label_index(task, r["label"], where)))
+        else:
+            out.append(Example(r["sentence1"], r["sentence2"],
+                               _label_index(task, r["label"], where), r.get("word")))
+    return out
+
+
 def has_train(task: str) -> bool:
     """Whether the mirror holds training data for ``task``."""
     return task in TRAIN_FILES
 
 
 def load_train(task: str, resolver: SourceResolver) -> list[Example]:
-    """Training examples of ``task``, in file order.
+    """Training examples of ``task`` (``TRAIN_FILES``), in file order.
 
     Raises:
         SourceError: No training data exists for ``task`` or a file is malformed.
@@ -78,26 +163,7 @@ def load_train(task: str, resolver: SourceResolver) -> list[Example]:
             f"no training split for task {task!r} in the mirror (available: "
             f"{', '.join(sorted(TRAIN_FILES))})"
         )
-    rel = TRAIN_FILES[task]
-    path = resolver.path(rel)
-    if rel.endswith(".jsonl"):
-        out = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            record = json.loads(line)
-            label = _label_index(task, record["label"], f"{rel}:{number}")
-            out.append(Example(record["premise"], record["hypothesis"], label))
-        return out
-    rows = read_tsv(path)
-    if task == "sst2":
-        return [Example(r["sentence"], None, _label_index(task, r["label"], rel)) for r in rows]
-    if task == "wic":
-        return [
-            Example(r["sentence1"], r["sentence2"], _label_index(task, r["label"], rel), r["word"])
-            for r in rows
-        ]
-    return [
-        Example(r["sentence1"], r["sentence2"], _label_index(task, r["label"], rel)) for r in rows
-    ]
+    return load_examples(task, TRAIN_FILES[task], resolver)
 
 
 def label_counts(task: str, resolver: SourceResolver) -> tuple[list[int], str]:
