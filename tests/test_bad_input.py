@@ -297,7 +297,8 @@ CASES: dict[str, Case] = {
                                "no such model folder"),
     "train_base_not_a_model": Case((*T, "--out", "m", "--base", "data"), 2,
                                    "not a model folder"),
-    "train_device_tpu": Case((*T, "--out", "m", "--device", "tpu"), 2, "--device 'tpu'"),
+    "train_device_tpu": Case((*T, "--out", "m", "--device", "tpu"), 2,
+                             "--device tpu: unknown device"),
     "train_out_existing_folder": Case((*T, "--out", "data"), 2, "Pass --overwrite"),
     "train_out_file": Case((*T, "--out", "p.jsonl"), 2, "is a file"),
     # generate
