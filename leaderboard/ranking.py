@@ -18,6 +18,12 @@ key), ``borda`` (as MTEB: per suite one point per other entry beaten, half per t
 ``win_rate`` (as HELM: mean share of other entries beaten). Only entries that cover every suite
 of the view are ranked; partial entries are listed with their coverage and ``rank = None``.
 
+**Degenerate entries are references, never ranked.** An entry flagged degenerate in a view (see
+Flags) is listed below the ranked entries with ``rank = None`` and ``status = "reference"``;
+per suite, a degenerate cell is shown with ``rank = None`` below the ranked cells. A constant or
+random predictor is always flagged, so it can never rank first, however weak the other entries
+are (a real model below chance on consistent accuracy loses to random on the score itself).
+
 **Views** come in reading order: per task first, then per consistency kind, per family, and
 ``all`` last (``VIEW_ORDER`` in ``Leaderboard.view_order``).
 
@@ -28,10 +34,15 @@ entry's rank are its 95% rank interval. Resampling units whose outcome vectors a
 resampling patterns: a multinomial draw over the distinct outcome patterns gives exactly the
 same distribution in O(patterns) per resample.
 
-**Flags.** A cell is *degenerate* when the accuracy on the originals is not significantly above
-the majority-class rate (exact one-sided binomial test, p >= 0.05) or one label takes at least
-95% of the predictions on the originals; an entry is flagged in a view when at least half of
-its covered suites are. A cell is *contaminated* when the entry's ``training_data``
+**Flags.** A cell is *degenerate* when one label takes at least 95% of the predictions on the
+originals, or the accuracy on the originals is not significantly above the majority-class rate
+(exact one-sided binomial test, p >= 0.05). Both need originals of more than one gold class.
+Where at least 95% of the originals share one gold label (BECEL's negational sets), a constant
+is right on them and neither test means anything; there the cell is degenerate when the ranked
+score itself is not significantly above chance (one-sided z test of the chance-corrected
+consistent accuracy against 0 with its binomial standard error, z < 1.645), so a random or
+constant predictor is flagged on those suites too. An entry is flagged in a view when at least
+half of its covered suites are. A cell is *contaminated* when the entry's ``training_data``
 (bench/contamination.py) names a file the suite draws from.
 """
 
@@ -69,6 +80,8 @@ FAMILIES = ("becel", "calm", "salad", "coherence")
 VIEW_ORDER = ("task", "kind", "family", "all")
 
 ALPHA = 0.05
+#: One-sided 95% normal quantile: the ranked score must be this many standard errors above 0.
+Z_ABOVE_CHANCE = 1.6449
 NEAR_CONSTANT = 0.95
 N_BOOT_RANKS = 1000
 
@@ -93,7 +106,8 @@ class Cell:
             whose originals have a single gold class (shown, not ranked).
         ci95: 95% interval of ``score``.
         n: Units of ``score``.
-        rank: Rank among the entries on this suite (by ``goodness``).
+        rank: Rank among the entries on this suite (by ``goodness``); ``None`` for a
+            degenerate cell (shown for reference, never ranked) or an unranked suite.
         sd_goodness: Standard error of ``goodness`` (binomial, for the interval fallback).
         consistency: ``score`` direction-normalised (higher is better).
         consistent_accuracy: Consistent accuracy before chance correction.
@@ -109,7 +123,7 @@ class Cell:
     goodness: float | None
     ci95: tuple[float, float] | None
     n: int | None
-    rank: int = 0
+    rank: int | None = None
     sd_goodness: float | None = None
     consistency: float | None = None
     consistent_accuracy: float | None = None
@@ -169,6 +183,13 @@ class Row:
         return self.covered == self.total
 
     @property
+    def status(self) -> str:
+        """``ranked``; ``reference`` (complete but degenerate: shown, never ranked); ``partial``."""
+        if not self.complete:
+            return "partial"
+        return "reference" if self.degenerate else "ranked"
+
+    @property
     def flags(self) -> list[str]:
         """Short flag names (``degenerate``, ``contaminated``)."""
         return [n for n in ("degenerate", "contaminated") if getattr(self, n)]
@@ -215,8 +236,8 @@ class Leaderboard:
                     "suites": list(v.suites),
                     "unranked_suites": list(v.unranked_suites),
                     "rows": [
-                        asdict(r) | {"complete": r.complete, "flags": r.flags,
-                                     "vs_next": _test_dict(r.vs_next)}
+                        asdict(r) | {"complete": r.complete, "status": r.status,
+                                     "flags": r.flags, "vs_next": _test_dict(r.vs_next)}
                         for r in v.rows
                     ],
                 }
@@ -283,20 +304,40 @@ def view_title(key: str) -> str:
 
 
 def degenerate_testable(metrics: Mapping) -> bool:
-    """Whether the degenerate tests apply: labelled originals, not >= 95% one gold class."""
+    """Whether the tests on the originals apply: labelled originals, not >= 95% one gold class."""
     rate = metrics.get("majority_rate")
     return bool(metrics.get("n_original")) and rate is not None and rate < NEAR_CONSTANT
 
 
-def degenerate_reason(metrics: Mapping) -> str | None:
-    """Why a cell's predictions on the originals are degenerate, or ``None``.
+def at_chance_reason(goodness: float | None, sd: float | None) -> str | None:
+    """Why a ranked score is not significantly above chance, or ``None``.
 
-    Near-constant: one label takes at least 95% of the predictions. Not above majority: the
-    exact one-sided binomial test of the correct count against the majority-class rate gives
-    p >= 0.05. Neither applies where the originals are themselves >= 95% one class.
+    Args:
+        goodness: Chance-corrected consistent accuracy (0 = chance).
+        sd: Its standard error; ``None`` where unknown (then no verdict).
+
+    """
+    if goodness is None or sd is None:
+        return None
+    z = goodness / sd if sd > 0 else (np.inf if goodness > 0 else -np.inf)
+    if z >= Z_ABOVE_CHANCE:
+        return None
+    return (f"score {100 * goodness:.1f}% not significantly above chance "
+            f"(z = {z:.2f} < {Z_ABOVE_CHANCE:.3f})")
+
+
+def degenerate_reason(metrics: Mapping, goodness: float | None = None,
+                      sd: float | None = None) -> str | None:
+    """Why a cell is degenerate, or ``None``.
+
+    Near-constant: one label takes at least 95% of the predictions on the originals. Not above
+    majority: the exact one-sided binomial test of the correct count against the majority-class
+    rate gives p >= 0.05. Neither applies where the originals are themselves >= 95% one class.
+    Where the originals are >= 95% one class, at chance instead: the ranked score is not
+    significantly above 0 (:func:`at_chance_reason`).
     """
     if not degenerate_testable(metrics):
-        return None
+        return at_chance_reason(goodness, sd)
     top = metrics.get("top_prediction_share")
     if top is not None and top >= NEAR_CONSTANT:
         return f"near-constant predictions on the originals ({100 * top:.0f}% one label)"
@@ -484,7 +525,10 @@ def _view(
             contaminated=_flag_any([c.contaminated for c in mine], covered),
         )
     complete = [e for e in entries if stats[e]["covered"] == len(suites) and suites]
-    partial = [e for e in entries if e not in complete]
+    # Complete but degenerate: a reference row (constant, random), never ranked.
+    reference = [e for e in complete if stats[e]["degenerate"]]
+    complete = [e for e in complete if e not in reference]
+    partial = [e for e in entries if e not in complete and e not in reference]
 
     def ranks(key: str) -> dict[str, int]:
         vals = [stats[e][key] if stats[e][key] is not None else -1e9 for e in complete]
@@ -492,12 +536,13 @@ def _view(
 
     r_mean, r_borda, r_win = ranks("mean"), ranks("borda"), ranks("win_rate")
     complete.sort(key=lambda e: (r_mean[e], -stats[e]["borda"], e))
+    reference.sort(key=lambda e: (-stats[e]["mean"], e))
     partial.sort(key=lambda e: (-stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
     chance = {s: next(iter(ranked[s].values())).chance or 0.0 for s in suites if ranked[s]}
     boot = _bootstrap_scores(complete, suites, outcomes, chance, 0, N_BOOT_RANKS, f"ranks:{name}")
     intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
     rows = []
-    for e in complete + partial:
+    for e in complete + reference + partial:
         st = stats[e]
         low, high = intervals.get(e, (None, None))
         rows.append(
@@ -565,8 +610,8 @@ def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | Non
         consistent_accuracy=ca,
         chance=chance,
         accuracy=None if accuracy is None else float(accuracy),
-        degenerate=degenerate_reason(metrics),
-        degenerate_testable=degenerate_testable(metrics),
+        degenerate=degenerate_reason(metrics, None if cc is None else float(cc), sd),
+        degenerate_testable=degenerate_testable(metrics) or (cc is not None and sd is not None),
         contaminated=contamination(declared, info.source_files),
     )
 
@@ -641,15 +686,17 @@ def rank(
     tables = unit_tables(outcomes) if outcomes is not None else None
     for suite in ordered:
         cs = cells[suite]
-        good = sorted((e for e in cs if cs[e].goodness is not None),
-                      key=lambda e: (-cs[e].goodness, e))
+        scored = sorted((e for e in cs if cs[e].goodness is not None),
+                        key=lambda e: (-cs[e].goodness, e))
+        good = [e for e in scored if not cs[e].degenerate]  # ranked
+        reference = [e for e in scored if cs[e].degenerate]  # shown below, never ranked
         rest = sorted((e for e in cs if cs[e].goodness is None),
                       key=lambda e: (-(cs[e].consistency or 0.0), e))
         for e, r in zip(good, _dense_ranks([cs[e].goodness for e in good]), strict=True):
             cs[e] = replace(cs[e], rank=r)
-        if good:
+        if scored:
             rankable.add(suite)
-        suite_order[suite] = good + rest
+        suite_order[suite] = good + reference + rest
         suite_tests[suite] = [
             _suite_test(good[i], good[i + 1], suite, cs, tables) for i in range(len(good) - 1)
         ]

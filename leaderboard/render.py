@@ -56,6 +56,8 @@ def _p(p: float) -> str:
 
 
 def _rank_text(row: Row) -> str:
+    if row.status == "reference":
+        return "ref"
     if row.rank is None:
         return "unranked"
     if row.rank_low is None:
@@ -69,9 +71,21 @@ def _flags_text(row: Row) -> str:
 
 
 def task_summary(lb: Leaderboard) -> tuple[list[str], list[str]]:
-    """The per-task views and the entries in the order of the ``all`` view."""
+    """The per-task views, and the entries: ranked in most task views first, references last.
+
+    An entry's order key is (number of task views where it is a degenerate reference, minus
+    the number where it is ranked, mean rank there, name): real models come before the
+    constant and random baselines whatever their coverage.
+    """
     tasks = [k for k in lb.views if k.startswith("task:")]
-    return tasks, [r.name for r in lb.views["all"].rows]
+    key: dict[str, tuple] = {}
+    for row in lb.views["all"].rows:
+        rows = [r for k in tasks for r in lb.views[k].rows if r.name == row.name]
+        ranks = [r.rank for r in rows if r.rank is not None]
+        refs = sum(r.status == "reference" for r in rows)
+        key[row.name] = (refs > len(ranks), -len(ranks),
+                         sum(ranks) / len(ranks) if ranks else 0.0, row.name)
+    return tasks, sorted(key, key=key.__getitem__)
 
 
 def render_markdown(lb: Leaderboard) -> str:
@@ -89,6 +103,8 @@ def render_markdown(lb: Leaderboard) -> str:
             row = rows_by[k].get(name)
             if row is None or row.covered == 0:
                 cells.append("–")
+            elif row.status == "reference":
+                cells.append(f"ref {_pct(row.mean)} / {_pct(row.accuracy)}")
             elif row.rank is None:
                 cells.append(f"partial {row.covered}/{row.total}")
             else:
@@ -98,7 +114,8 @@ def render_markdown(lb: Leaderboard) -> str:
     lines += [
         "",
         "Each cell: `#rank score / acc`. " + SCORE_NOTE + " An entry is ranked in a view only "
-        "when it covers every suite of it (`partial k/n` otherwise). Flags: `degenerate` "
+        "when it covers every suite of it (`partial k/n` otherwise) and is not degenerate there "
+        "(`ref`: shown for reference, never ranked). Flags: `degenerate` "
         "(accuracy on the originals not significantly above the majority-class rate, or "
         "near-constant predictions), `contaminated` (declared training on a file a suite draws "
         "from). Full tables, rank intervals and paired tests: index.html / leaderboard.json.",
@@ -113,6 +130,7 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
 th { background: #f3f3f3; cursor: pointer; user-select: none; }
 td.name, th.name, td.flags { text-align: left; }
 tr.partial td { color: #888; font-style: italic; }
+tr.reference td { color: #666; background: #fafafa; }
 th[aria-sort=ascending]::after { content: " ▲"; }
 th[aria-sort=descending]::after { content: " ▼"; }
 small { color: #666; }
@@ -225,7 +243,8 @@ def _view_row(lb: Leaderboard, row: Row, per_suite: list[str]) -> str:
     half = None if row.sd_mean is None else 1.96 * row.sd_mean
     tips = "\n".join(x for x in (row.degenerate, row.contaminated) if x)
     flags = f'<span class="flag">{html.escape(_flags_text(row))}</span>' if row.flags else ""
-    cls = "" if row.complete else ' class="partial"'
+    cls = {"ranked": "", "reference": ' class="reference"', "partial": ' class="partial"'}[
+        row.status]
     cells = []
     for s in per_suite:
         text, tip = _cell_text(lb.cells[s].get(row.name))
@@ -250,6 +269,12 @@ def _view_row(lb: Leaderboard, row: Row, per_suite: list[str]) -> str:
     )
 
 
+def _cell_rank_text(c: Cell) -> str:
+    if c.goodness is None:
+        return "not ranked"
+    return "ref" if c.rank is None else str(c.rank)
+
+
 def _suite_table(lb: Leaderboard, suite: str, prefix: str) -> str:
     info = lb.suites[suite]
     metric = html.escape(info.main_metric)
@@ -269,7 +294,7 @@ def _suite_table(lb: Leaderboard, suite: str, prefix: str) -> str:
                          if x)
         tip = "; ".join(x for x in (c.degenerate, c.contaminated) if x)
         body.append(
-            "<tr>" + _td(str(c.rank) if c.goodness is not None else "not ranked", c.rank)
+            "<tr>" + _td(_cell_rank_text(c), "" if c.rank is None else c.rank)
             + _td(html.escape(name), name, "name")
             + _td(_pct(c.goodness), c.goodness)
             + _td(_pct(c.consistent_accuracy), c.consistent_accuracy)
@@ -311,7 +336,9 @@ def render_html(lb: Leaderboard, *, heatmap: bool = True) -> str:
         "bootstrap over the units the ranked entries share. <em>vs next</em>: &gt; "
         "distinguishable from the next entry (p &lt; 0.05), ≈ not. Only entries covering every "
         "suite of a view are ranked; partial entries are grey. ⚠ degenerate (accuracy on the "
-        "originals not significantly above the majority rate, or near-constant predictions), "
+        "originals not significantly above the majority rate, or near-constant predictions): "
+        "such an entry (a constant or random baseline) is shown as <em>ref</em> below the "
+        "ranked entries and never ranked; "
         "☣ contaminated (declared training on a file the suite draws from): hover for the "
         "reason. Views: per task, per consistency kind, per family, all suites. Click a "
         "column header to sort.</p>",
@@ -352,7 +379,7 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
     import numpy as np
     from matplotlib.colors import TwoSlopeNorm
 
-    names = [r.name for r in lb.views["all"].rows]
+    names = task_summary(lb)[1]
     suites = list(lb.suites)
     grid = np.full((len(names), len(suites)), np.nan)
     not_ranked = np.zeros(grid.shape, dtype=bool)

@@ -29,33 +29,48 @@ def test_submit_score_rank_real_suite(tmp_path):
     assert built.returncode == 0, built.stderr
     import pyarrow.parquet as pq
 
-    rows = pq.read_table(tmp_path / "data/mrpc_symmetric/test.parquet").column("id").to_pylist()
+    table = pq.read_table(tmp_path / "data/mrpc_symmetric/test.parquet")
+    rows, gold = table.column("id").to_pylist(), table.column("label").to_pylist()
     (tmp_path / "meta.yaml").write_text(META)
-    (tmp_path / "a.jsonl").write_text("".join(
-        json.dumps({"id": r, "label": (i // 7) % 2}) + "\n" for i, r in enumerate(rows)))
-    (tmp_path / "b.jsonl").write_text("".join(json.dumps({"id": r, "label": 1}) + "\n"
-                                              for r in rows))
+
+    def write(name, labels):
+        (tmp_path / name).write_text("".join(
+            json.dumps({"id": r, "label": y}) + "\n" for r, y in zip(rows, labels, strict=True)))
+
+    # good: gold with every 10th answer flipped; fair: every 5th flipped; chance: a pattern
+    # unrelated to the gold; const: always 1.
+    write("good.jsonl", [g if i % 10 else 1 - g for i, g in enumerate(gold)])
+    write("fair.jsonl", [g if i % 5 else 1 - g for i, g in enumerate(gold)])
+    write("chance.jsonl", [(i // 7) % 2 for i in range(len(rows))])
+    write("const.jsonl", [1] * len(rows))
     (tmp_path / "bad.jsonl").write_text(json.dumps({"id": "nope/0/x", "label": 1}) + "\n")
-    for name, pred in (("A", "a.jsonl"), ("B", "b.jsonl")):
-        proc = cli("submit", pred, "--name", name, "--meta", "meta.yaml", "--data", "data",
-                   cwd=tmp_path)
+    for name in ("good", "fair", "chance", "const"):
+        proc = cli("submit", f"{name}.jsonl", "--name", name, "--meta", "meta.yaml", "--data",
+                   "data", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
     bad = cli("submit", "bad.jsonl", "--name", "C", "--meta", "meta.yaml", "--data", "data",
               cwd=tmp_path)
     assert bad.returncode == 2 and "bad.jsonl" in bad.stderr
-    assert sorted(p.name for p in (tmp_path / "submissions").iterdir()) == [".lock", ".staging",
-                                                                           "a", "b"]
-    results = json.loads((tmp_path / "submissions/a/results.json").read_text())
+    assert sorted(p.name for p in (tmp_path / "submissions").iterdir()) == [
+        ".lock", ".staging", "chance", "const", "fair", "good"]
+    results = json.loads((tmp_path / "submissions/good/results.json").read_text())
     assert "content_hash" in results["suites"]["mrpc_symmetric"]
     assert cli("rescore", "--data", "data", cwd=tmp_path).stdout.strip() == "0 change(s)"
     proc = cli("leaderboard", "--out", "site", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     md = (tmp_path / "site/leaderboard.md").read_text()
-    # a constant is perfectly symmetric and right on the majority class: it beats an entry
-    # at chance, but is flagged degenerate (near-constant predictions on the originals)
-    assert md.index("| b |") < md.index("| a |")
-    assert "| b |" in md and md.split("| b |")[1].splitlines()[0].rstrip().endswith(
-        "degenerate |")
+    lines = {line.split("|")[1].strip(): line for line in md.splitlines()
+             if line.startswith("| ") and not line.startswith("| Entry")}
+    # The two informative entries are ranked in the right order; the constant (perfectly
+    # symmetric, right on the majority class) and the entry at chance are flagged degenerate
+    # and shown as references below them, never ranked.
+    assert lines["good"].split("|")[2].strip().startswith("#1 ")
+    assert lines["fair"].split("|")[2].strip().startswith("#2 ")
+    for name in ("const", "chance"):
+        assert lines[name].split("|")[2].strip().startswith("ref "), lines[name]
+        assert lines[name].rstrip().endswith("degenerate |"), lines[name]
+    order = [line.split("|")[1].strip() for line in md.splitlines() if line.startswith("| ")][1:]
+    assert order[:2] == ["good", "fair"]
     # With the suite folder, neighbours are compared by a paired test on their shared groups
     # (class-weighted consistent-accuracy units: paired bootstrap) and ranks get intervals.
     proc = cli("leaderboard", "--out", "site2", "--data", "data", cwd=tmp_path)
@@ -63,5 +78,7 @@ def test_submit_score_rank_real_suite(tmp_path):
     board = json.loads((tmp_path / "site2/leaderboard.json").read_text())
     assert board["suite_tests"]["mrpc_symmetric"][0]["method"] == "paired-bootstrap"
     rows = board["views"]["all"]["rows"]
-    assert [r["name"] for r in rows] == ["b", "a"]
-    assert all(r["rank_low"] <= r["rank"] <= r["rank_high"] for r in rows)
+    assert [r["name"] for r in rows][:2] == ["good", "fair"]
+    assert [r["status"] for r in rows] == ["ranked", "ranked", "reference", "reference"]
+    assert all(r["rank"] is None for r in rows[2:])
+    assert all(r["rank_low"] <= r["rank"] <= r["rank_high"] for r in rows[:2])

@@ -3,7 +3,8 @@
 Seeded synthetic entries (tests/synthetic_entries.py) are scored by the real scorers on every
 suite the mirror builds, then ranked. In every view: gold with 5% noise > gold with 25% noise >
 uniform random, gold with 25% noise > a constant, gold with 5% noise > "accurate on originals,
-random on perturbations"; neither the constant nor the random entry ranks first. Orderings
+random on perturbations"; the constant and the random entry are never ranked at all (they are
+degenerate: reference rows below every ranked entry), in any view or on any suite. Orderings
 only, never particular numbers.
 """
 
@@ -34,18 +35,49 @@ def test_every_family_is_in_the_synthetic_run(board):
     assert keys[0].startswith("task:") and keys[-1] == "all"
 
 
+DEGENERATE = ("constant", "random")
+
+
+def _before(view, better: str, worse: str) -> bool:
+    """``better`` is listed (and, where both are ranked, ranked) ahead of ``worse``."""
+    order = [r.name for r in view.rows]
+    rows = {r.name: r for r in view.rows}
+    if rows[better].rank is None:
+        return False
+    ahead = order.index(better) < order.index(worse)
+    return ahead and (rows[worse].rank is None or rows[better].rank < rows[worse].rank)
+
+
 def test_right_order_in_every_view(board):
     wrong = []
     for key, view in board.views.items():
         if not view.suites:
             continue
         rows = {r.name: r for r in view.rows}
-        assert all(rows[e].rank is not None for e in ENTRIES), key  # every entry is complete
+        assert all(rows[e].complete for e in ENTRIES), key  # every entry covers every suite
         for better, worse in ORDER:
-            if not (rows[better].mean > rows[worse].mean and rows[better].rank < rows[worse].rank):
+            if not (rows[better].mean > rows[worse].mean and _before(view, better, worse)):
                 wrong.append(f"{key}: {better} !> {worse}")
-        if view.rows[0].name in ("constant", "random"):
+        if view.rows[0].name in DEGENERATE:
             wrong.append(f"{key}: {view.rows[0].name} ranks first")
+        for name in DEGENERATE:
+            if rows[name].rank is not None or rows[name].status != "reference":
+                wrong.append(f"{key}: {name} is ranked ({rows[name].rank})")
+        statuses = [r.status for r in view.rows]
+        if statuses != sorted(statuses, key=("ranked", "reference", "partial").index):
+            wrong.append(f"{key}: rows out of order {statuses}")
+    assert wrong == []
+
+
+def test_degenerate_entries_are_never_ranked_on_a_suite(board):
+    wrong = []
+    for suite, cells in board.cells.items():
+        for name in DEGENERATE:
+            if cells[name].degenerate and cells[name].rank is not None:
+                wrong.append(f"{suite}: degenerate {name} ranked {cells[name].rank}")
+        order = board.suite_order[suite]
+        if cells[order[0]].goodness is not None and order[0] in DEGENERATE:
+            wrong.append(f"{suite}: {order[0]} listed first")
     assert wrong == []
 
 
@@ -62,7 +94,10 @@ def test_rank_intervals_and_flags(board):
     rows = {r.name: r for r in view.rows}
     assert rows["gold-5"].rank_low == rows["gold-5"].rank_high == 1
     for row in view.rows:
-        assert row.rank_low <= row.rank <= row.rank_high
+        if row.rank is not None:
+            assert row.rank_low <= row.rank <= row.rank_high
+        else:
+            assert row.rank_low is None and row.rank_high is None
     assert "degenerate" in rows["constant"].flags and "degenerate" in rows["random"].flags
     assert rows["gold-5"].flags == [] and rows["gold-25"].flags == []
 

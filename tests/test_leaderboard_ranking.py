@@ -230,6 +230,43 @@ def test_degenerate_flags_name_the_reason():
     assert rows["const"].flags == ["degenerate"]
 
 
+def test_degenerate_entry_is_a_reference_never_ranked():
+    """A constant scoring above every real entry is still listed below them, unranked."""
+    const = {"accuracy": 0.55, "n_original": 200, "n_original_correct": 110,
+             "majority_rate": 0.55, "top_prediction_share": 1.0, "consistent_accuracy_n": 100}
+    good = {"accuracy": 0.9, "n_original": 200, "n_original_correct": 180,
+            "majority_rate": 0.55, "top_prediction_share": 0.5, "consistent_accuracy_n": 100}
+    lb = rank([Entry("const", res(s=suite(0.0, cc=0.5, metrics=const))),
+               Entry("weak", res(s=suite(0.0, cc=-0.1, metrics=good))),
+               Entry("good", res(s=suite(0.0, cc=0.3, metrics=good)))])
+    view = lb.views["all"]
+    assert [(r.name, r.rank, r.status) for r in view.rows] == [
+        ("good", 1, "ranked"), ("weak", 2, "ranked"), ("const", None, "reference")]
+    assert view.rows[1].vs_next is None  # no test against a reference row
+    assert lb.cells["s"]["const"].rank is None and lb.cells["s"]["good"].rank == 1
+    assert lb.suite_order["s"] == ["good", "weak", "const"]
+    assert lb.suite_tests["s"][0] is not None and len(lb.suite_tests["s"]) == 1
+    row = lb.to_dict()["views"]["all"]["rows"][2]
+    assert (row["name"], row["rank"], row["status"]) == ("const", None, "reference")
+
+
+def test_single_class_originals_use_the_chance_test():
+    """Where every original has one gold label, a constant is right on all of them: the
+    degenerate test is then whether the ranked score is significantly above chance."""
+    def one_class(correct):
+        return {"accuracy": correct / 200, "n_original": 200, "n_original_correct": correct,
+                "majority_rate": 1.0, "top_prediction_share": 1.0, "consistent_accuracy_n": 200}
+
+    lb = rank([Entry("const", res(s=suite(0.0, cc=-0.3, chance=0.25, metrics=one_class(200)))),
+               Entry("random", res(s=suite(0.0, cc=0.02, chance=0.25, metrics=one_class(66)))),
+               Entry("model", res(s=suite(0.0, cc=0.3, chance=0.25, metrics=one_class(170))))])
+    rows = {r.name: r for r in lb.views["all"].rows}
+    assert "not significantly above chance" in rows["const"].degenerate
+    assert "not significantly above chance" in rows["random"].degenerate
+    assert rows["model"].degenerate is None and rows["model"].rank == 1
+    assert rows["const"].rank is None and rows["random"].rank is None
+
+
 def test_contamination_flag_from_training_data():
     a = suite(0.1, source_files=["becel/mrpc/train.tsv", "becel/mrpc/symmetric.tsv"])
     b = suite(0.1, kind="k2", source_files=["becel/mrpc/test.tsv"])
