@@ -2,8 +2,10 @@
 
 Features: word uni- and bigram TF-IDF (sublinear tf, min_df 2) of ``text``, of ``text_pair``
 and their element-wise product (shared terms), stacked; one ``LogisticRegression`` (lbfgs,
-C=1, deterministic). WiC inputs use the runner's ``word-prefix`` format. scikit-learn is
-imported inside the functions.
+C=1). Fitting and prediction run with one BLAS thread (``threadpoolctl``): with several, the
+order of floating-point reductions may vary from run to run, and two regenerations of
+the committed entry differed in the 6th decimal of two probabilities. WiC inputs use the
+runner's ``word-prefix`` format. scikit-learn is imported inside the functions.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ class TfidfModel:
 
     def predict_proba(self, pairs: Sequence[tuple[str, str | None]]) -> list[list[float]]:
         """Class probabilities, one list per input, in label index order."""
-        probs = self.classifier.predict_proba(self.features(pairs))
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1):
+            probs = self.classifier.predict_proba(self.features(pairs))
         classes = list(self.classifier.classes_)
         n = max(classes) + 1
         out = []
@@ -50,13 +55,15 @@ def fit_tfidf(
     """Fit the vectoriser on all training texts and the classifier on the features."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
 
     pair = any(p is not None for _, p in pairs)
     corpus = [t for t, _ in pairs] + ([p or "" for _, p in pairs] if pair else [])
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     vectorizer.fit(corpus)
     model = TfidfModel(vectorizer, LogisticRegression(C=1.0, max_iter=2000), pair)
-    model.classifier.fit(model.features(pairs), list(labels))
+    with threadpool_limits(1):  # reductions in one fixed order: the same floats on every run
+        model.classifier.fit(model.features(pairs), list(labels))
     if len(model.classifier.classes_) != num_labels:
         raise ValueError(f"training data has {len(model.classifier.classes_)} classes, "
                          f"task has {num_labels}")
