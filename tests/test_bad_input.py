@@ -353,6 +353,15 @@ CASES: dict[str, Case] = {
                                 "is a folder"),
     "baseline_unknown": Case(("baseline", "majorty", *D, "--out", "b.jsonl"), 2,
                              "Did you mean: majority"),
+    # predict (all rejected before the model is loaded)
+    "predict_out_folder": Case(("predict", "--model", "./no-such-model", *D, "--out", "data"),
+                               2, "--out data: is a folder"),
+    "predict_missing_model": Case(("predict", "--model", "./no-such-model", *D, "--out",
+                                   "x.jsonl"), 2, "--model ./no-such-model: no such model folder"),
+    "predict_device_tpu": Case(("predict", "--model", "./no-such-model", *D, "--out", "x.jsonl",
+                                "--device", "tpu"), 2, "--device tpu: unknown device"),
+    "predict_max_length_zero": Case(("predict", "--model", "./no-such-model", *D, "--out",
+                                     "x.jsonl", "--max-length", "0"), 2, "--max-length 0"),
     # export-lm-eval, convert-lm-eval (issue 10's commands)
     "export_lm_eval_out_file": Case(("export-lm-eval", *D, "--out", "p.jsonl"), 2, "is a file"),
     "export_lm_eval_out_other_folder": Case(("export-lm-eval", *D, "--out", "other"), 2,
@@ -432,7 +441,7 @@ def test_case_counts():
     commands = {c.argv[0] for c in CASES.values()}
     clean = sum(1 for c in CASES.values() if c.code == 2)
     print(f"\nBAD INPUT: {len(CASES)} cases over {len(commands)} commands, {clean} exit 2")
-    assert len(CASES) == 62 and clean == 60 and len(commands) == 10
+    assert len(CASES) == 66 and clean == 64 and len(commands) == 11
 
 
 def test_leaderboard_skips_a_bad_entry_and_ranks_the_rest(case_dir, capsys):
