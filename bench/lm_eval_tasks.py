@@ -84,18 +84,24 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
 
 
 def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
-                 suites: Sequence[str] | None = None, hub: str | None = None) -> list[Path]:
+                 suites: Sequence[str] | None = None, hub: str | None = None,
+                 overwrite: bool = False) -> list[Path]:
     """Write one task YAML per suite and the group YAML into ``out``; return the files.
+
+    ``out`` is written as a whole (a temporary sibling renamed into place), so an earlier
+    export's task files do not linger beside the new ones.
 
     Raises:
         DataError: ``data_dir`` is not a built folder, or a suite is not in it.
-        ConfigError: ``hub`` is not ``ORG/NAME``.
+        ConfigError: ``hub`` is not ``ORG/NAME``; ``out`` is a file, or a non-empty folder
+            that is not an earlier export (it holds no ``consistency_bench.yaml``) and
+            ``overwrite`` is false.
 
     """
     import pyarrow.parquet as pq
     import yaml
 
-    from bench.atomic import write_text
+    from bench.atomic import atomic_dir, check_output_dir
     from bench.manifest import parquet_path, read_manifest
 
     if hub is not None and not re.fullmatch(r"[\w.\-]+/[\w.\-]+", hub):
@@ -106,23 +112,21 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     unknown = [s for s in chosen if s not in manifest]
     if unknown:
         raise DataError(f"suites not in {root / 'suites.json'}: {', '.join(unknown)}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
+    out = check_output_dir(out, overwrite=overwrite, replaceable=f"{GROUP}.yaml")
+    texts = {}
     for suite in chosen:
         pairs = pq.read_table(parquet_path(root, suite), columns=["text_pair"]).column(0)
         is_pair = pairs.null_count < len(pairs)
         config = task_config(suite, manifest[suite], root, hub, is_pair)
-        target = out / f"{task_name(suite)}.yaml"
-        write_text(target, yaml.safe_dump(config, sort_keys=False, allow_unicode=True,
-                                          width=1000))
-        written.append(target)
+        texts[f"{task_name(suite)}.yaml"] = yaml.safe_dump(config, sort_keys=False,
+                                                           allow_unicode=True, width=1000)
     group = {"group": GROUP, "task": [task_name(s) for s in chosen],
              "metadata": {"version": 1.0}}
-    target = out / f"{GROUP}.yaml"
-    write_text(target, yaml.safe_dump(group, sort_keys=False))
-    written.append(target)
-    return written
+    texts[f"{GROUP}.yaml"] = yaml.safe_dump(group, sort_keys=False)
+    with atomic_dir(out) as tmp:
+        for name, text in texts.items():
+            (tmp / name).write_text(text, encoding="utf-8")
+    return [out / name for name in texts]
 
 
 # ----------------------------------------------------------------------------- convert

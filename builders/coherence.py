@@ -298,12 +298,16 @@ _SUITES = (
     ),
 )
 
+#: Test examples the paper evaluates (section 4.1): CE "testing (178 examples)"; ART "200
+#: random examples ... 11 examples were discarded". The card shows the count against them.
+PAPER_SIZES = {"conv_ent_coherence": 178, "art_coherence": 189}
+
 for _s in _SUITES:
     register_suite(
         SuiteSpec(
             name=_s.name, task=_s.task, family="coherence", kind=_s.kind,
             version=VERSION, sources=_s.sources, build=_s.build, description=_s.description,
             main_metric=_s.main_metric, higher_is_better=True, extras=SPAN_EXTRAS,
-            citation=CITATION, license=_s.license,
+            citation=CITATION, license=_s.license, expected_rows=PAPER_SIZES[_s.name],
         )
     )

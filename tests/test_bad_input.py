@@ -183,6 +183,28 @@ def rte_only(tmp: Path) -> None:
     _subset(tmp / "data", tmp / "rte", ["rte_semantic"])
 
 
+def _lm_eval_samples(tmp: Path, sha256: str | None = None, rows: int | None = None) -> None:
+    """``lm-out/``: lm-eval ``--log_samples`` output for rte_semantic, as lm-eval writes it."""
+    date = "2026-01-01T00-00-00.000000"
+    manifest = json.loads((tmp / "data" / "suites.json").read_text())["suites"]
+    task = "consistency_bench_rte_semantic"
+    meta = {"sha256": sha256 or manifest["rte_semantic"]["sha256"]}
+    out = tmp / "lm-out" / "model"
+    out.mkdir(parents=True)
+    (out / f"results_{date}.json").write_text(json.dumps({"configs": {task: {"metadata": meta}}}))
+    ids = [r["id"] for r in _rows(tmp / "data", "rte_semantic")][:rows]
+    _jsonl(out / f"samples_{task}_{date}.jsonl",
+           [{"doc": {"id": i}, "filtered_resps": [[-1.0, False], [-2.0, False]]} for i in ids])
+
+
+def samples_other_build(tmp: Path) -> None:
+    _lm_eval_samples(tmp, sha256="0" * 64)
+
+
+def samples_partial(tmp: Path) -> None:
+    _lm_eval_samples(tmp, rows=10)
+
+
 # --------------------------------------------------------------------------- the table
 
 
@@ -331,6 +353,34 @@ CASES: dict[str, Case] = {
                                 "is a folder"),
     "baseline_unknown": Case(("baseline", "majorty", *D, "--out", "b.jsonl"), 2,
                              "Did you mean: majority"),
+    # predict (all rejected before the model is loaded)
+    "predict_out_folder": Case(("predict", "--model", "./no-such-model", *D, "--out", "data"),
+                               2, "--out data: is a folder"),
+    "predict_missing_model": Case(("predict", "--model", "./no-such-model", *D, "--out",
+                                   "x.jsonl"), 2, "--model ./no-such-model: no such model folder"),
+    "predict_device_tpu": Case(("predict", "--model", "./no-such-model", *D, "--out", "x.jsonl",
+                                "--device", "tpu"), 2, "--device tpu: unknown device"),
+    "predict_max_length_zero": Case(("predict", "--model", "./no-such-model", *D, "--out",
+                                     "x.jsonl", "--max-length", "0"), 2, "--max-length 0"),
+    # export-lm-eval, convert-lm-eval (issue 10's commands)
+    "export_lm_eval_out_file": Case(("export-lm-eval", *D, "--out", "p.jsonl"), 2, "is a file"),
+    "export_lm_eval_out_other_folder": Case(("export-lm-eval", *D, "--out", "other"), 2,
+                                            "Pass --overwrite", other_folder),
+    "export_lm_eval_unknown_suite": Case(("export-lm-eval", *D, "--out", "t", "--suites",
+                                          "rte_semantik"), 2, "rte_semantik"),
+    "export_lm_eval_bad_hub": Case(("export-lm-eval", *D, "--out", "t", "--hub", "cb"), 2,
+                                   "--hub 'cb': use ORG/NAME"),
+    "convert_lm_eval_out_folder": Case(("convert-lm-eval", "lm-out", *D, "--out", "data"), 2,
+                                       "is a folder", _lm_eval_samples),
+    "convert_lm_eval_out_is_input": Case(("convert-lm-eval", "p.jsonl", *D, "--out",
+                                          "p.jsonl"), 2, "is the input file"),
+    "convert_lm_eval_no_samples": Case(("convert-lm-eval", "data", *D, "--out", "x.jsonl"), 2,
+                                       "no samples_*.jsonl under data"),
+    "convert_lm_eval_other_build": Case(("convert-lm-eval", "lm-out", *D, "--out", "x.jsonl"),
+                                        2, "exported from a suite with sha256 000",
+                                        samples_other_build),
+    "convert_lm_eval_partial": Case(("convert-lm-eval", "lm-out", *D, "--out", "x.jsonl"), 2,
+                                    "samples cover 10 of 496 rows", samples_partial),
 }
 
 
@@ -391,7 +441,7 @@ def test_case_counts():
     commands = {c.argv[0] for c in CASES.values()}
     clean = sum(1 for c in CASES.values() if c.code == 2)
     print(f"\nBAD INPUT: {len(CASES)} cases over {len(commands)} commands, {clean} exit 2")
-    assert len(CASES) == 53 and clean == 51 and len(commands) == 8
+    assert len(CASES) == 66 and clean == 64 and len(commands) == 11
 
 
 def test_leaderboard_skips_a_bad_entry_and_ranks_the_rest(case_dir, capsys):
@@ -533,6 +583,22 @@ def test_train_overwrite_passes_the_checks(case_dir):
 
     args = make_parser().parse_args([*T, "--out", "data", "--overwrite"])
     check_args(args)  # no error: the folder would be replaced atomically
+
+
+def test_export_lm_eval_replaces_its_own_earlier_export(case_dir):
+    assert main(["export-lm-eval", *D, "--out", "t"]) == 0
+    assert main(["export-lm-eval", *D, "--out", "t", "--suites", "rte_semantic"]) == 0
+    assert sorted(p.name for p in (case_dir / "t").iterdir()) == [
+        "consistency_bench.yaml", "consistency_bench_rte_semantic.yaml"]  # no stale tasks
+    other_folder(case_dir)
+    assert main(["export-lm-eval", *D, "--out", "other", "--overwrite"]) == 0
+    assert not (case_dir / "other" / "notes.txt").exists()
+
+
+def test_convert_lm_eval_of_complete_samples_scores(case_dir):
+    _lm_eval_samples(case_dir)
+    assert main(["convert-lm-eval", "lm-out", *D, "--out", "x.jsonl"]) == 0
+    assert _score(case_dir / "x.jsonl")["suites"]["rte_semantic"]
 
 
 # --------------------------------------------------------------------------- output

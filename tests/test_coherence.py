@@ -145,6 +145,15 @@ def test_counts_and_rules_on_the_mirror(built):
     assert set(no_choice["label"]) == {None}
 
 
+def test_card_gives_the_paper_sizes(built):
+    # Paper section 4.1: CE "testing (178 examples)"; ART 200 annotated, 11 discarded.
+    card = (built / "README.md").read_text(encoding="utf-8")
+    assert "| `conv_ent_coherence` | coherence | conv_ent | coherence | 1119 | 172 | 178 |" in card
+    assert "| `art_coherence` | coherence | art | coherence_theta | 1134 | 189 | 189 |" in card
+    assert "1,119 rows, 172 test items; paper: 178 (-6, see Deviations)" in card
+    assert "1,134 rows, 189 test items; paper: 189 (equal)" in card
+
+
 def _oracle(data, *, probs: bool):
     rows = []
     for row in data:

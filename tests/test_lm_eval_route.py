@@ -1,7 +1,9 @@
 """lm-evaluation-harness both ways: export, run lm-eval, convert; it agrees with `predict`.
 
-Runs lm-eval 0.4.13 (extra ``lm-eval``) as a whole process on two small suites with a tiny
-random GPT-2 saved to a temporary folder; skipped when lm-eval is not installed.
+Runs lm-eval 0.4.13 (extra ``lm-eval``) as a whole process on three small suites with a tiny
+random GPT-2 saved to a temporary folder; skipped when lm-eval is not installed. One of them,
+``mrpc_salad_sort``, has rows without a gold label (the transformed rows), on which lm-eval
+crashes unless the exported target uses the sentinel.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -26,6 +29,9 @@ from bench.manifest import read_manifest  # noqa: E402
 from tests.test_causal import SUITES, suite_texts  # noqa: E402
 from tests.tiny_models import tiny_gpt2  # noqa: E402
 
+#: The suites of the route: two of test_causal's and one with null labels.
+ROUTE = [*SUITES, "mrpc_salad_sort"]
+
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
@@ -34,7 +40,7 @@ def folder(corpora: Path, tmp_path_factory) -> Path:
     from builders.export import build_all
 
     out = tmp_path_factory.mktemp("lmeval") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
+    build_all([get_suite(s) for s in ROUTE], SourceResolver(corpora, download=False), out,
               log=lambda _: None)
     return out
 
@@ -71,14 +77,14 @@ def test_export_writes_one_task_per_suite_with_hash_and_sentinel(folder, tmp_pat
     written = export_tasks(folder, tmp_path / "t", hub="org/consistency-bench")
     manifest = read_manifest(folder)
     assert sorted(p.name for p in written) == sorted(
-        [f"consistency_bench_{s}.yaml" for s in SUITES] + ["consistency_bench.yaml"])
+        [f"consistency_bench_{s}.yaml" for s in ROUTE] + ["consistency_bench.yaml"])
     config = yaml.safe_load((tmp_path / "t" / "consistency_bench_wic_semantic.yaml").read_text())
     assert config["metadata"]["sha256"] == manifest["wic_semantic"]["sha256"]
     assert config["dataset_path"] == "org/consistency-bench"
     assert config["dataset_name"] == "wic_semantic"
     assert "none" in config["doc_to_target"]  # null labels map to the sentinel
     group = yaml.safe_load((tmp_path / "t" / "consistency_bench.yaml").read_text())
-    assert group["group"] == "consistency_bench" and len(group["task"]) == len(SUITES)
+    assert group["group"] == "consistency_bench" and len(group["task"]) == len(ROUTE)
     assert main(["export-lm-eval", "--data", str(folder), "--out", str(tmp_path / "u"),
                  "--hub", "not a repo"]) == 2
 
@@ -92,6 +98,9 @@ def test_predict_and_lm_eval_agree(folder, gpt2, lm_eval_output, tmp_path):
                  str(predicted), "--no-progress"]) == 0
     a, b = read(converted), read(predicted)
     assert a.keys() == b.keys()
+    null = pq.read_table(folder / "mrpc_salad_sort" / "test.parquet", columns=["label"])
+    assert null.column(0).null_count > 0  # lm-eval ran over rows without a gold label
+    assert sum(k.startswith("mrpc_salad_sort/") for k in a) == null.num_rows
     same = sum(a[k]["label"] == b[k]["label"] for k in a) / len(a)
     assert same >= 0.99
     scores = {}
@@ -100,7 +109,7 @@ def test_predict_and_lm_eval_agree(folder, gpt2, lm_eval_output, tmp_path):
         assert main(["score", str(path), "--data", str(folder), "--out", str(out),
                      "--n-boot", "10"]) == 0
         scores[name] = json.loads(out.read_text())["suites"]
-    for suite in SUITES:
+    for suite in ROUTE:
         assert abs(scores["lmeval"][suite]["main_score"]
                    - scores["predict"][suite]["main_score"]) <= 0.02
 

@@ -26,6 +26,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="suites to export (default: every built suite)")
     export.add_argument("--hub", default=None, metavar="ORG/NAME",
                         help="load the published dataset from the Hub instead of --data")
+    export.add_argument("--overwrite", action="store_true",
+                        help="replace a non-empty --out folder that is not an earlier export")
     export.set_defaults(func=run_export)
 
     convert = subparsers.add_parser(
@@ -50,7 +52,7 @@ def run_export(args: argparse.Namespace) -> int:
     """Write the task YAMLs."""
     from bench.lm_eval_tasks import export_tasks
 
-    written = export_tasks(args.data, args.out, args.suites, args.hub)
+    written = export_tasks(args.data, args.out, args.suites, args.hub, args.overwrite)
     print(f"wrote {len(written) - 1} lm-eval tasks and the group consistency_bench to "
           f"{args.out}", file=sys.stderr)
     return 0
@@ -58,13 +60,10 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_convert(args: argparse.Namespace) -> int:
     """Convert samples to a prediction file."""
-    from pathlib import Path
-
-    from bench.errors import ConfigError
+    from bench.atomic import check_output_file
     from bench.lm_eval_tasks import convert_samples
 
-    if any(Path(p).resolve() == Path(args.out).resolve() for p in args.paths):
-        raise ConfigError(f"--out {args.out} is one of the inputs; choose another file")
+    check_output_file(args.out, inputs=tuple(args.paths))
     counts = convert_samples(args.paths, args.data, args.out, args.length_norm)
     print(f"wrote {sum(counts.values())} rows of {len(counts)} suites to {args.out}",
           file=sys.stderr)

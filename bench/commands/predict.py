@@ -122,6 +122,7 @@ def quiet_progress() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the model, predict, print a summary line."""
+    from bench.atomic import check_output_file
     from bench.manifest import read_manifest
     from bench.modeling import load_classifier, parse_label_map
     from bench.runner import RunnerOptions, predict
@@ -133,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
         amp=not args.no_amp, length_norm=args.length_norm, chat=args.chat,
         num_fewshot=args.num_fewshot, seed=args.fewshot_seed,
     )
-    read_manifest(args.data)  # a bad --data fails before the model loads
+    read_manifest(args.data)  # a bad --data or --out fails before the model loads
+    check_output_file(args.out)
     if args.no_progress:
         quiet_progress()
     loaded = load_classifier(args.model, device=args.device, dtype=args.dtype)
