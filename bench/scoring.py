@@ -248,10 +248,17 @@ class SuiteFolder:
 
 def align(data: SuiteData, preds: SuitePredictions) -> Aligned | str:
     """Align predictions with rows; a reason string when rows are missing."""
-    ids = data.ids()
-    if len(preds.ids) == len(ids) and preds.ids.equals(ids):
+    n = len(data.group)
+    if preds.rows is not None:  # the reader matched every id against the suite already
+        missing = n - len(preds.rows)
+        if missing:
+            return f"{missing} of {n} rows missing from the prediction file"
+        order = np.empty(n, dtype=np.int64)
+        order[preds.rows] = np.arange(n)
+    elif len(preds.ids) == n and preds.ids.equals(ids := data.ids()):
         return Aligned(pred=preds.pred, probs=preds.probs)  # rows in suite order: no hashing
     else:
+        ids = data.ids()
         positions = pc.index_in(ids, value_set=preds.ids)
         missing = positions.null_count
         if missing:
