@@ -60,6 +60,7 @@ class SuiteData:
         self._table: pa.Table | None = None
         self.group, self._group_names = _codes(self._arrow["group"])
         self.variant_codes, self.variant_names = _codes(self._arrow["variant"])
+        self._lookup = self.variant_names + [None]  # code -1 (null) -> None
         self.variant = np.asarray(self.variant_names + [None], dtype=object)[self.variant_codes]
         self.gold = int64(self._arrow["label"].combine_chunks())
 
@@ -91,6 +92,29 @@ class SuiteData:
             return int64(column)
         return _objects(column.to_pylist())
 
+    def codes(self, name: str) -> tuple[np.ndarray, list]:
+        """A string column as dense int64 codes (null -> -1) and its distinct values.
+
+        The distinct values are in order of first appearance; the scorers compare codes rather
+        than strings, and parse each distinct value once.
+        """
+        return _codes(self.arrow(name))
+
+    def source_files(self) -> list[str]:
+        """The distinct ``source_file`` values, sorted."""
+        return sorted(set(pc.unique(self.arrow("source_file")).to_pylist()))
+
+    def variant_mask(self, variants) -> np.ndarray:
+        """Boolean mask of the rows whose variant is one of ``variants``."""
+        mask = np.zeros(len(self.variant_codes), dtype=bool)
+        for variant in variants:
+            mask |= self.is_variant(variant)
+        return mask
+
+    def variants_of(self, rows: np.ndarray) -> set:
+        """The distinct variants (``None`` for a null) of ``rows``."""
+        return {self._lookup[code] for code in np.unique(self.variant_codes[rows]).tolist()}
+
     def ids(self) -> pa.Array:
         """The row ids."""
         return self._arrow["id"].combine_chunks()
@@ -101,11 +125,44 @@ class SuiteData:
             return np.zeros(len(self.variant_codes), dtype=bool)
         return self.variant_codes == self.variant_names.index(variant)
 
-    def units(self, rows: np.ndarray, outcomes: np.ndarray) -> dict[str, float]:
-        """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group)."""
-        names = self._group_names
-        groups = [names[code] for code in self.group[np.asarray(rows, dtype=np.int64)].tolist()]
-        return dict(zip(groups, np.asarray(outcomes, dtype=float).tolist(), strict=True))
+    def units(self, rows: np.ndarray, outcomes: np.ndarray) -> Mapping[str, float]:
+        """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group).
+
+        A read-only mapping built on first access: ``score`` never reads it (the leaderboard's
+        paired tests do), and building it costs a Python string per unit.
+        """
+        return Units(self._group_names, self.group[np.asarray(rows, dtype=np.int64)],
+                     np.asarray(outcomes, dtype=float))
+
+
+class Units(Mapping):
+    """Per-unit outcomes (group name -> outcome), built into a dict on first access."""
+
+    def __init__(self, names: list, codes: np.ndarray, outcomes: np.ndarray):
+        if len(codes) != len(outcomes):
+            raise ValueError(f"{len(codes)} units but {len(outcomes)} outcomes")
+        self._parts: tuple | None = (names, codes, outcomes)
+        self._dict: dict[str, float] | None = None
+
+    def _built(self) -> dict[str, float]:
+        if self._dict is None:
+            names, codes, outcomes = self._parts
+            groups = [names[code] for code in codes.tolist()]
+            self._dict = dict(zip(groups, outcomes.tolist(), strict=True))
+            self._parts = None
+        return self._dict
+
+    def __getitem__(self, key: str) -> float:
+        return self._built()[key]
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return f"Units({self._built()!r})"
 
 
 # Loading uses no ``pa.array`` / ``pa.scalar`` and no compute call with a Python scalar: each
@@ -291,7 +348,7 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
             **result.metrics, "consistent_accuracy_n": len(result.consistent.per_unit),
             "consistent_accuracy_unbalanced": result.consistent.unbalanced},
         **consistent_keys(result.consistent),
-        "source_files": sorted(set(data.column("source_file").tolist())),
+        "source_files": data.source_files(),
     }
     if result.best_near is not None:
         entry["best_near"] = result.best_near
