@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bench import __version__
-from bench.arrays import int64
+from bench.arrays import indices, int64
 from bench.errors import DataError, DuplicateNameError, UnknownNameError
 from bench.manifest import read_manifest
 from bench.metrics.consistent import Consistent
@@ -32,6 +32,9 @@ SCHEMA_VERSION = 1
 
 #: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
 CORE_COLUMNS = ("id", "group", "variant", "label")
+#: Of those, the columns only needed as codes: read dictionary-encoded (the strings of every
+#: row are never built) and not kept as Arrow.
+CODED_COLUMNS = ("group", "variant")
 
 
 class SuiteData:
@@ -52,20 +55,30 @@ class SuiteData:
 
     """
 
-    def __init__(self, name: str, info: dict, parquet: pq.ParquetFile):
+    def __init__(self, name: str, info: dict, parquet: pq.ParquetFile,
+                 coded: pq.ParquetFile | None = None):
         self.name, self.info = name, info
         self._parquet = parquet
-        core = parquet.read(columns=CORE_COLUMNS, use_threads=False)  # small: threads cost more
-        self._arrow = dict(zip(CORE_COLUMNS, core.columns, strict=True))
+        plain = [c for c in CORE_COLUMNS if c not in CODED_COLUMNS]
+        core = parquet.read(columns=plain, use_threads=False)  # small: threads cost more
+        self._arrow = dict(zip(plain, core.columns, strict=True))
         self._table: pa.Table | None = None
-        self.group, self._group_names = _codes(self._arrow["group"])
-        self.variant_codes, self.variant_names = _codes(self._arrow["variant"])
+        if coded is None:
+            grouping = parquet.read(columns=list(CODED_COLUMNS), use_threads=False)
+        else:
+            grouping = coded.read(columns=list(CODED_COLUMNS), use_threads=False)
+        self.group, self._group_dictionary = _codes(grouping.column("group"), as_list=False)
+        self.variant_codes, self.variant_names = _codes(grouping.column("variant"))
         self._lookup = self.variant_names + [None]  # code -1 (null) -> None
-        self.variant = np.asarray(self.variant_names + [None], dtype=object)[self.variant_codes]
         self.gold = int64(self._arrow["label"].combine_chunks())
 
     def __repr__(self) -> str:
         return f"SuiteData(name={self.name!r}, rows={len(self.group)})"
+
+    @property
+    def variant(self) -> np.ndarray:
+        """Variant string per row (object array built on each access; scorers use codes)."""
+        return np.asarray(self._lookup, dtype=object)[self.variant_codes]
 
     @property
     def label_names(self) -> list[str]:
@@ -131,14 +144,14 @@ class SuiteData:
         A read-only mapping built on first access: ``score`` never reads it (the leaderboard's
         paired tests do), and building it costs a Python string per unit.
         """
-        return Units(self._group_names, self.group[np.asarray(rows, dtype=np.int64)],
+        return Units(self._group_dictionary, self.group[np.asarray(rows, dtype=np.int64)],
                      np.asarray(outcomes, dtype=float))
 
 
 class Units(Mapping):
     """Per-unit outcomes (group name -> outcome), built into a dict on first access."""
 
-    def __init__(self, names: list, codes: np.ndarray, outcomes: np.ndarray):
+    def __init__(self, names: pa.Array, codes: np.ndarray, outcomes: np.ndarray):
         if len(codes) != len(outcomes):
             raise ValueError(f"{len(codes)} units but {len(outcomes)} outcomes")
         self._parts: tuple | None = (names, codes, outcomes)
@@ -147,7 +160,7 @@ class Units(Mapping):
     def _built(self) -> dict[str, float]:
         if self._dict is None:
             names, codes, outcomes = self._parts
-            groups = [names[code] for code in codes.tolist()]
+            groups = names.take(indices(codes)).to_pylist()
             self._dict = dict(zip(groups, outcomes.tolist(), strict=True))
             self._parts = None
         return self._dict
@@ -177,10 +190,39 @@ def _objects(values: list) -> np.ndarray:
     return out
 
 
-def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
-    """Dense int64 codes of a string column (null -> -1) and its distinct values."""
-    encoded = pc.dictionary_encode(column.combine_chunks())
-    return int64(encoded.indices), encoded.dictionary.to_pylist()
+def _codes(column: pa.ChunkedArray, as_list: bool = True) -> tuple[np.ndarray, list | pa.Array]:
+    """Dense int64 codes of a string column (null -> -1) and its distinct values.
+
+    The values are in order of first appearance, as a list (or, with ``as_list=False``, as the
+    Arrow array, for a caller that rarely needs them as Python strings). A column read
+    dictionary-encoded from Parquet is used as it is when its dictionary has that order and no
+    unused value (checked, O(n)); otherwise it is decoded and encoded again.
+    """
+    column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        codes = int64(column.indices)
+        if _first_appearance(codes, len(column.dictionary)):
+            values = column.dictionary
+            return codes, values.to_pylist() if as_list else values
+        column = column.dictionary.take(column.indices)
+    encoded = pc.dictionary_encode(column)
+    values = encoded.dictionary
+    return int64(encoded.indices), values.to_pylist() if as_list else values
+
+
+def _first_appearance(codes: np.ndarray, n_values: int) -> bool:
+    """Whether ``codes`` use each of ``0..n_values-1``, numbered in order of first appearance.
+
+    True when each code is at most one more than the largest code before it (nulls, -1, make
+    it False: the re-encoding handles them).
+    """
+    if not len(codes):
+        return n_values == 0
+    if codes.min() < 0:
+        return False
+    highest = np.maximum.accumulate(codes)
+    return bool(codes[0] == 0 and (codes[1:] <= highest[:-1] + 1).all()
+                and highest[-1] == n_values - 1)
 
 
 @dataclass(frozen=True)
@@ -296,7 +338,9 @@ class SuiteFolder:
             )
         # ParquetFile, not pq.read_table: the latter imports pandas (0.3 s) and reads through
         # the dataset layer; the hash-checked bytes are kept for columns read later.
-        return SuiteData(name, self.manifest[name], pq.ParquetFile(pa.BufferReader(payload)))
+        buffer = pa.BufferReader(payload)
+        coded = pq.ParquetFile(pa.BufferReader(payload), read_dictionary=list(CODED_COLUMNS))
+        return SuiteData(name, self.manifest[name], pq.ParquetFile(buffer), coded)
 
     def content_hash(self, name: str) -> str:
         """sha256 of the suite's Parquet file (as recorded and verified)."""
