@@ -59,14 +59,12 @@ class SuiteData:
                  coded: pq.ParquetFile | None = None):
         self.name, self.info = name, info
         self._parquet = parquet
+        self._coded = coded if coded is not None else parquet
         plain = [c for c in CORE_COLUMNS if c not in CODED_COLUMNS]
         core = parquet.read(columns=plain, use_threads=False)  # small: threads cost more
         self._arrow = dict(zip(plain, core.columns, strict=True))
         self._table: pa.Table | None = None
-        if coded is None:
-            grouping = parquet.read(columns=list(CODED_COLUMNS), use_threads=False)
-        else:
-            grouping = coded.read(columns=list(CODED_COLUMNS), use_threads=False)
+        grouping = self._coded.read(columns=list(CODED_COLUMNS), use_threads=False)
         self.group, self._group_dictionary = _codes(grouping.column("group"), as_list=False)
         self.variant_codes, self.variant_names = _codes(grouping.column("variant"))
         self._lookup = self.variant_names + [None]  # code -1 (null) -> None
@@ -115,7 +113,13 @@ class SuiteData:
 
     def source_files(self) -> list[str]:
         """The distinct ``source_file`` values, sorted."""
-        return sorted(set(pc.unique(self.arrow("source_file")).to_pylist()))
+        if "source_file" in self._arrow:
+            return sorted(set(pc.unique(self._arrow["source_file"]).to_pylist()))
+        column = self._coded.read(columns=["source_file"], use_threads=False).column(0)
+        column = column.combine_chunks()
+        if pa.types.is_dictionary(column.type):  # read dictionary-encoded: no string per row
+            column = column.dictionary.take(pc.unique(column.indices))
+        return sorted(set(pc.unique(column).to_pylist()))
 
     def variant_mask(self, variants) -> np.ndarray:
         """Boolean mask of the rows whose variant is one of ``variants``."""
@@ -339,7 +343,8 @@ class SuiteFolder:
         # ParquetFile, not pq.read_table: the latter imports pandas (0.3 s) and reads through
         # the dataset layer; the hash-checked bytes are kept for columns read later.
         buffer = pa.BufferReader(payload)
-        coded = pq.ParquetFile(pa.BufferReader(payload), read_dictionary=list(CODED_COLUMNS))
+        coded = pq.ParquetFile(pa.BufferReader(payload),
+                               read_dictionary=[*CODED_COLUMNS, "source_file"])
         return SuiteData(name, self.manifest[name], pq.ParquetFile(buffer), coded)
 
     def content_hash(self, name: str) -> str:

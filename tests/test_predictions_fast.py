@@ -127,7 +127,8 @@ def test_reading_predictions_does_not_import_pandas(becel_folder, tmp_path):
     """pyarrow imports pandas (0.3 s CPU, 40 MiB) on pa.array, to_numpy, scalar arguments."""
     from tests.helpers import write_predictions
 
-    pred = write_predictions(becel_folder, tmp_path / "p.jsonl", ["snli_transitive", "rte_semantic"])
+    suites = ["snli_transitive", "rte_semantic", "sst2_additive"]
+    pred = write_predictions(becel_folder, tmp_path / "p.jsonl", suites)
     lines = pred.read_text().splitlines()
     random.Random(0).shuffle(lines)  # the index_in route as well as the in-order one
     (tmp_path / "shuffled.jsonl").write_text("\n".join(lines) + "\n")
