@@ -22,6 +22,7 @@ import json
 import math
 import zlib
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -706,8 +707,10 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
     if fmt == "jsonl" and path.suffix.lower() != ".gz":  # hashed and parsed from the file
-        digest = _file_sha256(path)
-        columns = _fast(path, fmt)
+        with ThreadPoolExecutor(max_workers=1) as pool:  # both release the GIL: in parallel
+            hashing = pool.submit(_file_sha256, path)
+            columns = _fast(path, fmt)
+            digest = hashing.result()
     else:
         payload = read_payload(path)
         digest = hashlib.sha256(payload).hexdigest()

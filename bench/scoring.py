@@ -40,15 +40,23 @@ CODED_COLUMNS = ("group", "variant")
 class SuiteData:
     """One built suite, as columns.
 
-    Only :data:`CORE_COLUMNS` are decoded when a suite is loaded; any other column is read from
-    the (already hash-checked) file on first use, so scoring never decodes the texts.
+    Only :data:`CORE_COLUMNS` are decoded when a suite is loaded (:data:`CODED_COLUMNS` as
+    dictionary codes, never as a string per row); any other column is read from the (already
+    hash-checked) file on first use, so scoring never decodes the texts.
+
+    Args:
+        name: Suite name.
+        info: The suite's ``suites.json`` entry.
+        parquet: The suite's Parquet file.
+        coded: The same file opened with ``read_dictionary`` for :data:`CODED_COLUMNS` (and
+            ``source_file``); ``parquet`` when not given.
 
     Attributes:
         name: Suite name.
         info: The suite's ``suites.json`` entry.
         group: Dense int64 group codes, one per row.
-        variant: Variant string per row (object array; the strings are shared, one per
-            distinct variant).
+        variant: Variant string per row (object array built on access; the scorers compare
+            ``variant_codes``).
         variant_codes: Dense int64 code per row into ``variant_names``.
         variant_names: The distinct variants, in order of first appearance.
         gold: Gold label index per row, -1 where the label is null.
@@ -60,13 +68,11 @@ class SuiteData:
         self.name, self.info = name, info
         self._parquet = parquet
         self._coded = coded if coded is not None else parquet
-        plain = [c for c in CORE_COLUMNS if c not in CODED_COLUMNS]
-        core = parquet.read(columns=plain, use_threads=False)  # small: threads cost more
-        self._arrow = dict(zip(plain, core.columns, strict=True))
+        core = self._coded.read(columns=CORE_COLUMNS, use_threads=False)  # small: no threads
+        self._arrow = {c: core.column(c) for c in CORE_COLUMNS if c not in CODED_COLUMNS}
         self._table: pa.Table | None = None
-        grouping = self._coded.read(columns=list(CODED_COLUMNS), use_threads=False)
-        self.group, self._group_dictionary = _codes(grouping.column("group"), as_list=False)
-        self.variant_codes, self.variant_names = _codes(grouping.column("variant"))
+        self.group, self._group_dictionary = _codes(core.column("group"), as_list=False)
+        self.variant_codes, self.variant_names = _codes(core.column("variant"))
         self._lookup = self.variant_names + [None]  # code -1 (null) -> None
         self.gold = int64(self._arrow["label"].combine_chunks())
 
