@@ -33,7 +33,7 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from bench.arrays import float64, indices, int64, offsets, valid
-from bench.errors import PredictionFileError
+from bench.errors import DataError, PredictionFileError
 from bench.metrics.becel import INVALID
 from bench.modeling import normalise_label
 
@@ -716,7 +716,10 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
         digest = hashlib.sha256(payload).hexdigest()
         columns = _fast(payload, fmt)
     if columns is not None:
-        suites = _resolve_fast(columns, manifest, suite_ids)
+        try:
+            suites = _resolve_fast(columns, manifest, suite_ids)
+        except DataError:  # a suite file missing or changed: report it in the old order,
+            suites = None  # after any problem of the prediction file (the pass below)
         if suites is not None:
             return Predictions(str(path), digest, len(columns.ids), suites)
         # a problem (or a layout the columnar pass does not take): read line by line, so the
