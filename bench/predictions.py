@@ -22,6 +22,7 @@ import json
 import math
 import zlib
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,8 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from bench.errors import PredictionFileError
+from bench.arrays import float64, indices, int64, offsets, valid
+from bench.errors import DataError, PredictionFileError
 from bench.metrics.becel import INVALID
 from bench.modeling import normalise_label
 
@@ -49,6 +51,9 @@ class SuitePredictions:
         probs: ``(n, n_labels)`` probabilities when every row has them, else ``None``.
         lines: 1-based line (JSONL/CSV) or row (Parquet) of each record, for messages.
         first_invalid: ``(line, value)`` of the first invalid answer, ``None`` when none.
+        rows: Position of each prediction among the suite's rows, when the reader already
+            matched the ids against the suite (``None``: not matched, or the predictions list
+            every row in suite order); saves :func:`bench.scoring.align` a second lookup.
 
     """
 
@@ -57,6 +62,7 @@ class SuitePredictions:
     probs: np.ndarray | None
     lines: np.ndarray
     first_invalid: tuple[int, object] | None = None
+    rows: np.ndarray | None = None
 
     @property
     def n_invalid(self) -> int:
@@ -296,12 +302,20 @@ def _read_parquet(path: Path, payload: bytes) -> pa.Table:
 # --------------------------------------------------------------------------- fast columnar pass
 
 
-def _fast(payload: bytes, fmt: str) -> _Columns | None:
-    """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass."""
+def _fast(payload: bytes | Path, fmt: str) -> _Columns | None:
+    """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass.
+
+    ``payload`` is the file's content, or for JSONL its path: pyarrow then reads the file in
+    blocks, and the whole content is never held in memory next to the parsed columns. The
+    parsed JSON goes to the system allocator, which gives the parser's scratch memory back
+    (the default mimalloc pool keeps ~100 MiB more at the peak on a 135 MB file).
+    """
     try:
         if fmt == "jsonl":
-            options = pajson.ReadOptions(block_size=8 << 20)
-            table = pajson.read_json(pa.BufferReader(payload), read_options=options)
+            options = pajson.ReadOptions(block_size=2 << 20, use_threads=False)
+            source = str(payload) if isinstance(payload, Path) else pa.BufferReader(payload)
+            table = pajson.read_json(source, read_options=options,
+                                     memory_pool=pa.system_memory_pool())
         elif fmt == "parquet":
             table = pq.read_table(pa.BufferReader(payload))
         else:
@@ -314,11 +328,7 @@ def _fast(payload: bytes, fmt: str) -> _Columns | None:
     if "id" not in table.column_names or "label" not in table.column_names:
         return None
     ids, labels = table.column("id").combine_chunks(), table.column("label").combine_chunks()
-    if (
-        ids.type != pa.string()
-        or ids.null_count
-        or pc.any(pc.equal(pc.utf8_length(ids), 0)).as_py()
-    ):
+    if ids.type != pa.string() or ids.null_count or (np.diff(offsets(ids)) == 0).any():
         return None
     if labels.null_count or not (pa.types.is_integer(labels.type) or labels.type == pa.string()):
         return None
@@ -332,18 +342,15 @@ def _fast(payload: bytes, fmt: str) -> _Columns | None:
             or pa.types.is_integer(probs.type.value_type)
         ):
             return None
-        values = probs.flatten().to_numpy(zero_copy_only=False).astype(np.float64)
-        if not np.isfinite(values).all() or (values < 0).any():
+        values = float64(probs.flatten())
+        if values is None or not np.isfinite(values).all() or (values < 0).any():
             return None
-        lengths = pc.list_value_length(probs).to_numpy(zero_copy_only=False)
-        present = (
-            ~np.isnan(lengths.astype(np.float64)) if probs.null_count else np.ones(len(probs), bool)
-        )
-        filled = np.where(present, lengths, 0).astype(np.int64)
+        present = valid(probs)
+        filled = np.where(present, np.diff(offsets(probs)), 0)
         if (filled[present] == 0).any():
             return None
-        offsets = np.concatenate([[0], np.cumsum(filled)])[:-1]
-        sums = np.add.reduceat(values, offsets[present]) if len(values) else np.zeros(0)
+        starts = np.concatenate([[0], np.cumsum(filled)])[:-1]
+        sums = np.add.reduceat(values, starts[present]) if len(values) else np.zeros(0)
         if (np.abs(sums - 1.0) > PROB_TOLERANCE).any():
             return None
     return _Columns(ids, labels, probs, None)
@@ -407,6 +414,145 @@ def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> d
     return out
 
 
+class _LabelColumn:
+    """The file's label column, converted once: int64 indices, or dictionary codes of text."""
+
+    #: Up to this many distinct label strings are resolved once per suite as a lookup table.
+    TABLE = 4096
+
+    def __init__(self, labels: pa.Array):
+        self.integer = pa.types.is_integer(labels.type)
+        if self.integer:
+            self.values = int64(labels)
+        else:
+            encoded = pc.dictionary_encode(labels)
+            self.values = int64(encoded.indices)
+            self.texts = encoded.dictionary.to_pylist()
+
+    def suite(self, rows: slice | np.ndarray, label_names: list[str]):
+        """``(pred, first invalid position in rows or None)``; ``None`` on an out-of-range index."""
+        values = self.values[rows]
+        n_labels = len(label_names)
+        if self.integer:
+            if len(values) and (values.min() < 0 or values.max() >= n_labels):
+                return None
+            return values, None
+        lookup = {normalise_label(name): i for i, name in enumerate(label_names)}
+
+        def resolve(codes) -> np.ndarray:
+            found = (_label_text(self.texts[c], lookup, n_labels) for c in codes)
+            return np.fromiter((INVALID if f is None else f for f in found), np.int64, len(codes))
+
+        if len(self.texts) <= self.TABLE:
+            pred = resolve(range(len(self.texts)))[values]
+        else:
+            distinct, inverse = np.unique(values, return_inverse=True)
+            pred = resolve(distinct.tolist())[inverse]
+        bad = np.flatnonzero(pred == INVALID)
+        return pred, (int(bad[0]) if len(bad) else None)
+
+
+def _complete_runs(ids: pa.Array, manifest: dict, suite_ids) -> dict[str, int] | None:
+    """Start of each suite when the file is whole suites, each in suite order; else ``None``.
+
+    The usual layout (what ``predict`` writes): one comparison of buffers per suite, no split
+    of every id, no hashing. A suite met twice is a duplicate: ``None`` too.
+    """
+    starts: dict[str, int] = {}
+    position, n = 0, len(ids)
+    while position < n:
+        name = ids[position].as_py().split("/", 1)[0]
+        if name in starts or name not in manifest:
+            return None
+        suite = suite_ids(name)
+        if position + len(suite) > n or not ids.slice(position, len(suite)).equals(suite):
+            return None
+        starts[name] = position
+        position += len(suite)
+    return starts
+
+
+def _resolve_fast(columns: _Columns, manifest: dict, suite_ids) -> dict | None:
+    """Split the columnar pass's columns by suite, or ``None`` when the file has any problem.
+
+    Checks what :func:`_resolve` checks (duplicate, unknown suite, unknown id, integer label out
+    of range, probs length), each id once: a suite whose rows the file lists completely and in
+    suite order is matched by one buffer comparison, any other by one ``index_in`` that also
+    gives the alignment. Any failure returns ``None``: the line-by-line pass then names the
+    line. Makes no pyarrow call that imports pandas (bench.arrays).
+    """
+    ids, n = columns.ids, len(columns.ids)
+    if n == 0:
+        return None
+    runs = _complete_runs(ids, manifest, suite_ids)
+    if runs is not None:  # every suite complete and in suite order: nothing to hash
+        names, order = list(runs), None
+        bounds = np.asarray([*runs.values(), n])
+    else:
+        parts = pc.split_pattern(ids, "/", max_splits=1)
+        encoded = pc.dictionary_encode(parts.values.take(indices(offsets(parts)[:-1])))
+        codes, names = int64(encoded.indices), encoded.dictionary.to_pylist()
+        del parts, encoded
+        if any(name not in manifest for name in names):
+            return None
+        if (codes[1:] >= codes[:-1]).all():  # suites in runs, in order of first appearance
+            order = None
+            bounds = np.searchsorted(codes, np.arange(len(names) + 1))
+        else:
+            order = np.argsort(codes, kind="stable")
+            bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
+    labels = _LabelColumn(columns.labels)
+    probs = columns.probs
+    if probs is not None:
+        present, starts = valid(probs), offsets(probs)
+        lengths, child = np.diff(starts), float64(probs.values)
+    out = {}
+    for code, name in enumerate(names):
+        start, stop = int(bounds[code]), int(bounds[code + 1])
+        count = stop - start
+        positions = np.arange(start, stop) if order is None else order[start:stop]
+        contiguous = int(positions[-1]) - int(positions[0]) == count - 1
+        rows = slice(int(positions[0]), int(positions[0]) + count) if contiguous else positions
+        suite = suite_ids(name)
+        if contiguous:
+            sub_ids = ids.slice(rows.start, count)
+        else:
+            sub_ids = ids.take(indices(positions))
+        matched = None
+        if not (count == len(suite) and sub_ids.equals(suite)):
+            matched = int64(pc.index_in(sub_ids, value_set=suite))
+            if (matched < 0).any() or np.bincount(matched).max() > 1:
+                return None  # an unknown id, or a duplicate
+        label_names = manifest[name]["label_names"]
+        n_labels = len(label_names)
+        resolved = labels.suite(rows, label_names)
+        if resolved is None:
+            return None
+        pred, invalid = resolved
+        first_invalid = None
+        if invalid is not None:
+            value = labels.texts[labels.values[rows][invalid]]
+            first_invalid = (int(positions[invalid]) + 1, value)
+        suite_probs = None
+        if probs is not None:
+            here = present[rows]
+            if (lengths[rows][here] != n_labels).any():
+                return None
+            if here.all():
+                if child is None:
+                    return None
+                first = starts[rows]
+                if contiguous:
+                    suite_probs = child[first[0] : first[0] + count * n_labels]
+                    suite_probs = suite_probs.reshape(count, n_labels)
+                else:
+                    suite_probs = child[first[:, None] + np.arange(n_labels)]
+        out[name] = SuitePredictions(
+            sub_ids, pred, suite_probs, positions + 1, first_invalid, matched
+        )
+    return out
+
+
 def _out_of_range(path, label_names, line: int, value: int) -> PredictionFileError:
     return PredictionFileError(
         path,
@@ -428,6 +574,20 @@ def _index_text(value: str) -> int | None:
     if not math.isfinite(number) or not number.is_integer() or text.lower().startswith("0x"):
         return None
     return int(number)
+
+
+def _label_text(value: str, lookup: dict[str, int], n_labels: int) -> int | None:
+    """The label index a label string stands for; ``None`` for an invalid answer.
+
+    A label name (``lookup``: normalised name -> index) first, then an index written as text
+    (``"1"``, ``"1.0"``) in range; ``"7"`` on a 2-label task is free text, not an error.
+    """
+    found = lookup.get(normalise_label(value))
+    if found is None:
+        found = _index_text(value)
+        if found is not None and not 0 <= found < n_labels:
+            found = None
+    return found
 
 
 def _labels(path, labels, positions, label_names, lines) -> tuple[np.ndarray, tuple | None]:
@@ -457,12 +617,7 @@ def _labels(path, labels, positions, label_names, lines) -> tuple[np.ndarray, tu
     for i, value in enumerate(texts):
         if isinstance(value, str):
             if value not in cache:
-                found = lookup.get(normalise_label(value))
-                if found is None:
-                    found = _index_text(value)
-                    if found is not None and not 0 <= found < len(label_names):
-                        found = None  # "7" from a text-to-text model: free text, not a bug
-                cache[value] = found
+                cache[value] = _label_text(value, lookup, len(label_names))
             index = cache[value]
             if index is None:
                 out[i] = INVALID
@@ -521,6 +676,14 @@ def read_payload(path: Path) -> bytes:
     return payload
 
 
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions:
     """Read and validate a prediction file against built suites.
 
@@ -543,15 +706,26 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
     if path.stat().st_size == 0:
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
-    payload = read_payload(path)
-    digest = hashlib.sha256(payload).hexdigest()
-    columns = _fast(payload, fmt)
+    if fmt == "jsonl" and path.suffix.lower() != ".gz":  # hashed and parsed from the file
+        with ThreadPoolExecutor(max_workers=1) as pool:  # both release the GIL: in parallel
+            hashing = pool.submit(_file_sha256, path)
+            columns = _fast(path, fmt)
+            digest = hashing.result()
+    else:
+        payload = read_payload(path)
+        digest = hashlib.sha256(payload).hexdigest()
+        columns = _fast(payload, fmt)
     if columns is not None:
         try:
-            suites = _resolve(str(path), columns, manifest, suite_ids)
+            suites = _resolve_fast(columns, manifest, suite_ids)
+        except DataError:  # a suite file missing or changed: report it in the old order,
+            suites = None  # after any problem of the prediction file (the pass below)
+        if suites is not None:
             return Predictions(str(path), digest, len(columns.ids), suites)
-        except PredictionFileError:
-            pass  # re-read line by line for an exact message
+        # a problem (or a layout the columnar pass does not take): read line by line, so the
+        # message names the exact line
+    payload = read_payload(path)
+    digest = hashlib.sha256(payload).hexdigest()
     slow = {"jsonl": _slow_jsonl, "csv": _slow_csv, "parquet": _slow_parquet}[fmt]
     columns = slow(path, payload)
     suites = _resolve(str(path), columns, manifest, suite_ids)

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bench import __version__
-from bench.arrays import int64
+from bench.arrays import indices, int64
 from bench.errors import DataError, DuplicateNameError, UnknownNameError
 from bench.manifest import read_manifest
 from bench.metrics.consistent import Consistent
@@ -32,39 +32,57 @@ SCHEMA_VERSION = 1
 
 #: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
 CORE_COLUMNS = ("id", "group", "variant", "label")
+#: Of those, the columns only needed as codes: read dictionary-encoded (the strings of every
+#: row are never built) and not kept as Arrow.
+CODED_COLUMNS = ("group", "variant")
 
 
 class SuiteData:
     """One built suite, as columns.
 
-    Only :data:`CORE_COLUMNS` are decoded when a suite is loaded; any other column is read from
-    the (already hash-checked) file on first use, so scoring never decodes the texts.
+    Only :data:`CORE_COLUMNS` are decoded when a suite is loaded (:data:`CODED_COLUMNS` as
+    dictionary codes, never as a string per row); any other column is read from the (already
+    hash-checked) file on first use, so scoring never decodes the texts.
+
+    Args:
+        name: Suite name.
+        info: The suite's ``suites.json`` entry.
+        parquet: The suite's Parquet file.
+        coded: The same file opened with ``read_dictionary`` for :data:`CODED_COLUMNS` (and
+            ``source_file``); ``parquet`` when not given.
 
     Attributes:
         name: Suite name.
         info: The suite's ``suites.json`` entry.
         group: Dense int64 group codes, one per row.
-        variant: Variant string per row (object array; the strings are shared, one per
-            distinct variant).
+        variant: Variant string per row (object array built on access; the scorers compare
+            ``variant_codes``).
         variant_codes: Dense int64 code per row into ``variant_names``.
         variant_names: The distinct variants, in order of first appearance.
         gold: Gold label index per row, -1 where the label is null.
 
     """
 
-    def __init__(self, name: str, info: dict, parquet: pq.ParquetFile):
+    def __init__(self, name: str, info: dict, parquet: pq.ParquetFile,
+                 coded: pq.ParquetFile | None = None):
         self.name, self.info = name, info
         self._parquet = parquet
-        core = parquet.read(columns=CORE_COLUMNS, use_threads=False)  # small: threads cost more
-        self._arrow = dict(zip(CORE_COLUMNS, core.columns, strict=True))
+        self._coded = coded if coded is not None else parquet
+        core = self._coded.read(columns=CORE_COLUMNS, use_threads=False)  # small: no threads
+        self._arrow = {c: core.column(c) for c in CORE_COLUMNS if c not in CODED_COLUMNS}
         self._table: pa.Table | None = None
-        self.group, self._group_names = _codes(self._arrow["group"])
-        self.variant_codes, self.variant_names = _codes(self._arrow["variant"])
-        self.variant = np.asarray(self.variant_names + [None], dtype=object)[self.variant_codes]
+        self.group, self._group_dictionary = _codes(core.column("group"), as_list=False)
+        self.variant_codes, self.variant_names = _codes(core.column("variant"))
+        self._lookup = self.variant_names + [None]  # code -1 (null) -> None
         self.gold = int64(self._arrow["label"].combine_chunks())
 
     def __repr__(self) -> str:
         return f"SuiteData(name={self.name!r}, rows={len(self.group)})"
+
+    @property
+    def variant(self) -> np.ndarray:
+        """Variant string per row (object array built on each access; scorers use codes)."""
+        return np.asarray(self._lookup, dtype=object)[self.variant_codes]
 
     @property
     def label_names(self) -> list[str]:
@@ -91,6 +109,35 @@ class SuiteData:
             return int64(column)
         return _objects(column.to_pylist())
 
+    def codes(self, name: str) -> tuple[np.ndarray, list]:
+        """A string column as dense int64 codes (null -> -1) and its distinct values.
+
+        The distinct values are in order of first appearance; the scorers compare codes rather
+        than strings, and parse each distinct value once.
+        """
+        return _codes(self.arrow(name))
+
+    def source_files(self) -> list[str]:
+        """The distinct ``source_file`` values, sorted."""
+        if "source_file" in self._arrow:
+            return sorted(set(pc.unique(self._arrow["source_file"]).to_pylist()))
+        column = self._coded.read(columns=["source_file"], use_threads=False).column(0)
+        column = column.combine_chunks()
+        if pa.types.is_dictionary(column.type):  # read dictionary-encoded: no string per row
+            column = column.dictionary.take(pc.unique(column.indices))
+        return sorted(set(pc.unique(column).to_pylist()))
+
+    def variant_mask(self, variants) -> np.ndarray:
+        """Boolean mask of the rows whose variant is one of ``variants``."""
+        mask = np.zeros(len(self.variant_codes), dtype=bool)
+        for variant in variants:
+            mask |= self.is_variant(variant)
+        return mask
+
+    def variants_of(self, rows: np.ndarray) -> set:
+        """The distinct variants (``None`` for a null) of ``rows``."""
+        return {self._lookup[code] for code in np.unique(self.variant_codes[rows]).tolist()}
+
     def ids(self) -> pa.Array:
         """The row ids."""
         return self._arrow["id"].combine_chunks()
@@ -101,11 +148,44 @@ class SuiteData:
             return np.zeros(len(self.variant_codes), dtype=bool)
         return self.variant_codes == self.variant_names.index(variant)
 
-    def units(self, rows: np.ndarray, outcomes: np.ndarray) -> dict[str, float]:
-        """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group)."""
-        names = self._group_names
-        groups = [names[code] for code in self.group[np.asarray(rows, dtype=np.int64)].tolist()]
-        return dict(zip(groups, np.asarray(outcomes, dtype=float).tolist(), strict=True))
+    def units(self, rows: np.ndarray, outcomes: np.ndarray) -> Mapping[str, float]:
+        """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group).
+
+        A read-only mapping built on first access: ``score`` never reads it (the leaderboard's
+        paired tests do), and building it costs a Python string per unit.
+        """
+        return Units(self._group_dictionary, self.group[np.asarray(rows, dtype=np.int64)],
+                     np.asarray(outcomes, dtype=float))
+
+
+class Units(Mapping):
+    """Per-unit outcomes (group name -> outcome), built into a dict on first access."""
+
+    def __init__(self, names: pa.Array, codes: np.ndarray, outcomes: np.ndarray):
+        if len(codes) != len(outcomes):
+            raise ValueError(f"{len(codes)} units but {len(outcomes)} outcomes")
+        self._parts: tuple | None = (names, codes, outcomes)
+        self._dict: dict[str, float] | None = None
+
+    def _built(self) -> dict[str, float]:
+        if self._dict is None:
+            names, codes, outcomes = self._parts
+            groups = names.take(indices(codes)).to_pylist()
+            self._dict = dict(zip(groups, outcomes.tolist(), strict=True))
+            self._parts = None
+        return self._dict
+
+    def __getitem__(self, key: str) -> float:
+        return self._built()[key]
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return f"Units({self._built()!r})"
 
 
 # Loading uses no ``pa.array`` / ``pa.scalar`` and no compute call with a Python scalar: each
@@ -120,10 +200,39 @@ def _objects(values: list) -> np.ndarray:
     return out
 
 
-def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
-    """Dense int64 codes of a string column (null -> -1) and its distinct values."""
-    encoded = pc.dictionary_encode(column.combine_chunks())
-    return int64(encoded.indices), encoded.dictionary.to_pylist()
+def _codes(column: pa.ChunkedArray, as_list: bool = True) -> tuple[np.ndarray, list | pa.Array]:
+    """Dense int64 codes of a string column (null -> -1) and its distinct values.
+
+    The values are in order of first appearance, as a list (or, with ``as_list=False``, as the
+    Arrow array, for a caller that rarely needs them as Python strings). A column read
+    dictionary-encoded from Parquet is used as it is when its dictionary has that order and no
+    unused value (checked, O(n)); otherwise it is decoded and encoded again.
+    """
+    column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        codes = int64(column.indices)
+        if _first_appearance(codes, len(column.dictionary)):
+            values = column.dictionary
+            return codes, values.to_pylist() if as_list else values
+        column = column.dictionary.take(column.indices)
+    encoded = pc.dictionary_encode(column)
+    values = encoded.dictionary
+    return int64(encoded.indices), values.to_pylist() if as_list else values
+
+
+def _first_appearance(codes: np.ndarray, n_values: int) -> bool:
+    """Whether ``codes`` use each of ``0..n_values-1``, numbered in order of first appearance.
+
+    True when each code is at most one more than the largest code before it (nulls, -1, make
+    it False: the re-encoding handles them).
+    """
+    if not len(codes):
+        return n_values == 0
+    if codes.min() < 0:
+        return False
+    highest = np.maximum.accumulate(codes)
+    return bool(codes[0] == 0 and (codes[1:] <= highest[:-1] + 1).all()
+                and highest[-1] == n_values - 1)
 
 
 @dataclass(frozen=True)
@@ -239,7 +348,10 @@ class SuiteFolder:
             )
         # ParquetFile, not pq.read_table: the latter imports pandas (0.3 s) and reads through
         # the dataset layer; the hash-checked bytes are kept for columns read later.
-        return SuiteData(name, self.manifest[name], pq.ParquetFile(pa.BufferReader(payload)))
+        buffer = pa.BufferReader(payload)
+        coded = pq.ParquetFile(pa.BufferReader(payload),
+                               read_dictionary=[*CODED_COLUMNS, "source_file"])
+        return SuiteData(name, self.manifest[name], pq.ParquetFile(buffer), coded)
 
     def content_hash(self, name: str) -> str:
         """sha256 of the suite's Parquet file (as recorded and verified)."""
@@ -248,10 +360,17 @@ class SuiteFolder:
 
 def align(data: SuiteData, preds: SuitePredictions) -> Aligned | str:
     """Align predictions with rows; a reason string when rows are missing."""
-    ids = data.ids()
-    if len(preds.ids) == len(ids) and preds.ids.equals(ids):
+    n = len(data.group)
+    if preds.rows is not None:  # the reader matched every id against the suite already
+        missing = n - len(preds.rows)
+        if missing:
+            return f"{missing} of {n} rows missing from the prediction file"
+        order = np.empty(n, dtype=np.int64)
+        order[preds.rows] = np.arange(n)
+    elif len(preds.ids) == n and preds.ids.equals(ids := data.ids()):
         return Aligned(pred=preds.pred, probs=preds.probs)  # rows in suite order: no hashing
     else:
+        ids = data.ids()
         positions = pc.index_in(ids, value_set=preds.ids)
         missing = positions.null_count
         if missing:
@@ -284,7 +403,7 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
             **result.metrics, "consistent_accuracy_n": len(result.consistent.per_unit),
             "consistent_accuracy_unbalanced": result.consistent.unbalanced},
         **consistent_keys(result.consistent),
-        "source_files": sorted(set(data.column("source_file").tolist())),
+        "source_files": data.source_files(),
     }
     if result.best_near is not None:
         entry["best_near"] = result.best_near

@@ -6,7 +6,9 @@ Each side is a whole process, start-up included, as a user runs it:
   10,000-resample bootstrap per suite);
 * ``benchmarks/pandas_reference.py``: what a user would write with pandas (per group,
   vectorised; main scores only, no validation);
-* the parse floor: a process that only parses the JSONL with ``pyarrow.json``.
+* the parse floor: a process that only parses the JSONL with ``pyarrow.json``;
+* with ``--code DIR``: the same ``score`` command run with the code of another checkout
+  (e.g. ``git archive COMMIT | tar -x -C DIR``), for before/after figures.
 
 The sides run interleaved, ``--repeat`` times; the script prints medians of wall time, CPU time
 (user + system, less sensitive to other load on the machine) and peak RSS per side, and the
@@ -15,6 +17,7 @@ Scale test: the suites replicated 1x, 2x, 4x (ids, groups and antecedents suffix
 step that is not linear in rows shows. Usage::
 
     python benchmarks/bench_score.py --data DIR [--family becel] [--scale 1 2 4] [--repeat 5]
+        [--code OLD_CHECKOUT]
 
 Without ``--data`` the suites are built from ``--sources`` into a temporary folder.
 """
@@ -100,11 +103,11 @@ def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
     return n
 
 
-def run_process(argv: list[str]) -> tuple[float, float, float]:
+def run_process(argv: list[str], code: Path = HERE.parent) -> tuple[float, float, float]:
     """Run ``argv`` to completion; (wall s, CPU s, peak RSS MiB) of that process alone."""
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=HERE.parent, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
@@ -115,8 +118,8 @@ def run_process(argv: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def compare(folder: Path, tmp: Path, repeat: int, label: str) -> None:
-    """Time the three sides interleaved on ``folder``; print medians and ratios."""
+def compare(folder: Path, tmp: Path, repeat: int, label: str, code: Path | None = None) -> None:
+    """Time the sides interleaved on ``folder``; print medians and ratios."""
     pred = tmp / "predictions.jsonl"
     rows = make_submission(folder, pred)
     harness_out, pandas_out = tmp / "harness.json", tmp / "pandas.json"
@@ -130,11 +133,19 @@ def compare(folder: Path, tmp: Path, repeat: int, label: str) -> None:
             f"import pyarrow.json as j; j.read_json({str(pred)!r})",
         ],
     }
+    codes = dict.fromkeys(sides, HERE.parent)
+    if code is not None:
+        name = f"score, code at {code.name}"
+        sides[name] = [*sides["consistency-bench score"][:-1], str(tmp / "old.json")]
+        codes[name] = code.resolve()
     runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in sides}
     for _ in range(repeat):
         for name, argv in sides.items():
-            runs[name].append(run_process(argv))
+            runs[name].append(run_process(argv, codes[name]))
     harness = json.loads(harness_out.read_text())["suites"]
+    if code is not None:  # before/after: the same results (provenance apart)
+        old = json.loads((tmp / "old.json").read_text())["suites"]
+        assert json.dumps(old, sort_keys=True) == json.dumps(harness, sort_keys=True)
     reference = json.loads(pandas_out.read_text())
     for name, value in reference["scores"].items():
         assert abs(harness[name]["main_score"] - value) < 1e-9, name
@@ -162,6 +173,8 @@ def main() -> None:
     parser.add_argument("--family", help="only this family's suites (default: every suite)")
     parser.add_argument("--scale", type=int, nargs="+", default=[1])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--code", type=Path,
+                        help="also time `score` with the code of this checkout (before/after)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -175,7 +188,8 @@ def main() -> None:
         for scale in args.scale:
             work = tmp / f"x{scale}"
             folder = select_folder(data, work / "data", args.family, scale)
-            compare(folder, work, args.repeat, f"{args.family or 'every suite'} x{scale}")
+            compare(folder, work, args.repeat, f"{args.family or 'every suite'} x{scale}",
+                    args.code)
 
 
 if __name__ == "__main__":

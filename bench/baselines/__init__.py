@@ -14,11 +14,14 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.atomic import atomic_path
 from bench.errors import ConfigError, UnknownNameError
-from bench.sources import SourceResolver
 from bench.tasks import TaskSpec, get_task
+
+if TYPE_CHECKING:  # `import bench.baselines` runs at every CLI start-up (the help lists names)
+    from bench.sources import SourceResolver
 
 Prediction = tuple[int, list[float] | None]
 SuitePredictor = Callable[[list[dict]], list[Prediction]]

@@ -17,6 +17,7 @@ aligned numpy arrays; ``INVALID`` (-1) answers are never right and never consist
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import ceil, comb
 
 import numpy as np
@@ -58,6 +59,15 @@ class Consistent:
 
     def weights(self) -> np.ndarray:
         """Per-unit weights with mean 1 whose weighted mean is the class-balanced mean."""
+        return self._weights
+
+    @cached_property
+    def _weights(self) -> np.ndarray:
+        """:meth:`weights`, computed once (counted with ``bincount`` for label indices)."""
+        counts = _label_counts(self.classes)
+        if counts is not None:
+            present = counts[counts > 0]
+            return len(self.classes) / (len(present) * counts[np.asarray(self.classes) + 1])
         _, inverse, counts = np.unique(self.classes, return_inverse=True, return_counts=True)
         return len(self.classes) / (len(counts) * counts[inverse])
 
@@ -97,6 +107,21 @@ class Consistent:
         if self.single_label:
             return None
         return chance_corrected(self.value, self.chance)
+
+
+def _label_counts(values: np.ndarray) -> np.ndarray | None:
+    """Counts of ``values + 1`` by ``bincount`` for label indices (integers >= -1); else None.
+
+    ``counts[v + 1]`` is the count of ``v``; the same integers ``np.unique(...,
+    return_counts=True)`` gives, without a sort.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind not in "iu" or not len(values):
+        return None
+    low, high = int(values.min()), int(values.max())
+    if low < -1 or high > 1 << 16:
+        return None
+    return np.bincount(values.astype(np.int64) + 1)
 
 
 def chance_corrected(value: float | None, chance: float | None) -> float | None:
@@ -269,8 +294,11 @@ def original_stats(pred: np.ndarray, gold: np.ndarray) -> OriginalStats:
     pred, gold = pred[keep], gold[keep]
     if not len(gold):
         return OriginalStats(0, 0, None, None)
-    _, gold_counts = np.unique(gold, return_counts=True)
-    _, pred_counts = np.unique(pred, return_counts=True)
+    gold_counts, pred_counts = _label_counts(gold), _label_counts(pred)
+    if gold_counts is None:
+        _, gold_counts = np.unique(gold, return_counts=True)
+    if pred_counts is None:
+        _, pred_counts = np.unique(pred, return_counts=True)
     return OriginalStats(
         n=int(len(gold)),
         correct=int(correct(pred, gold).sum()),

@@ -133,8 +133,11 @@ def select_threshold(
     grid = threshold_grid(clean.shape[1], step)
     clean_top, salad_top = clean.max(axis=1), salad.max(axis=1)
     base = correct.mean()
-    accuracy = ((clean_top[None, :] >= grid[:, None]) & correct[None, :]).mean(axis=1)
-    invalid = (salad_top[None, :] < grid[:, None]).mean(axis=1)
+    # counts by binary search, not a (grid x rows) matrix: the same integers, so the same shares
+    right_top = np.sort(clean_top[correct])
+    kept = len(right_top) - np.searchsorted(right_top, grid, side="left")  # top >= theta
+    accuracy = kept / len(clean_top)
+    invalid = np.searchsorted(np.sort(salad_top), grid, side="left") / len(salad_top)
     allowed = accuracy >= base - tolerance - 1e-12
     best = int(np.flatnonzero(allowed)[np.argmax(invalid[allowed])])
     return float(grid[best]), float(invalid[best]), float(accuracy[best])

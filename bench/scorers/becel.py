@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from bench.arrays import indices, int64
 from bench.bootstrap import proportion_ci
 from bench.metrics import consistent as ca
 from bench.metrics.becel import (
@@ -26,8 +29,8 @@ def _pairs(data: SuiteData, perturbed: str) -> tuple[np.ndarray, np.ndarray]:
     first = np.full(n_groups, -1, dtype=np.int64)
     second = np.full(n_groups, -1, dtype=np.int64)
     rows = np.arange(len(data.group))
-    is_orig = data.variant == "original"
-    is_pert = data.variant == perturbed
+    is_orig = data.is_variant("original")
+    is_pert = data.is_variant(perturbed)
     first[data.group[is_orig]] = rows[is_orig]
     second[data.group[is_pert]] = rows[is_pert]
     if (first < 0).any() or (second < 0).any():
@@ -47,7 +50,7 @@ def _confidence(probs: np.ndarray | None, rows: np.ndarray, consistent: np.ndarr
 
 
 def _original_accuracy(data: SuiteData, aligned: Aligned, variants: tuple[str, ...]) -> float:
-    mask = np.isin(data.variant, variants) & (data.gold >= 0)
+    mask = data.variant_mask(variants) & (data.gold >= 0)
     return accuracy(aligned.pred[mask], data.gold[mask])
 
 
@@ -93,24 +96,55 @@ def _per_class(
     return out
 
 
+def _antecedent_rows(ids: pa.Array, antecedents: pa.Array, derived: np.ndarray) -> np.ndarray:
+    """Row of each antecedent id (-1 when not a row), flat, two per derived row.
+
+    Additive suites list a derived row right after its two antecedents: that layout is
+    checked by one comparison of ids; any other is looked up by hashing.
+    """
+    guess = (derived[:, None] + np.array([-2, -1])).ravel()
+    if len(derived) and guess.min() >= 0 and ids.take(indices(guess)).equals(antecedents):
+        return guess
+    return int64(pc.index_in(antecedents, value_set=ids))
+
+
+def _constraints(data: SuiteData, derived: np.ndarray) -> Constraint:
+    """The constraints of the derived rows, each distinct constraint text parsed once.
+
+    Same result as ``Constraint.parse`` of every row's text; on a malformed text, that call
+    makes the error name its row.
+    """
+    codes, texts = data.codes("constraint")
+    codes = codes[derived]
+    if len(codes) and codes.min() >= 0:
+        used = np.flatnonzero(np.bincount(codes, minlength=len(texts)))
+        try:
+            parsed = Constraint.parse(np.asarray([texts[i] for i in used], dtype=object),
+                                      data.label_names).allowed
+        except ValueError:
+            parsed = None
+        if parsed is not None:
+            table = np.zeros((len(texts), len(data.label_names)), dtype=bool)
+            table[used] = parsed
+            return Constraint(table[codes])
+    return Constraint.parse(data.column("constraint")[derived], data.label_names)
+
+
 def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
     """tau_trn / tau_add: constraint violations among rows whose antecedents are right."""
     kind = data.info["kind"]
     derived_variant = "transitive" if kind == "transitive" else "merged"
-    derived = np.flatnonzero(data.variant == derived_variant)
+    derived = np.flatnonzero(data.is_variant(derived_variant))
     ids = data.ids()
-    antecedents = data.arrow("antecedent_ids").combine_chunks().take(derived)
-    flat = antecedents.flatten()
-    import pyarrow.compute as pc
-
-    positions = pc.index_in(flat, value_set=ids).to_numpy(zero_copy_only=False)
-    if np.isnan(positions.astype(np.float64)).any() or len(positions) != 2 * len(derived):
+    antecedents = data.arrow("antecedent_ids").combine_chunks().take(indices(derived))
+    positions = _antecedent_rows(ids, antecedents.flatten(), derived)
+    if (positions < 0).any() or len(positions) != 2 * len(derived):
         raise ValueError(f"suite {data.name}: antecedent ids must name two rows of the suite")
-    positions = positions.astype(np.int64).reshape(len(derived), 2)
+    positions = positions.reshape(len(derived), 2)
     gold_ante = data.gold[positions]
     pred_ante = aligned.pred[positions]
     antecedent_correct = (pred_ante == gold_ante) & (gold_ante >= 0)
-    constraint = Constraint.parse(data.column("constraint")[derived], data.label_names)
+    constraint = _constraints(data, derived)
     derived_ok = constraint.satisfied(aligned.pred[derived])
     in_c, consistent = conditional_consistency(derived_ok, antecedent_correct)
     n = int(in_c.sum())
@@ -127,7 +161,7 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         "derived_satisfied_all": float(derived_ok.mean()) if len(derived) else None,
         "n_invalid": int((aligned.pred == INVALID).sum()),
     }
-    sources = np.isin(data.variant, source_variants)
+    sources = data.variant_mask(source_variants)
     metrics.update(ca.original_stats(aligned.pred[sources], data.gold[sources]).as_metrics())
     if kind == "additive":  # the classes are uneven after the length filter (ag_news)
         metrics["tau_add_per_class"] = _per_class(data, derived, in_c, consistent)

@@ -18,7 +18,7 @@ def _positions(data: SuiteData, variant: str) -> np.ndarray:
     """Row position of ``variant`` in every group, ordered by group code."""
     n_groups = int(data.group.max()) + 1 if len(data.group) else 0
     where = np.full(n_groups, -1, dtype=np.int64)
-    rows = np.flatnonzero(data.variant == variant)
+    rows = np.flatnonzero(data.is_variant(variant))
     where[data.group[rows]] = rows
     if (where < 0).any():
         missing = int(np.argmax(where < 0))
@@ -53,7 +53,7 @@ def calm_theta(options: ScoreOptions, name: str = "calm_theta", default: float =
 def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
     """C_R, C_S at ``calm_theta`` and accuracy on the originals, per source example."""
     theta = calm_theta(options)
-    symbols = sorted({v for v in data.variant if v.startswith(SIGNAL_PREFIX)})
+    symbols = sorted(v for v in data.variant_names if v.startswith(SIGNAL_PREFIX))
     if not symbols:
         raise ValueError(f"suite {data.name}: no signal:<symbol> rows")
     original = _positions(data, "original")

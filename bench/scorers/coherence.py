@@ -28,7 +28,7 @@ def _end_rows(data: SuiteData) -> np.ndarray:
     """Row of the end-task input (variant ``original``, the full span) per group."""
     n_groups = int(data.group.max()) + 1 if len(data.group) else 0
     where = np.full(n_groups, -1, dtype=np.int64)
-    rows = np.flatnonzero(data.variant == "original")
+    rows = np.flatnonzero(data.is_variant("original"))
     where[data.group[rows]] = rows
     if (where < 0).any():
         raise ValueError(f"suite {data.name}: a group lacks its 'original' (full span) row")

@@ -35,12 +35,12 @@ def _pairs(data: SuiteData) -> tuple[np.ndarray, np.ndarray, str]:
     first = np.full(n_groups, -1, dtype=np.int64)
     second = np.full(n_groups, -1, dtype=np.int64)
     rows = np.arange(len(data.group))
-    is_orig = data.variant == "original"
+    is_orig = data.is_variant("original")
     first[data.group[is_orig]] = rows[is_orig]
     second[data.group[~is_orig]] = rows[~is_orig]
     if n_groups == 0 or (first < 0).any() or (second < 0).any():
         raise ValueError(f"suite {data.name}: a group lacks its original or transformed row")
-    transforms = sorted(set(data.variant[~is_orig].tolist()))
+    transforms = sorted(data.variants_of(~is_orig))
     if len(transforms) != 1 or transforms[0] not in TRANSFORM_FAMILY:
         raise ValueError(f"suite {data.name}: expected one known transformation, got {transforms}")
     return first, second, transforms[0]
@@ -48,14 +48,16 @@ def _pairs(data: SuiteData) -> tuple[np.ndarray, np.ndarray, str]:
 
 def _reference(data: SuiteData, pred: np.ndarray, first: np.ndarray, second: np.ndarray):
     """What each transformed prediction is compared with: original prediction or default."""
-    target = data.column("agreement_with")[second]
+    codes, values = data.codes("agreement_with")
+    target = codes[second]
+    used = {values[code] if code >= 0 else None: code for code in np.unique(target).tolist()}
     names = data.label_names
     reference = pred[first].copy()
-    for name in sorted(set(target.tolist()) - {"original"}):
+    for name in sorted(set(used) - {"original"}):
         if name not in names:
             raise ValueError(f"suite {data.name}: agreement_with {name!r} is not a label")
-        reference[target == name] = names.index(name)
-    return reference, sorted(set(target.tolist()))
+        reference[target == used[name]] = names.index(name)
+    return reference, sorted(used)
 
 
 def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
