@@ -10,12 +10,20 @@
    step that is not linear in rows shows.
 3. Whole processes (``--processes``): ``consistency-bench build`` into a new folder with
    ``--jobs 1`` and ``--jobs 2``, and a second build into the same folder with nothing changed
-   (every suite up to date), interleaved, medians of wall and CPU time.
+   (every suite up to date), interleaved, medians of wall and CPU time. With ``--baseline
+   DIR`` (the code before a change, e.g. ``git archive`` of main into DIR) a fresh build by
+   that code runs interleaved with ours, each from its own folder.
+4. PBSMT scale (``--pbsmt-scale``): ``mnli_salad_pbsmt``'s work (cross-fitted training and
+   decoding) on the first quarter, half and all of MNLI dev matched (distinct rows), so a
+   step that is not linear in rows shows.
 
 Usage::
 
     python benchmarks/bench_build.py [--family becel calm coherence] [--repeat 3] [--processes]
     python benchmarks/bench_build.py --family becel calm coherence salad --only-processes
+    python benchmarks/bench_build.py --family becel calm coherence salad --only-processes \
+        --baseline /tmp/code-before
+    python benchmarks/bench_build.py --pbsmt-scale
 """
 
 from __future__ import annotations
@@ -58,21 +66,22 @@ def writers(spec, rows: list[dict], tmp: Path, repeat: int) -> tuple[float, floa
     return statistics.median(ours), statistics.median(plain)
 
 
-def run_process(argv: list[str]) -> tuple[float, float]:
-    """(wall s, CPU s) of one whole process."""
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "HF_HUB_OFFLINE": "1"}
+def run_process(argv: list[str], code: Path = HERE.parent) -> tuple[float, float]:
+    """(wall s, CPU s, children included) of one whole process run from the folder ``code``."""
+    env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=HERE.parent, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{argv} failed: {proc.stderr.read().decode()[-2000:]}")
     proc.stderr.close()
-    return wall, usage.ru_utime + usage.ru_stime + 0.0
+    return wall, usage.ru_utime + usage.ru_stime + 0.0  # the pool workers' time included
 
 
-def processes(families: list[str], sources: Path, tmp: Path, repeat: int) -> None:
+def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
+              baseline: Path | None = None) -> None:
     """Whole ``build`` processes: fresh with 1 and 2 jobs, then nothing changed."""
     base = [sys.executable, "-m", "bench.cli", "build", "--sources", str(sources),
             "--no-download"]
@@ -89,6 +98,11 @@ def processes(families: list[str], sources: Path, tmp: Path, repeat: int) -> Non
                 run_process([*base, "--out", str(out), "--jobs", str(jobs)]))
         runs.setdefault("second build, nothing changed", []).append(
             run_process([*base, "--out", str(tmp / "built-2")]))
+        if baseline is not None:
+            out = tmp / "built-baseline"
+            shutil.rmtree(out, ignore_errors=True)
+            runs.setdefault("baseline code, fresh, --jobs 2", []).append(
+                run_process([*base, "--out", str(out), "--jobs", "2"], code=baseline))
     print(f"\nwhole `consistency-bench build` processes ({', '.join(families)}), "
           f"median of {repeat} interleaved runs")
     print(f"{'run':<34} {'wall s':>8} {'CPU s':>8}")
@@ -98,6 +112,39 @@ def processes(families: list[str], sources: Path, tmp: Path, repeat: int) -> Non
     one = statistics.median(r[0] for r in runs["fresh build, --jobs 1"])
     two = statistics.median(r[0] for r in runs["fresh build, --jobs 2"])
     print(f"--jobs 2 against --jobs 1: {one / two:.2f}x faster (wall)")
+    if baseline is not None:
+        before = runs["baseline code, fresh, --jobs 2"]
+        after = runs["fresh build, --jobs 2"]
+        cpu_ratio = (statistics.median(r[1] for r in before)
+                     / statistics.median(r[1] for r in after))
+        print(f"fresh --jobs 2 against the baseline code: "
+              f"{statistics.median(r[0] for r in before) / two:.2f}x (wall), "
+              f"{cpu_ratio:.2f}x (CPU)")
+
+
+def pbsmt_scale(sources: Path, repeat: int) -> None:
+    """``mnli_salad_pbsmt``'s training and decoding on 1/4, 1/2 and all of its rows."""
+    from builders.salad import suites as salad
+
+    resolver = SourceResolver(sources, download=False)
+    records = salad.read_records("mnli", resolver)
+    print(f"\nmnli_salad_pbsmt work on a share of MNLI dev matched (median CPU of {repeat})")
+    print(f"{'scale':<6} {'rows':>7} {'CPU s':>8} {'ms per row':>11} {'per row vs 1x':>14}")
+    first = None
+    for scale in (1, 2, 4):
+        part = records[: len(records) * scale // 4]
+        samples = []
+        for _ in range(repeat):
+            start = time.process_time()
+            models = {f: salad.train_pbsmt([r for r in part if r.row % 2 != f]) for f in (0, 1)}
+            for record in part:
+                salad.pbsmt_text(models[record.row % 2], record)
+            samples.append(time.process_time() - start)
+        cpu = statistics.median(samples)
+        per_row = cpu / len(part) * 1000
+        first = first or per_row
+        print(f"{scale}x{'':<4} {len(part):>7} {cpu:>8.2f} {per_row:>11.3f} "
+              f"{per_row / first:>14.2f}")
 
 
 def main() -> None:
@@ -109,10 +156,17 @@ def main() -> None:
     parser.add_argument("--processes", action="store_true", help="also time whole builds")
     parser.add_argument("--only-processes", action="store_true",
                         help="time whole builds only (no per-suite writer table)")
+    parser.add_argument("--baseline", type=Path,
+                        help="folder holding the code before a change, to time against")
+    parser.add_argument("--pbsmt-scale", action="store_true",
+                        help="only the PBSMT scale test (1x, 2x, 4x rows)")
     args = parser.parse_args()
+    if args.pbsmt_scale:
+        pbsmt_scale(args.sources, args.repeat)
+        return
     if args.only_processes:
         with tempfile.TemporaryDirectory() as tmp:
-            processes(args.family, args.sources, Path(tmp), args.repeat)
+            processes(args.family, args.sources, Path(tmp), args.repeat, args.baseline)
         return
     resolver = SourceResolver(args.sources, download=False)
     print(f"{'suite':<28} {'rows':>8} {'generate s':>10} {'ours s':>8} {'plain s':>8} "
@@ -155,7 +209,7 @@ def main() -> None:
                 print(f"{scale}x{'':<4} {len(scaled):>9} {ours:>8.3f} {plain:>8.3f} "
                       f"{ours / first / scale:>11.2f}")
         if args.processes:
-            processes(args.family, args.sources, tmp, args.repeat)
+            processes(args.family, args.sources, tmp, args.repeat, args.baseline)
 
 
 if __name__ == "__main__":

@@ -46,8 +46,12 @@ def maximal_phrases(phrases: Sequence[str]) -> list[int]:
     normal = [" ".join(p.split()) for p in phrases]
     known = set(normal)
     inside: set[str] = set()
-    for phrase in known:
-        if " " not in phrase:
+    # Longest first: a phrase already known to sit inside a longer one has all its sub-phrases
+    # inside that one too (already found when it was scanned), so only the phrases inside no
+    # other are scanned: the result is the same as scanning every phrase, in a fraction of
+    # the time (the parse-tree phrases of a sentence are mostly inside it).
+    for phrase in sorted(known, key=lambda p: (-p.count(" "), p)):
+        if " " not in phrase or phrase in inside:
             continue
         starts = [0] + [k + 1 for k, c in enumerate(phrase) if c == " "]
         ends = [k - 1 for k in starts[1:]] + [len(phrase)]

@@ -181,8 +181,10 @@ def _build_indexed(index: int) -> tuple[str, object]:
 def _results(count: int, jobs: int) -> Iterator[tuple[str, object]]:
     """Results of :func:`_build_indexed` for ``range(count)``, in that order.
 
-    With ``jobs > 1`` (and ``fork`` available) the suites are built by a pool of processes;
-    results still come back in the order asked for, so the output does not depend on timing.
+    With ``jobs > 1`` (and ``fork`` available) the suites are built by a pool of processes,
+    started costliest first (``SuiteSpec.build_cost``: the longest suite must not be the last
+    to start, or it alone sets the wall time); results still come back in the order asked for,
+    so the output does not depend on timing.
     """
     jobs = min(jobs, count)
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
@@ -190,7 +192,10 @@ def _results(count: int, jobs: int) -> Iterator[tuple[str, object]]:
         return
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
     try:
-        yield from pool.map(_build_indexed, range(count))
+        order = sorted(range(count), key=lambda i: (-_Job.specs[i].build_cost, i))
+        futures = {i: pool.submit(_build_indexed, i) for i in order}
+        for i in range(count):
+            yield futures[i].result()
     finally:  # on an error (or Ctrl-C) do not start the suites still queued
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -41,6 +41,9 @@ class SuiteSpec:
         expected_rows: Rows the paper reports for the new test set (Table 1), if any.
         citation: BibTeX of the paper the suite comes from.
         license: License note of the sources.
+        build_cost: Rough CPU seconds of building the suite (1 for the quick ones). Only the
+            order in which a pool of processes starts suites depends on it (costliest first,
+            so that the longest suite does not start last); the output does not.
 
     """
 
@@ -58,6 +61,7 @@ class SuiteSpec:
     expected_rows: int | None = None
     citation: str = ""
     license: str = ""
+    build_cost: float = 1.0
 
     @property
     def task_spec(self) -> TaskSpec:

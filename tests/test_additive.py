@@ -80,3 +80,24 @@ def test_sampling_is_linear_in_rows_kept():
 def test_maximal_phrases_are_the_sentences():
     phrases = ["a good film", "good film", "film", "a", "bad", "bad  plot .", "plot", "good"]
     assert maximal_phrases(phrases) == [0, 5]  # "a good film", "bad plot ." (space normalised)
+
+
+def _maximal_phrases_reference(phrases):
+    """The first implementation: every phrase's every sub-span looked up."""
+    normal = [" ".join(p.split()) for p in phrases]
+    known = set(normal)
+    inside = set()
+    for phrase in known:
+        tokens = phrase.split(" ")
+        for a in range(len(tokens)):
+            for b in range(a + 1, len(tokens) + 1):
+                part = " ".join(tokens[a:b])
+                if part != phrase and part in known:
+                    inside.add(part)
+    return [k for k, p in enumerate(normal) if p not in inside]
+
+
+@given(st.lists(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=6)
+                .map(" ".join), max_size=30))
+def test_maximal_phrases_is_the_reference(phrases):
+    assert maximal_phrases(phrases) == _maximal_phrases_reference(phrases)

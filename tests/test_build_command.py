@@ -84,6 +84,19 @@ def test_pool_gives_the_same_folder_in_the_same_order(corpora, tmp_path):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
 
 
+def test_pool_started_costliest_first_keeps_the_order(corpora, tmp_path):
+    # The last suite is declared the costliest, so the pool starts it first; the folder and
+    # the log are still those of a one-process build, in the order asked for.
+    from dataclasses import replace
+
+    specs = [replace(SUITES[n], build_cost=float(k + 1)) for k, n in enumerate(SMALL)]
+    lines_1, lines_2 = [], []
+    one = build_all(specs, _resolver(corpora), tmp_path / "one", log=lines_1.append, jobs=1)
+    two = build_all(specs, _resolver(corpora), tmp_path / "two", log=lines_2.append, jobs=2)
+    assert one.manifest == two.manifest and lines_1 == lines_2
+    assert [line.split()[0] for line in lines_2] == SMALL
+
+
 def test_a_failed_first_build_leaves_no_folder(corpora, tmp_path, monkeypatch):
     real = export.build_suite
 

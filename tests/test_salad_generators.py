@@ -146,3 +146,108 @@ def test_gradient_edits(scores, seed):
         assert all(new[i] == tokens[i] for i in kept)
     one = gradient.copy_one(tokens, scores)
     assert one == ([tokens[scores.index(max(scores))]] if tokens else None)
+
+
+# The faster PBSMT parts against NLTK's and the code they replaced (issue 12: byte-identical).
+
+SENTENCE_WORDS = st.sampled_from(
+    ["a", "man", "plays", "guitar", "two", "dogs", "run", "outdoors", ".", "on", "the", "grass",
+     "woman", "piano", "zither", "unseen", "music"]
+)
+
+
+def _nltk_alignments(corpus):
+    from nltk.translate import AlignedSent, IBMModel1
+
+    sentences = [AlignedSent(list(words), list(mots)) for words, mots in corpus]
+    IBMModel1(sentences, pbsmt.IBM_ITERATIONS)
+    return [sorted(s.alignment, key=lambda p: p[0]) for s in sentences]
+
+
+@given(st.lists(st.tuples(st.lists(SENTENCE_WORDS, min_size=1, max_size=7),
+                          st.lists(SENTENCE_WORDS, min_size=1, max_size=7)),
+                min_size=1, max_size=12))
+def test_ibm1_alignments_are_nltks(corpus):
+    assert pbsmt.ibm1_alignments(corpus) == _nltk_alignments(corpus)
+
+
+def test_ibm1_alignments_are_nltks_on_repeated_words():
+    corpus = [(["a", "a", "b"], ["x", "y", "x"]), (["b", "a"], ["y", "y"]), (["c"], ["x"])] * 3
+    assert pbsmt.ibm1_alignments(corpus) == _nltk_alignments(corpus)
+    assert pbsmt.ibm1_alignments(PAIRS) == _nltk_alignments(PAIRS)
+
+
+def test_ibm1_is_independent_of_vocabulary_size():
+    # 100,000 distinct words a side: a dense translation table would hold 10^10 entries (80 GB);
+    # the entries here are the 20,000 x 5 x 6 (sentence, target, source) positions.
+    corpus = [([f"t{5 * k + i}" for i in range(5)], [f"s{5 * k + i}" for i in range(5)])
+              for k in range(20_000)]
+    out = pbsmt.ibm1_alignments(corpus)
+    assert len(out) == 20_000 and all(len(a) == 5 for a in out)
+
+
+class _ReferenceLM:
+    """The trigram model as first written (recursive, NLTK's decoder interface)."""
+
+    def __init__(self, texts):
+        from collections import defaultdict
+
+        self.counts = defaultdict(Counter)
+        for tokens in texts:
+            padded = [pbsmt.BOS, pbsmt.BOS, *tokens, pbsmt.EOS]
+            for i in range(2, len(padded)):
+                for k in range(3):
+                    self.counts[tuple(padded[i - k : i])][padded[i]] += 1
+        self.totals = {h: sum(c.values()) for h, c in self.counts.items()}
+        self.vocabulary = len(self.counts[()]) + 1
+
+    def prob(self, word, history):
+        if not history:
+            return (self.counts[()].get(word, 0) + 1) / (self.totals.get((), 0) + self.vocabulary)
+        lower = self.prob(word, history[1:])
+        counter = self.counts.get(history)
+        if not counter:
+            return lower
+        total, d = self.totals[history], pbsmt.DISCOUNT
+        return max(counter.get(word, 0) - d, 0) / total + d * len(counter) / total * lower
+
+    def log_prob(self, words, context):
+        import math
+
+        history, total = tuple(context[-2:]), 0.0
+        for word in words:
+            total += math.log(self.prob(word, history))
+            history = (*history, word)[-2:]
+        return total
+
+    def probability_change(self, hypothesis, phrase):
+        context, node = [], hypothesis
+        while node is not None and node.trg_phrase is not None and len(context) < 2:
+            context = list(node.trg_phrase) + context
+            node = node.previous
+        if len(context) < 2:
+            context = [pbsmt.BOS, pbsmt.BOS, *context]
+        return self.log_prob(phrase, context)
+
+    def probability(self, phrase):
+        return self.log_prob(phrase, ())
+
+
+@given(st.lists(SENTENCE_WORDS, max_size=4), st.lists(SENTENCE_WORDS, max_size=2))
+def test_trigram_lm_is_the_reference(words, context):
+    texts = [s for _, s in PAIRS]
+    lm, reference = pbsmt.TrigramLM(texts), _ReferenceLM(texts)
+    context = [pbsmt.BOS, pbsmt.BOS, *context][-2:]
+    assert lm.log_prob(words, context) == reference.log_prob(words, context)
+    assert lm.change(tuple(context), tuple(words)) == reference.log_prob(words, context)
+
+
+@given(st.lists(SENTENCE_WORDS, min_size=1, max_size=12))
+def test_decoder_is_nltks_with_the_reference_lm(tokens):
+    from nltk.translate import StackDecoder
+
+    model = pbsmt.train(PAIRS)
+    reference = StackDecoder(pbsmt._SentenceTable(model.table, tokens),
+                             _ReferenceLM([s for _, s in PAIRS]))
+    reference.stack_size = pbsmt.STACK_SIZE
+    assert pbsmt.translate(model, tokens) == reference.translate(tokens)

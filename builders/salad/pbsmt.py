@@ -30,7 +30,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from operator import add
 
 IBM_ITERATIONS = 5
 MAX_PHRASE = 3
@@ -63,27 +63,33 @@ class TrigramLM:
         self.discount = discount
         self._p: dict[tuple[str, tuple[str, ...]], float] = {}
         self._change: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
+        self._unigram = self.counts[()]
+        self._denominator = self.totals.get((), 0) + self.vocabulary
+        #: Per seen history: its counts, total and back-off weight ``D * N1+(h ·) / c(h)``.
+        self._histories = {
+            h: (c, self.totals[h], discount * len(c) / self.totals[h])
+            for h, c in self.counts.items() if h and c
+        }
 
     def prob(self, word: str, history: tuple[str, ...]) -> float:
         """``P(word | history)`` (history of at most two tokens)."""
         key = (word, history)
-        cached = self._p.get(key)
-        if cached is not None:
-            return cached
-        if len(self._p) >= CACHE_LIMIT:
-            self._p.clear()
-        if not history:
-            value = (self.counts[()].get(word, 0) + 1) / (self.totals.get((), 0) + self.vocabulary)
-        else:
-            lower = self.prob(word, history[1:])
-            counter = self.counts.get(history)
-            if counter:
-                total = self.totals[history]
-                value = (max(counter.get(word, 0) - self.discount, 0) / total
-                         + self.discount * len(counter) / total * lower)
-            else:
-                value = lower
-        self._p[key] = value
+        value = self._p.get(key)
+        if value is None:
+            if len(self._p) >= CACHE_LIMIT:
+                self._p.clear()
+            value = self._p[key] = self._compute(word, history)
+        return value
+
+    def _compute(self, word: str, history: tuple[str, ...]) -> float:
+        """``P(word | history)`` from the unigram up, one history suffix at a time."""
+        value = (self._unigram.get(word, 0) + 1) / self._denominator
+        discount = self.discount
+        for start in range(len(history) - 1, -1, -1):
+            seen = self._histories.get(history[start:])
+            if seen is not None:  # an unseen history keeps the lower order's value
+                counter, total, weight = seen
+                value = max(counter.get(word, 0) - discount, 0) / total + weight * value
         return value
 
     def log_prob(self, words: Sequence[str], context: Sequence[str]) -> float:
@@ -96,7 +102,7 @@ class TrigramLM:
         return total
 
     def probability_change(self, hypothesis, phrase: tuple[str, ...]) -> float:
-        """Log-probability change of appending ``phrase`` to a decoder hypothesis."""
+        """Log-probability change of appending ``phrase`` to an NLTK decoder hypothesis."""
         context: list[str] = []
         node = hypothesis
         while node is not None and node.trg_phrase is not None and len(context) < 2:
@@ -104,12 +110,26 @@ class TrigramLM:
             node = node.previous
         if len(context) < 2:
             context = [BOS, BOS, *context]
-        key = (tuple(context[-2:]), tuple(phrase))
+        return self.change(tuple(context[-2:]), tuple(phrase))
+
+    def change(self, context: tuple[str, str], phrase: tuple[str, ...]) -> float:
+        """Log probability of ``phrase`` after the two target words ``context``."""
+        key = (context, phrase)
         value = self._change.get(key)
         if value is None:
             if len(self._change) >= CACHE_LIMIT:  # bounded memory; values do not change
                 self._change.clear()
-            value = self._change[key] = self.log_prob(phrase, context)
+            probs, compute = self._p, self._compute
+            value, history = 0.0, context
+            for word in phrase:  # log_prob, inlined
+                p = probs.get((word, history))
+                if p is None:
+                    if len(probs) >= CACHE_LIMIT:
+                        probs.clear()
+                    p = probs[(word, history)] = compute(word, history)
+                value += math.log(p)
+                history = (history[-1], word)
+            self._change[key] = value
         return value
 
     def probability(self, phrase: tuple[str, ...]) -> float:
@@ -130,6 +150,10 @@ class PhraseModel:
     table: dict[tuple[str, ...], list[_Entry]] = field(repr=False)
     lm: TrigramLM = field(repr=False)
     pairs: int = 0
+    longest: int = field(init=False, default=1)
+
+    def __post_init__(self) -> None:
+        self.longest = max(map(len, self.table), default=1)  # no longer span is looked up
 
 
 class _SentenceTable:
@@ -153,6 +177,73 @@ def _pharaoh(points) -> str:
     return " ".join(f"{i}-{j}" for i, j in sorted(points))
 
 
+def ibm1_alignments(
+    corpus: Sequence[tuple[Sequence[str], Sequence[str]]], iterations: int = IBM_ITERATIONS
+) -> list[list[tuple[int, int | None]]]:
+    """Best IBM Model 1 alignment of each pair, as ``nltk.translate.IBMModel1`` finds it.
+
+    ``corpus`` holds ``(words, mots)`` pairs, as ``AlignedSent(words, mots)``: ``mots`` is the
+    source side, ``words`` the target side. The result is, per pair, ``(j, i)`` for every
+    target position ``j``: ``i`` is the aligned source position, ``None`` for NULL.
+
+    The EM steps are NLTK's (uniform start ``1 / |target vocabulary|``, counts normalised per
+    target word of a sentence, floor ``IBMModel.MIN_PROB``, ties to the later source word) with
+    one array entry per (sentence, target position, source position) instead of nested
+    dictionaries: ``np.bincount`` adds the entries of each sum in the same order as NLTK's
+    loops, so every probability, and hence every alignment, is bit-for-bit NLTK's
+    (``tests/test_salad_generators.py`` compares them). Time is linear in the entries, and
+    independent of the vocabulary size.
+    """
+    import numpy as np  # local: keeps ``import builders`` light
+
+    min_prob = 1.0e-12  # nltk.translate.ibm_model.IBMModel.MIN_PROB
+    trg_ids: dict[str, int] = {}
+    src_ids: dict[str | None, int] = {None: 0}
+    entry_t: list[int] = []  # per entry: target word, source word, (sentence, target word)
+    entry_s: list[int] = []
+    entry_key: list[int] = []
+    keys: dict[tuple[int, int], int] = {}
+    for n, (words, mots) in enumerate(corpus):
+        src = [0] + [src_ids.setdefault(w, len(src_ids)) for w in mots]
+        for word in words:
+            t = trg_ids.setdefault(word, len(trg_ids))
+            key = keys.setdefault((n, t), len(keys))
+            entry_t.extend([t] * len(src))
+            entry_s.extend(src)
+            entry_key.extend([key] * len(src))
+    if not entry_t:
+        return [[] for _ in corpus]
+    t_arr = np.array(entry_t, dtype=np.int64)
+    s_arr = np.array(entry_s, dtype=np.int64)
+    key_arr = np.array(entry_key, dtype=np.int64)
+    pair_codes, pair_arr = np.unique(t_arr * len(src_ids) + s_arr, return_inverse=True)
+    pair_arr = pair_arr.reshape(-1)
+    pair_src = pair_codes % len(src_ids)
+    prob = np.full(len(pair_codes), 1 / len(trg_ids))
+    for _ in range(iterations):
+        p = prob[pair_arr]
+        total = np.bincount(key_arr, weights=p, minlength=len(keys))
+        normalized = p / total[key_arr]
+        counts = np.bincount(pair_arr, weights=normalized, minlength=len(pair_codes))
+        any_t = np.bincount(s_arr, weights=normalized, minlength=len(src_ids))
+        prob = np.maximum(counts / any_t[pair_src], min_prob)
+    best_of = prob[pair_arr].tolist()
+    out: list[list[tuple[int, int | None]]] = []
+    at = 0
+    for words, mots in corpus:
+        alignment = []
+        for j in range(len(words)):
+            row = best_of[at : at + len(mots) + 1]
+            at += len(mots) + 1
+            best, point = max(row[0], min_prob), None
+            for i in range(len(mots)):
+                if row[i + 1] >= best:  # prefer the later word on a tie, as NLTK does
+                    best, point = row[i + 1], i
+            alignment.append((j, point))
+        out.append(alignment)
+    return out
+
+
 def train(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> PhraseModel:
     """Train one system on ``(source tokens, target tokens)`` pairs.
 
@@ -160,21 +251,18 @@ def train(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> PhraseModel:
         ValueError: No pair has tokens on both sides.
 
     """
-    from nltk.translate import AlignedSent, IBMModel1  # local: heavy imports
-    from nltk.translate.gdfa import grow_diag_final_and
+    from nltk.translate.gdfa import grow_diag_final_and  # local: heavy imports
     from nltk.translate.phrase_based import phrase_extraction
 
     pairs = [(list(s), list(t)) for s, t in pairs if s and t]
     if not pairs:
         raise ValueError("cannot train a phrase-based model on no sentence pair")
-    forward = [AlignedSent(t, s) for s, t in pairs]  # words = target, mots = source
-    backward = [AlignedSent(s, t) for s, t in pairs]
-    IBMModel1(forward, IBM_ITERATIONS)
-    IBMModel1(backward, IBM_ITERATIONS)
+    forward = ibm1_alignments([(t, s) for s, t in pairs])  # words = target, mots = source
+    backward = ibm1_alignments(pairs)
     counts: Counter = Counter()
     for (src, trg), f, b in zip(pairs, forward, backward, strict=True):
-        e2f = _pharaoh((i, j) for j, i in f.alignment if i is not None)
-        f2e = _pharaoh((i, j) for i, j in b.alignment if j is not None)
+        e2f = _pharaoh((i, j) for j, i in f if i is not None)
+        f2e = _pharaoh((i, j) for i, j in b if j is not None)
         points = grow_diag_final_and(len(src), len(trg), e2f, f2e)
         for _, _, s, t in phrase_extraction(" ".join(src), " ".join(trg), points, MAX_PHRASE):
             counts[(s, t)] += 1
@@ -194,68 +282,161 @@ def train(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> PhraseModel:
     return PhraseModel(table, TrigramLM([t for _, t in pairs]), len(pairs))
 
 
-def _decoder_class():
-    """NLTK's stack decoder whose hypotheses store the source positions they cover.
+#: NLTK's ``StackDecoder`` defaults, kept: distortion factor 0.5, no beam threshold, no word
+#: penalty.
+LOG_DISTORTION = math.log(0.5)
+#: Above any language-model log-probability change: a probability is at most 1, so its log is
+#: at most 0 (this margin covers rounding). Float addition is monotone, so a hypothesis whose
+#: score with this bound cannot enter a full stack is dropped without asking the model: the
+#: stacks end up exactly as without the shortcut.
+LM_CHANGE_BOUND = 1e-6
+#: Margin of the cheaper bound checked first for a source phrase: its best option's score with
+#: the future cost added in another order (rounding differs by ~1e-13 at these magnitudes).
+APPROXIMATE = 1e-3
 
-    ``StackDecoder.translate`` is repeated here with one change, for speed (2.3x on SNLI
-    premises): each hypothesis keeps its covered positions instead of walking its chain on
-    every call. Search, scoring (phrase, language model, distortion, future cost) and the
-    stacks are NLTK's, so the output is the same as ``StackDecoder.translate``'s.
+
+class _Hypothesis:
+    """A partial translation: NLTK's ``_Hypothesis`` with its coverage and context stored.
+
+    Attributes:
+        raw_score: Score of the phrases chosen so far.
+        score: ``raw_score`` plus the future cost of the words left (the stack's sort key).
+        end: End of the last source phrase translated (``None`` for the empty hypothesis).
+        trg_phrase: Target phrase of the last expansion.
+        previous: Hypothesis this one extends.
+        untranslated: The source spans ``(start, end)`` not yet translated, in order.
+        words: How many source positions are translated (the stack it is in).
+        context: The last two target words, ``<s>``-padded (the language model's history).
+
     """
-    from nltk.translate import StackDecoder
-    from nltk.translate.stack_decoder import _Hypothesis, _Stack
 
-    class Hypothesis(_Hypothesis):
-        def __init__(self, raw_score=0.0, src_phrase_span=(), trg_phrase=(), previous=None,
-                     future_score=0.0):
-            super().__init__(raw_score, src_phrase_span, trg_phrase, previous, future_score)
-            covered = list(previous._covered) if previous is not None else []
-            if previous is not None:
-                covered.extend(range(*src_phrase_span))
-            self._covered = tuple(covered)
+    __slots__ = ("raw_score", "score", "end", "trg_phrase", "previous", "untranslated",
+                 "words", "context")
 
-        def translated_positions(self):
-            return list(self._covered)
+    def __init__(self, raw_score, score, end, trg_phrase, previous, untranslated, words,
+                 context):
+        self.raw_score, self.score, self.end = raw_score, score, end
+        self.trg_phrase, self.previous = trg_phrase, previous
+        self.untranslated, self.words, self.context = untranslated, words, context
 
-        def total_translated_words(self):
-            return len(self._covered)
 
-    class Decoder(StackDecoder):
-        def translate(self, src_sentence):
-            sentence = tuple(src_sentence)
-            stacks = [_Stack(self.stack_size, self.beam_threshold)
-                      for _ in range(len(sentence) + 1)]
-            stacks[0].push(Hypothesis())
-            all_phrases = self.find_all_src_phrases(sentence)
-            future_table = self.compute_future_scores(sentence)
-            for stack in stacks:
-                for hypothesis in stack:
-                    for span in StackDecoder.valid_phrases(all_phrases, hypothesis):
-                        phrase = sentence[span[0] : span[1]]
-                        for option in self.phrase_table.translations_for(phrase):
-                            new = Hypothesis(
-                                raw_score=self.expansion_score(hypothesis, option, span),
-                                src_phrase_span=span, trg_phrase=option.trg_phrase,
-                                previous=hypothesis,
-                            )
-                            new.future_score = self.future_score(
-                                new, future_table, len(sentence))
-                            stacks[new.total_translated_words()].push(new)
-            best = stacks[len(sentence)].best()
-            return best.translation_so_far() if best is not None else []
+def _future_table(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
+                  longest: int) -> list[list[float]]:
+    """``StackDecoder.compute_future_scores`` as lists (``-inf`` where nothing covers a span)."""
+    n = len(sentence)
+    scores = [[-math.inf] * (n + 1) for _ in range(n + 1)]
+    columns = [[-math.inf] * (n + 1) for _ in range(n + 1)]  # columns[end][mid] = scores[mid][end]
+    for length in range(1, n + 1):
+        for start in range(0, n - length + 1):
+            end = start + length
+            value = -math.inf
+            if length <= longest:
+                phrase = sentence[start:end]
+                if phrase in table:
+                    value = table.translations_for(phrase)[0].log_prob + lm.probability(phrase)
+            if length > 1:  # the best split; max keeps the first of equal values, as NLTK's ">"
+                value = max(value, max(map(add, scores[start][start + 1 : end],
+                                           columns[end][start + 1 : end])))
+            scores[start][end] = columns[end][start] = value
+    return scores
 
-    return Decoder
+
+def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
+            stack_size: int = STACK_SIZE) -> list[str]:
+    """``StackDecoder.translate`` (NLTK 3.9) with the same search and the same arithmetic.
+
+    Every score is computed by the same float operations in the same order as NLTK's, the
+    hypotheses are expanded in the same order and a stack keeps them in the same order (a new
+    hypothesis goes after those with an equal or higher score, as NLTK's stable sort puts
+    it), so the output is NLTK's (``tests/test_salad_generators.py`` compares them). What
+    changes is bookkeeping: a hypothesis keeps its untranslated spans (an expansion splits one)
+    instead of walking its chain for its translated positions, and carries its language-model
+    history instead of walking back for it.
+    ``longest``: the longest source phrase in ``table`` (no longer span is looked up).
+    """
+    n = len(sentence)
+    starts: list[list[int]] = [[] for _ in range(n)]  # find_all_src_phrases
+    for start in range(n):
+        for end in range(start + 1, min(n, start + longest) + 1):
+            if sentence[start:end] in table:
+                starts[start].append(end)
+    future = _future_table(table, lm, sentence, longest)
+    options = {(a, b): table.translations_for(sentence[a:b])
+               for a in range(n) for b in starts[a]}
+
+    def cost_of(spans: tuple[tuple[int, int], ...]) -> float:
+        """``StackDecoder.future_score``: the spans' future costs added in order."""
+        cost = 0.0
+        for first, last in spans:
+            cost += future[first][last]
+        return cost
+
+    change, changes = lm.change, lm._change
+    best = {span: found[0].log_prob for span, found in options.items()}
+    stacks: list[list[_Hypothesis]] = [[] for _ in range(n + 1)]
+    stacks[0].append(_Hypothesis(0.0, 0.0, None, (), None, ((0, n),), 0, (BOS, BOS)))
+    for stack in stacks:
+        for hypothesis in stack:
+            spans, done = hypothesis.untranslated, hypothesis.words
+            raw_before = hypothesis.raw_score
+            prefix = [0.0]  # future costs of the spans before span k, added in order
+            for first, last in spans:
+                prefix.append(prefix[-1] + future[first][last])
+            for k, (first, last) in enumerate(spans):
+                head, tail = prefix[k], prefix[-1] - prefix[k + 1]
+                for a in range(first, last):
+                    distortion = (0.0 if hypothesis.end is None
+                                  else abs(a - hypothesis.end) * LOG_DISTORTION)
+                    before = future[first][a] if first < a else 0.0
+                    for b in starts[a]:
+                        if b > last:
+                            break
+                        target = stacks[done + b - a]
+                        if len(target) >= stack_size and (
+                            raw_before + best[(a, b)] + distortion + head + before
+                            + (future[b][last] if b < last else 0.0) + tail + APPROXIMATE
+                            <= target[-1].score
+                        ):  # not even the best option could get into the full stack
+                            continue
+                        left = spans[:k] + (((first, a),) if first < a else ())
+                        right = (((b, last),) if b < last else ()) + spans[k + 1 :]
+                        rest = left + right
+                        cost = cost_of(rest)
+                        for option in options[(a, b)]:
+                            raw = raw_before
+                            raw += option.log_prob
+                            if len(target) >= stack_size and (
+                                raw + LM_CHANGE_BOUND + distortion + cost <= target[-1].score
+                            ):  # even the bound would not get in, nor would the options
+                                break  # after it (lower log_prob): skip the language model
+                            phrase = option.trg_phrase
+                            lm_change = changes.get((hypothesis.context, phrase))
+                            if lm_change is None:
+                                lm_change = change(hypothesis.context, phrase)
+                            raw += lm_change
+                            raw += distortion
+                            score = raw + cost
+                            at = len(target)
+                            while at and target[at - 1].score < score:
+                                at -= 1
+                            if at >= stack_size:
+                                continue
+                            context = (*hypothesis.context, *phrase)[-2:]
+                            target.insert(at, _Hypothesis(raw, score, b, phrase, hypothesis,
+                                                          rest, done + b - a, context))
+                            del target[stack_size:]
+    if not stacks[n]:
+        return []
+    out: list[tuple[str, ...]] = []
+    node = stacks[n][0]
+    while node.previous is not None:
+        out.append(node.trg_phrase)
+        node = node.previous
+    return [word for phrase in reversed(out) for word in phrase]
 
 
 def translate(model: PhraseModel, source: Sequence[str]) -> list[str]:
     """Decode ``source`` (unknown words passed through); ``[]`` for an empty source."""
     if not source:
         return []
-    decoder = _decoder()(_SentenceTable(model.table, source), model.lm)
-    decoder.stack_size = STACK_SIZE
-    return list(decoder.translate(list(source)))
-
-
-@cache
-def _decoder():
-    return _decoder_class()
+    return _decode(_SentenceTable(model.table, source), model.lm, tuple(source), model.longest)

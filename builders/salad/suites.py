@@ -116,6 +116,9 @@ STATISTICAL = ("pbsmt",)
 PAIR_ONLY = frozenset({"copysort", "copyone"})
 #: The paper builds no PBSMT set for MRPC (too little training data); neither do we.
 NO_STATISTICAL = frozenset({"mrpc"})
+#: Rough CPU seconds of building each ``<task>_salad_pbsmt`` (docs/benchmarks.md): the pool
+#: starts these first. Every other word-salad suite takes about a second or less.
+PBSMT_BUILD_COST = {"mnli": 30.0, "snli": 15.0, "qqp": 15.0, "sst2": 4.0}
 
 
 def _resolve(resolver: SourceResolver, path: str) -> object:
@@ -414,7 +417,7 @@ def _static_suites() -> Iterator[SuiteSpec]:
                 version=VERSION, sources=(source.path, *train), build=statistical_rows(task),
                 description=DESCRIPTIONS["pbsmt"] + SUFFIX, main_metric="agreement",
                 higher_is_better=False, extras=salad_extras(), citation=CITATION,
-                license=LICENSES[task],
+                license=LICENSES[task], build_cost=PBSMT_BUILD_COST.get(task, 1.0),
             )
 
 
