@@ -251,3 +251,22 @@ def test_decoder_is_nltks_with_the_reference_lm(tokens):
                              _ReferenceLM([s for _, s in PAIRS]))
     reference.stack_size = pbsmt.STACK_SIZE
     assert pbsmt.translate(model, tokens) == reference.translate(tokens)
+
+
+def test_pbsmt_output_that_copies_its_source_is_not_a_salad():
+    """A system that translates every word to itself returns the premise: no row (issue 13)."""
+    from builders.readers import Example
+    from builders.salad.suites import pbsmt_text
+
+    same = [(p, p) for p, _ in PAIRS]
+    models = {0: pbsmt.train(same)}
+    premise = "A man plays a guitar ."  # lower-cased and tokenized, it is a training source
+    record = Example(row=0, text=premise, text_pair="A man plays music .", label=0)
+    assert pbsmt.translate(models[0], premise.lower().split()) == premise.lower().split()
+    assert pbsmt_text(models, record) is None
+    # SST-2 form: the sentence's first half translated to itself is not a salad either
+    assert pbsmt_text(models, Example(row=0, text="a man plays a guitar", text_pair=None,
+                                      label=0)) is None
+    # a real translation is kept
+    learnt = {0: pbsmt.train(PAIRS)}
+    assert pbsmt_text(learnt, record) not in (None, premise.lower())

@@ -35,6 +35,8 @@ from builders.salad import lexical, pbsmt
 from builders.suite import Row, SuiteSpec, register_suite
 
 VERSION = "1.1.0"
+#: ``<task>_salad_pbsmt``: 1.2.0 drops outputs that copy the source side (issue 13 audit).
+PBSMT_VERSION = "1.2.0"
 SEED = 20210202
 #: Lower-case the transformed texts, as every example in the paper is (issue 13).
 LOWER = True
@@ -261,15 +263,19 @@ def train_pbsmt(records: Sequence[Record]) -> dict[int, pbsmt.PhraseModel]:
 def pbsmt_text(models: dict[int, pbsmt.PhraseModel], record: Record) -> str | None:
     """The record's source side translated by the system of its label, or ``None``.
 
-    ``None`` when no system was trained for the label or the output equals the text it
-    replaces (nothing was destroyed).
+    ``None`` when no system was trained for the label, or the output equals the text it
+    replaces or the source side it was translated from (nothing was destroyed: a hypothesis
+    that copies its premise makes an entailed pair, not a word salad; 172 MNLI and 53 SNLI
+    rows of version 1.1.0 were such copies).
     """
     model = models.get(record.label)
     if model is None:
         return None
     source, target = pbsmt_pair(record)
     text = lexical.detokenize(pbsmt.translate(model, source))
-    return text if text and text != lexical.detokenize(target) else None
+    if not text or text in (lexical.detokenize(target), lexical.detokenize(source)):
+        return None
+    return text
 
 
 def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
@@ -414,7 +420,8 @@ def _static_suites() -> Iterator[SuiteSpec]:
             train = (source.train_path,) if source.train_path else ()
             yield SuiteSpec(
                 name=f"{task}_salad_pbsmt", task=task, family=FAMILY, kind=KIND,
-                version=VERSION, sources=(source.path, *train), build=statistical_rows(task),
+                version=PBSMT_VERSION, sources=(source.path, *train),
+                build=statistical_rows(task),
                 description=DESCRIPTIONS["pbsmt"] + SUFFIX, main_metric="agreement",
                 higher_is_better=False, extras=salad_extras(), citation=CITATION,
                 license=LICENSES[task], build_cost=PBSMT_BUILD_COST.get(task, 1.0),
