@@ -1,9 +1,12 @@
 """Print the docs/baselines.md score tables from the stored submissions.
 
-    python scripts/baseline_table.py [--family becel] NAME...   # submissions/NAME/results.json
+    python scripts/baseline_table.py [--family becel] [--ranked] NAME...
 
-Each cell: the suite's main score in % and, in parentheses, the accuracy on the originals the
-scorer reports, in %; ``n/a`` where the main score is undefined, ``–`` where the entry does not
+reads submissions/NAME/results.json.
+
+Each cell: the suite's main score in % (with ``--ranked``: the chance-corrected consistent
+accuracy the leaderboard ranks on) and, in parentheses, the accuracy on the originals the
+scorer reports, in %; ``n/a`` where the score is undefined, ``–`` where the entry does not
 cover the suite.
 """
 
@@ -14,12 +17,13 @@ import json
 from pathlib import Path
 
 
-def cell(entry: dict | None) -> str:
-    """One table cell of a results-JSON suite entry."""
+def cell(entry: dict | None, key: str = "main_score") -> str:
+    """One table cell of a results-JSON suite entry (``key``: the score shown)."""
     if entry is None:
         return "–"
-    main = entry.get("main_score")
-    accuracy = entry.get("metrics", {}).get("accuracy")
+    main = entry.get(key)
+    metrics = entry.get("metrics", {})
+    accuracy = metrics.get("accuracy", metrics.get("accuracy_original"))
     text = "n/a" if main is None else f"{100 * main:.1f}"
     return text if accuracy is None else f"{text} ({100 * accuracy:.1f})"
 
@@ -30,12 +34,15 @@ def main() -> None:
     parser.add_argument("names", nargs="+")
     parser.add_argument("--submissions", default="submissions")
     parser.add_argument("--family", default=None, help="only suites of this family")
+    parser.add_argument("--ranked", action="store_true",
+                        help="show the ranked score (consistent_accuracy_cc), not the paper's")
     args = parser.parse_args()
     results = {
         n: json.loads((Path(args.submissions) / n / "results.json").read_text())["suites"]
         for n in args.names
     }
     suites = sorted({s for r in results.values() for s in r})
+    key = "consistent_accuracy_cc" if args.ranked else "main_score"
     print("| suite | metric | " + " | ".join(args.names) + " |")
     print("| --- | --- | " + " | ".join("---:" for _ in args.names) + " |")
     for suite in suites:
@@ -43,8 +50,9 @@ def main() -> None:
         known = next(e for e in entries if e is not None)
         if args.family and known.get("family") != args.family:
             continue
-        cells = " | ".join(cell(e) for e in entries)
-        print(f"| {suite} | {known['main_metric']} | {cells} |")
+        cells = " | ".join(cell(e, key) for e in entries)
+        metric = "score (cc)" if args.ranked else known["main_metric"]
+        print(f"| {suite} | {metric} | {cells} |")
 
 
 if __name__ == "__main__":
