@@ -16,7 +16,9 @@ normalised, as ``consistency`` (higher is better, in [0, 1]):
 **Aggregates** over the suites of a view that an entry covers: ``mean`` (mean goodness, the rank
 key), ``borda`` (as MTEB: per suite one point per other entry beaten, half per tie) and
 ``win_rate`` (as HELM: mean share of other entries beaten). Only entries that cover every suite
-of the view are ranked; partial entries are listed with their coverage and ``rank = None``.
+of the view are ranked; partial entries are listed with their coverage and ``rank = None``. A
+format variant (``X_t2t``: the groups of ``X`` formatted for text-to-text models) and ``X`` are one
+slot of a view: a classifier covers it with ``X``, a text-to-text model with ``X_t2t``.
 
 **Degenerate entries are references, never ranked.** An entry flagged degenerate in a view (see
 Flags) is listed below the ranked entries with ``rank = None`` and ``status = "reference"``;
@@ -486,6 +488,25 @@ def _flag(reasons: Sequence[str | None], what: str) -> str | None:
     return f"{what} on {len(hits)} of {len(reasons)} suites, e.g. {hits[0]}"
 
 
+#: Suffix of a format variant: ``X_t2t`` holds the groups of ``X`` formatted for text-to-text
+#: models (CALM's ``*_calm_t2t``); within a view the two are one slot, either covers it.
+FORMAT_VARIANT = "_t2t"
+
+
+def format_slots(suites: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """Fold format variants into their canonical configs.
+
+    Returns:
+        The view's slots (its suites without the variants whose canonical config is in the
+        view), and the variant of each slot that has one.
+
+    """
+    variant = {s[: -len(FORMAT_VARIANT)]: s for s in suites
+               if s.endswith(FORMAT_VARIANT) and s[: -len(FORMAT_VARIANT)] in suites}
+    folded = set(variant.values())
+    return [s for s in suites if s not in folded], variant
+
+
 def _view(
     name: str,
     suites: Sequence[str],
@@ -496,17 +517,27 @@ def _view(
 ) -> View:
     stats = {}
     ranked = {s: {e: c for e, c in cells[s].items() if c.goodness is not None} for s in suites}
+    slots, variant = format_slots(suites)
+
+    def pick(e: str, slot: str) -> str | None:
+        """The suite of ``slot`` that entry ``e`` is scored on: the canonical config first."""
+        if e in ranked[slot]:
+            return slot
+        alt = variant.get(slot)
+        return alt if alt is not None and e in ranked[alt] else None
+
     for e in entries:
-        covered = [s for s in suites if e in ranked[s]]
+        covered = [s for s in slots if pick(e, s)]
         borda = 0.0
         rates = []
         for s in covered:
-            others = [o for o in ranked[s] if o != e]
-            wins = sum(_beats(cells[s][e].goodness, cells[s][o].goodness) for o in others)
+            mine_s = cells[pick(e, s)][e].goodness
+            others = [cells[pick(o, s)][o].goodness for o in entries if o != e and pick(o, s)]
+            wins = sum(_beats(mine_s, g) for g in others)
             borda += wins
             if others:
                 rates.append(wins / len(others))
-        mine = [cells[s][e] for s in covered]
+        mine = [cells[pick(e, s)][e] for s in covered]
         sds = [c.sd_goodness for c in mine]
         accs = [c.accuracy for c in mine if c.accuracy is not None]
         cons = [c.consistency for c in mine if c.consistency is not None]
@@ -524,7 +555,7 @@ def _view(
             degenerate=_flag([c.degenerate for c in mine if c.degenerate_testable], "degenerate"),
             contaminated=_flag_any([c.contaminated for c in mine], covered),
         )
-    complete = [e for e in entries if stats[e]["covered"] == len(suites) and suites]
+    complete = [e for e in entries if stats[e]["covered"] == len(slots) and slots]
     # Complete but degenerate: a reference row (constant, random), never ranked.
     reference = [e for e in complete if stats[e]["degenerate"]]
     complete = [e for e in complete if e not in reference]
@@ -539,7 +570,9 @@ def _view(
     reference.sort(key=lambda e: (-stats[e]["mean"], e))
     partial.sort(key=lambda e: (-stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
     chance = {s: next(iter(ranked[s].values())).chance or 0.0 for s in suites if ranked[s]}
-    boot = _bootstrap_scores(complete, suites, outcomes, chance, 0, N_BOOT_RANKS, f"ranks:{name}")
+    # Paired over the slots' canonical configs; an entry scored on a format variant has no
+    # outcomes there, so the view then has no rank intervals (neighbours: interval test).
+    boot = _bootstrap_scores(complete, slots, outcomes, chance, 0, N_BOOT_RANKS, f"ranks:{name}")
     intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
     rows = []
     for e in complete + reference + partial:
@@ -550,7 +583,7 @@ def _view(
                 name=e,
                 rank=r_mean.get(e),
                 covered=st["covered"],
-                total=len(suites),
+                total=len(slots),
                 mean=st["mean"],
                 borda=st["borda"],
                 win_rate=st["win_rate"],
@@ -566,7 +599,7 @@ def _view(
             )
         )
     for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
-        rows[i] = replace(rows[i], vs_next=_aggregate_test(rows[i], rows[i + 1], suites,
+        rows[i] = replace(rows[i], vs_next=_aggregate_test(rows[i], rows[i + 1], slots,
                                                            outcomes, chance))
     return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked))
 

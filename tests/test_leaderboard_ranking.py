@@ -267,6 +267,20 @@ def test_single_class_originals_use_the_chance_test():
     assert rows["const"].rank is None and rows["random"].rank is None
 
 
+def test_format_variant_and_its_config_are_one_slot():
+    """A classifier covers `x_calm`, a text-to-text model `x_calm_t2t`: both are complete."""
+    calm = dict(hib=True, family="calm", task="mrpc", kind="calm")
+    lb = rank([
+        Entry("clf", res(mrpc_calm=suite(0.9, cc=0.6, **calm), s=suite(0.1, task="mrpc"))),
+        Entry("t5", res(mrpc_calm_t2t=suite(0.9, cc=0.4, **calm), s=suite(0.1, task="mrpc"))),
+        Entry("half", res(s=suite(0.1, task="mrpc"))),
+    ])
+    rows = {r.name: r for r in lb.views["task:mrpc"].rows}
+    assert (rows["clf"].rank, rows["t5"].rank) == (1, 2)
+    assert rows["clf"].total == rows["t5"].total == 2 and rows["half"].status == "partial"
+    assert rows["t5"].mean == pytest.approx((0.4 + 0.9) / 2)
+
+
 def test_contamination_flag_from_training_data():
     a = suite(0.1, source_files=["becel/mrpc/train.tsv", "becel/mrpc/symmetric.tsv"])
     b = suite(0.1, kind="k2", source_files=["becel/mrpc/test.tsv"])
