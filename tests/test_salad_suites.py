@@ -187,6 +187,7 @@ _WORDS = "a man woman dog plays runs sings on the grass music piano outdoors is 
 def _records(seed: int, count: int, pair: bool) -> list:
     """Random labelled records (three labels; rows out of order, some not numbered 0..n)."""
     import random
+    from dataclasses import replace
 
     from builders.readers import Example
 
@@ -195,9 +196,12 @@ def _records(seed: int, count: int, pair: bool) -> list:
     def text() -> str:
         return " ".join(rng.choices(_WORDS, k=rng.randint(2, 9)))
 
-    return [Example(row=3 * k + rng.randint(0, 2), text=text(),
-                    text_pair=text() if pair else None, label=rng.randint(0, 2))
-            for k in range(count)]
+    records = [Example(row=3 * k + rng.randint(0, 2), text=text(),
+                       text_pair=text() if pair else None, label=rng.randint(0, 2))
+               for k in range(count)]
+    # a premise that recurs with the same label and parity (translated once per part)
+    return records + [replace(r, row=10 * count + 2 * k + r.row % 2, text_pair=text())
+                      for k, r in enumerate(records[: count // 5])]
 
 
 def _unsplit_rows(task: str, records: list, train: list | None) -> list[dict]:
