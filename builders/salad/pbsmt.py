@@ -390,7 +390,8 @@ def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], lon
     ``stack_size`` best of all expansions aimed at it by (score, arrival order), and a stack
     receives expansions only from earlier stacks. Here the expansions aimed at a stack are
     collected first, each with an upper bound of its score (the language model's change
-    taken as 0, which it cannot exceed), and scored when the stack is reached, highest bound
+    taken as :meth:`TrigramLM.upper`, which it cannot exceed), and scored when the stack is
+    reached, highest bound
     first, until no bound left reaches the stack's last score: most language-model calls are
     skipped, and the stack is NLTK's (:func:`_fill_stack`). Every score is computed by the same
     float operations in the same order as NLTK's (``tests/test_salad_generators.py`` compares
@@ -430,8 +431,8 @@ def _aim(hypothesis: _Hypothesis, arrival: tuple[int, int], starts: list[list[in
     """Add each expansion of ``hypothesis`` (one per source phrase) to its target stack's list.
 
     An entry is ``(bound, arrival, a, b, k, hypothesis)``: ``bound`` is at least the score of
-    every option of the phrase ``(a, b)`` (its best option, the language model's change
-    taken as 0, the future cost added in another order plus a margin); ``arrival``, ``a``
+    every option of the phrase ``(a, b)`` (the best ``log_prob + TrigramLM.upper`` of its
+    options, the future cost added in another order, plus margins); ``arrival``, ``a``
     and the option's rank give NLTK's order of arrival at the stack.
     """
     spans, done, raw_before = hypothesis.untranslated, hypothesis.words, hypothesis.raw_score
@@ -459,8 +460,8 @@ def _fill_stack(aimed: list[tuple], future: list[list[float]], options: dict, lm
 
     Expansions are scored highest bound first; scoring stops at the first bound below the
     last score kept (every later bound is lower, and a score never exceeds its bound), and
-    an expansion's options stop at the first whose exact bound (NLTK's score with the
-    language model's change taken as 0) is below it (options come best first).
+    an option is skipped when its own bound (NLTK's score with the language model's change
+    taken as :meth:`TrigramLM.upper`) is below it.
     """
     change, changes = lm.change, lm._change
     kept: list[tuple[float, tuple, _Hypothesis]] = []  # (score, arrival key, hypothesis)
