@@ -29,7 +29,7 @@ from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
 from builders.card import render_card, split_num_bytes
 from builders.freshness import code_version, is_up_to_date
-from builders.suite import Row, SuiteSpec
+from builders.suite import Row, SuiteSpec, merge_parts
 
 
 def contract_table(features: datasets.Features, rows: Sequence[Row], name: str) -> pa.Table:
@@ -102,7 +102,11 @@ class BuiltSuite:
 
 def build_suite(spec: SuiteSpec, resolver: SourceResolver, root: Path) -> BuiltSuite:
     """Build one suite's rows and write its Parquet file under ``root``."""
-    rows = list(spec.build(resolver))
+    return write_suite(spec, list(spec.build(resolver)), root)
+
+
+def write_suite(spec: SuiteSpec, rows: list[Row], root: Path) -> BuiltSuite:
+    """Write a suite's rows as its Parquet file under ``root``."""
     target = parquet_path(root, spec.name)
     digest = write_parquet(rows_to_table(spec, rows), target)
     groups = len({r["group"] for r in rows})
@@ -166,36 +170,86 @@ class _Job:
     root: Path = Path()
 
 
+def _sendable(exc: BenchError) -> BenchError:
+    """``exc``, or a ``DataError`` with its message if it does not survive pickling."""
+    try:  # an error whose constructor takes several arguments does not unpickle
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001  (any pickling failure: send the message instead)
+        return DataError(str(exc))
+    return exc
+
+
 def _build_indexed(index: int) -> tuple[str, object]:
     """Build ``_Job.specs[index]``; ``("built", entry)``, or ``("error", exception)``."""
     try:
         return "built", manifest_entry(build_suite(_Job.specs[index], _Job.resolver, _Job.root))
     except BenchError as exc:
-        try:  # an error whose constructor takes several arguments does not unpickle
-            pickle.loads(pickle.dumps(exc))
-        except Exception:  # noqa: BLE001  (any pickling failure: send the message instead)
-            exc = DataError(str(exc))
+        return "error", _sendable(exc)
+
+
+def _build_part(index: int, part: int) -> tuple[str, object]:
+    """Rows of part ``part`` of ``_Job.specs[index]``; ``("part", keyed rows)``, or an error."""
+    spec = _Job.specs[index]
+    try:
+        return "part", spec.build_part(_Job.resolver, spec.parts[part])
+    except BenchError as exc:
+        return "error", _sendable(exc)
+
+
+def _write_parts(index: int, outcomes: list[tuple[str, object]]) -> tuple[str, object]:
+    """Merge the parts of ``_Job.specs[index]`` and write it; the first error if one failed."""
+    for status, value in outcomes:
+        if status == "error":
+            return status, value
+    spec = _Job.specs[index]
+    try:
+        rows = merge_parts(value for _, value in outcomes)
+        return "built", manifest_entry(write_suite(spec, rows, _Job.root))
+    except BenchError as exc:
         return "error", exc
+
+
+def pool_tasks(specs: Sequence[SuiteSpec]) -> list[tuple[int, int | None]]:
+    """The pool's tasks, ``(suite index, part index or None)``, in the order they start.
+
+    A suite with ``parts`` is one task per part, each costing its share of ``build_cost``.
+    Costliest first (the longest task must not be the last to start, or it alone sets the
+    wall time), then in suite and part order: the order depends on the specs only.
+    """
+    tasks = [(i, p) for i, spec in enumerate(specs)
+             for p in (range(len(spec.parts)) if spec.parts else (None,))]
+
+    def cost(task: tuple[int, int | None]) -> float:
+        spec = specs[task[0]]
+        return spec.build_cost / max(1, len(spec.parts))
+
+    return sorted(tasks, key=lambda t: (-cost(t), t[0], -1 if t[1] is None else t[1]))
 
 
 def _results(count: int, jobs: int) -> Iterator[tuple[str, object]]:
     """Results of :func:`_build_indexed` for ``range(count)``, in that order.
 
     With ``jobs > 1`` (and ``fork`` available) the suites are built by a pool of processes,
-    started costliest first (``SuiteSpec.build_cost``: the longest suite must not be the last
-    to start, or it alone sets the wall time); results still come back in the order asked for,
-    so the output does not depend on timing.
+    a suite with ``parts`` as one task per part (:func:`pool_tasks`), merged and written by
+    this process; results still come back in the order asked for, so the output does not
+    depend on timing.
     """
-    jobs = min(jobs, count)
+    jobs = min(jobs, sum(max(1, len(s.parts)) for s in _Job.specs[:count]))
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         yield from (_build_indexed(i) for i in range(count))
         return
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
     try:
-        order = sorted(range(count), key=lambda i: (-_Job.specs[i].build_cost, i))
-        futures = {i: pool.submit(_build_indexed, i) for i in order}
+        futures = {
+            (i, p): pool.submit(_build_indexed, i) if p is None else pool.submit(_build_part, i, p)
+            for i, p in pool_tasks(_Job.specs[:count])
+        }
         for i in range(count):
-            yield futures[i].result()
+            if not _Job.specs[i].parts:
+                yield futures[(i, None)].result()
+            else:
+                parts = range(len(_Job.specs[i].parts))
+                yield _write_parts(i, [futures[(i, p)].result() for p in parts])
     finally:  # on an error (or Ctrl-C) do not start the suites still queued
         pool.shutdown(wait=True, cancel_futures=True)
 

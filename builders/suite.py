@@ -8,18 +8,21 @@ name (no scanning).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import datasets
 
-from bench.errors import DuplicateNameError, UnknownNameError
+from bench.errors import DataError, DuplicateNameError, UnknownNameError
 from bench.sources import SourceResolver
 from bench.tasks import TaskSpec, get_task
 from builders.schema import features_for
 
 Row = dict[str, object]
 RowBuilder = Callable[[SourceResolver], Iterator[Row]]
+#: Rows of one source record, keyed by the record's position (the order of the suite's rows).
+KeyedRows = list[tuple[int, list[Row]]]
+PartBuilder = Callable[[SourceResolver, Hashable], KeyedRows]
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,11 @@ class SuiteSpec:
         build_cost: Rough CPU seconds of building the suite (1 for the quick ones). Only the
             order in which a pool of processes starts suites depends on it (costliest first,
             so that the longest suite does not start last); the output does not.
+        parts: Independent shares of the work, for a suite too long for one process: with
+            ``build_part``, ``build(resolver)`` must equal :func:`merge_parts` of
+            ``build_part(resolver, part)`` over ``parts`` (in any order). A pool of processes
+            builds the parts as separate tasks; one process calls ``build``.
+        build_part: Rows of one part, keyed by source record position.
 
     """
 
@@ -62,6 +70,12 @@ class SuiteSpec:
     citation: str = ""
     license: str = ""
     build_cost: float = 1.0
+    parts: tuple[Hashable, ...] = ()
+    build_part: PartBuilder | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if bool(self.parts) != (self.build_part is not None):
+            raise ValueError(f"suite {self.name!r}: give both parts and build_part, or neither")
 
     @property
     def task_spec(self) -> TaskSpec:
@@ -72,6 +86,20 @@ class SuiteSpec:
     def features(self) -> datasets.Features:
         """The suite's ``datasets.Features``."""
         return features_for(self.task_spec, self.extras)
+
+
+def merge_parts(parts: Iterable[KeyedRows]) -> list[Row]:
+    """The rows of every part, in order of their keys (each key belongs to one part).
+
+    Raises:
+        DataError: Two parts hold rows of the same record.
+
+    """
+    keyed = sorted((pair for part in parts for pair in part), key=lambda pair: pair[0])
+    for (key, _), (next_key, _) in zip(keyed, keyed[1:], strict=False):
+        if key == next_key:
+            raise DataError(f"two parts of a suite built rows of source record {key}")
+    return [row for _, rows in keyed for row in rows]
 
 
 SUITES: dict[str, SuiteSpec] = {}

@@ -97,6 +97,63 @@ def test_pool_started_costliest_first_keeps_the_order(corpora, tmp_path):
     assert [line.split()[0] for line in lines_2] == SMALL
 
 
+def _parted(spec, count: int):
+    """``spec`` built in ``count`` parts: part ``p`` keeps the rows of the groups ``= p`` mod
+    ``count``, keyed by the group's first row (the rows are those of ``spec.build``)."""
+    from dataclasses import replace
+
+    def build_part(resolver, part):
+        keyed, first = [], {}
+        for k, row in enumerate(spec.build(resolver)):
+            first.setdefault(row["group"], (k, len(first)))
+            at, index = first[row["group"]]
+            if index % count == part:
+                if not keyed or keyed[-1][0] != at:
+                    keyed.append((at, []))
+                keyed[-1][1].append(row)
+        return keyed
+
+    return replace(spec, parts=tuple(range(count)), build_part=build_part, build_cost=5.0)
+
+
+def test_suite_built_in_parts_by_the_pool_is_the_suite_built_whole(corpora, tmp_path):
+    specs = [SUITES["rte_calm"], _parted(SUITES["mrpc_symmetric"], 3), SUITES["rte_negational"]]
+    lines_1, lines_2, lines_3 = [], [], []
+    one = build_all(specs, _resolver(corpora), tmp_path / "one", log=lines_1.append, jobs=1)
+    two = build_all(specs, _resolver(corpora), tmp_path / "two", log=lines_2.append, jobs=2)
+    whole = build_all([SUITES[n] for n in SMALL], _resolver(corpora), tmp_path / "whole",
+                      log=lines_3.append, jobs=2)
+    assert one.manifest == two.manifest == whole.manifest
+    assert lines_1 == lines_2 == lines_3
+    for name in ("suites.json", "README.md", "mrpc_symmetric/test.parquet"):
+        assert ((tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+                == (tmp_path / "whole" / name).read_bytes())
+
+
+def test_pool_tasks_start_costliest_parts_first():
+    from dataclasses import replace
+
+    specs = [replace(SUITES["rte_calm"], build_cost=3.0), _parted(SUITES["mrpc_symmetric"], 2),
+             SUITES["rte_negational"]]
+    # rte_calm (3) before the parts of the 5-second suite (2.5 each), then the 1-second one
+    assert export.pool_tasks(specs) == [(0, None), (1, 0), (1, 1), (2, None)]
+
+
+def test_a_failed_part_fails_the_build(corpora, tmp_path):
+    from dataclasses import replace
+
+    def broken(resolver, part):
+        if part == 1:
+            raise DataError("part 1 is broken")
+        return []
+
+    spec = replace(_parted(SUITES["mrpc_symmetric"], 2), build_part=broken)
+    with pytest.raises(DataError, match="part 1 is broken"):
+        build_all([spec, SUITES["rte_calm"]], _resolver(corpora), tmp_path / "b", jobs=2,
+                  log=lambda _: None)
+    assert not (tmp_path / "b").exists()
+
+
 def test_a_failed_first_build_leaves_no_folder(corpora, tmp_path, monkeypatch):
     real = export.build_suite
 

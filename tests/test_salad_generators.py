@@ -6,7 +6,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from builders.salad import gradient, lexical, pbsmt
@@ -270,3 +270,49 @@ def test_pbsmt_output_that_copies_its_source_is_not_a_salad():
     # a real translation is kept
     learnt = {0: pbsmt.train(PAIRS)}
     assert pbsmt_text(learnt, record) not in (None, premise.lower())
+
+
+# Best-first stacks (issue 12): the decoder must return what the arrival-order one returned.
+
+CORPUS = st.lists(st.tuples(st.lists(SENTENCE_WORDS, min_size=1, max_size=8),
+                            st.lists(SENTENCE_WORDS, min_size=1, max_size=8)),
+                  min_size=1, max_size=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(CORPUS, st.lists(st.lists(SENTENCE_WORDS, min_size=1, max_size=14), min_size=1,
+                        max_size=4), st.integers(1, 5))
+def test_best_first_decoder_is_the_arrival_order_decoder(corpus, sentences, stack_size):
+    from tests.pbsmt_push_decoder import push_decode
+
+    model = pbsmt.train(corpus)
+    for tokens in sentences:
+        table, sentence = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
+        assert (pbsmt._decode(table, model.lm, sentence, model.longest, stack_size)
+                == push_decode(table, model.lm, sentence, model.longest, stack_size))
+
+
+def test_best_first_decoder_on_many_sentences_of_a_real_size():
+    """400 random 5- to 30-word sentences over a 60-word vocabulary, 300 training pairs."""
+    from tests.pbsmt_push_decoder import push_decode
+
+    rng = random.Random(12)
+    words = [f"w{k}" for k in range(60)]
+
+    def sentence(low: int, high: int) -> list[str]:
+        return rng.choices(words, k=rng.randint(low, high))
+
+    model = pbsmt.train([(sentence(3, 20), sentence(3, 12)) for _ in range(300)])
+    for _ in range(400):
+        tokens = sentence(5, 30)
+        table, source = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
+        assert (pbsmt._decode(table, model.lm, source, model.longest)
+                == push_decode(table, model.lm, source, model.longest))
+
+
+@given(st.lists(SENTENCE_WORDS, min_size=1, max_size=4), st.tuples(SENTENCE_WORDS,
+                                                                   SENTENCE_WORDS))
+def test_language_model_upper_bound_holds_after_any_context(words, context):
+    lm = pbsmt.TrigramLM([t for _, t in PAIRS] + [s for s, _ in PAIRS[:2]])
+    for history in (context, (pbsmt.BOS, pbsmt.BOS), (pbsmt.BOS, context[1])):
+        assert lm.change(history, tuple(words)) <= lm.upper(tuple(words)) + pbsmt.LM_CHANGE_BOUND

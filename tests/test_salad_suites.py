@@ -177,3 +177,81 @@ def test_select_threshold_respects_tolerance():
     assert theta == pytest.approx(0.551) and invalid == 0.5 and accuracy == 1.0
     theta, invalid, accuracy = m.select_threshold(clean, correct, salad, tolerance=0.25)
     assert invalid == 1.0 and accuracy == pytest.approx(0.8) and 0.65 < theta <= 0.9
+
+
+# ----------------------------------------------------------------------------- PBSMT parts
+
+_WORDS = "a man woman dog plays runs sings on the grass music piano outdoors is are two".split()
+
+
+def _records(seed: int, count: int, pair: bool) -> list:
+    """Random labelled records (three labels; rows out of order, some not numbered 0..n)."""
+    import random
+    from dataclasses import replace
+
+    from builders.readers import Example
+
+    rng = random.Random(seed)
+
+    def text() -> str:
+        return " ".join(rng.choices(_WORDS, k=rng.randint(2, 9)))
+
+    records = [Example(row=3 * k + rng.randint(0, 2), text=text(),
+                       text_pair=text() if pair else None, label=rng.randint(0, 2))
+               for k in range(count)]
+    # a premise that recurs with the same label and parity (translated once per part)
+    return records + [replace(r, row=10 * count + 2 * k + r.row % 2, text_pair=text())
+                      for k, r in enumerate(records[: count // 5])]
+
+
+def _unsplit_rows(task: str, records: list, train: list | None) -> list[dict]:
+    """``statistical_rows`` as it was before the parts (97a1dff): one loop over the records."""
+    from builders.salad import suites as salad
+
+    if train is not None:
+        models, fold_of = {0: salad.train_pbsmt(train)}, (lambda record: 0)
+    else:
+        models = {f: salad.train_pbsmt([r for r in records if r.row % 2 != f]) for f in (0, 1)}
+        fold_of = lambda record: record.row % 2  # noqa: E731
+    rows = []
+    for record in records:
+        new = salad.pbsmt_text(models[fold_of(record)], record)
+        if new is not None:
+            rows += salad._pair_rows(f"{task}_salad_pbsmt", task, "pbsmt", record,
+                                     salad.TASK_SOURCES[task].path, new)
+    return rows
+
+
+@pytest.mark.parametrize(("task", "cross_fitted"), [("mnli", True), ("snli", False)])
+def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task, cross_fitted):
+    from builders.salad import suites as salad
+    from builders.suite import merge_parts
+
+    records = _records(1, 90, pair=True)
+    train = None if cross_fitted else _records(2, 120, pair=True)
+    parts = salad.pbsmt_parts(task)
+    assert len(parts) == (6 if cross_fitted else 3)
+    built = {part: salad.part_rows(task, records, train, part) for part in parts}
+    expected = _unsplit_rows(task, records, train)
+    assert expected and merge_parts(built[p] for p in parts) == expected
+    assert merge_parts(built[p] for p in reversed(parts)) == expected
+    # each record's rows come from one part only, so the merge cannot double a row
+    keys = [key for rows in built.values() for key, _ in rows]
+    assert len(keys) == len(set(keys))
+
+
+def test_merge_parts_rejects_a_record_built_twice():
+    from bench.errors import DataError
+    from builders.suite import merge_parts
+
+    with pytest.raises(DataError, match="source record 4"):
+        merge_parts([[(4, [{"id": "a"}])], [(4, [{"id": "b"}])]])
+
+
+def test_split_pbsmt_suites_declare_their_parts():
+    from builders.salad import suites as salad
+
+    for task in ("mnli", "snli"):
+        spec = get_suite(f"{task}_salad_pbsmt")
+        assert spec.parts == salad.pbsmt_parts(task) and spec.build_part is not None
+    assert get_suite("sst2_salad_pbsmt").parts == ()  # short: one task

@@ -64,6 +64,9 @@ class TrigramLM:
         self._p: dict[tuple[str, tuple[str, ...]], float] = {}
         self._change: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
         self._unigram = self.counts[()]
+        self._upper: dict[tuple[str, ...], float] = {}  # phrase -> upper()
+        self._highest: dict[str, float] = {}  # word -> highest()
+        self._after: dict[str, list[tuple[str, ...]]] | None = None  # word -> its histories
         self._denominator = self.totals.get((), 0) + self.vocabulary
         #: Per seen history: its counts, total and back-off weight ``D * N1+(h ·) / c(h)``.
         self._histories = {
@@ -135,6 +138,42 @@ class TrigramLM:
     def probability(self, phrase: tuple[str, ...]) -> float:
         """Log probability of ``phrase`` without context (the decoder's future cost)."""
         return self.log_prob(phrase, ())
+
+    def upper(self, phrase: tuple[str, ...]) -> float:
+        """At least :meth:`change` of ``phrase`` after any context (up to rounding).
+
+        The sum of the logs of each word's highest probability (:meth:`highest`), added in
+        the order :meth:`change` adds its logs: each term is at least the one it bounds and
+        float addition is monotone. Callers add ``LM_CHANGE_BOUND`` for the rounding of logs.
+        """
+        value = self._upper.get(phrase)
+        if value is None:
+            value = 0.0
+            for word in phrase:
+                value += math.log(self.highest(word))
+            self._upper[phrase] = value
+        return value
+
+    def highest(self, word: str) -> float:
+        """The highest ``P(word | history)`` over every history, as :meth:`prob` computes it.
+
+        A history in which ``word`` was never seen gives ``0 + weight * lower`` with a weight
+        below 1 (``D * N1+(h ·) <= D * c(h)``), at most the lower order's value (also in float
+        arithmetic), so the maximum is over the unigram and the histories ``word`` follows.
+        """
+        if self._after is None:
+            self._after = defaultdict(list)
+            for history, counter in self.counts.items():
+                if history:
+                    for seen in counter:
+                        self._after[seen].append(history)
+        value = self._highest.get(word)
+        if value is None:
+            value = self._compute(word, ())
+            for history in self._after.get(word, ()):
+                value = max(value, self._compute(word, history))
+            self._highest[word] = value
+        return value
 
 
 @dataclass
@@ -343,15 +382,20 @@ def _future_table(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...
 
 def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
             stack_size: int = STACK_SIZE) -> list[str]:
-    """``StackDecoder.translate`` (NLTK 3.9) with the same search and the same arithmetic.
+    """``StackDecoder.translate`` (NLTK 3.9): the same stacks, each filled best-first.
 
-    Every score is computed by the same float operations in the same order as NLTK's, the
-    hypotheses are expanded in the same order and a stack keeps them in the same order (a new
-    hypothesis goes after those with an equal or higher score, as NLTK's stable sort puts
-    it), so the output is NLTK's (``tests/test_salad_generators.py`` compares them). What
-    changes is bookkeeping: a hypothesis keeps its untranslated spans (an expansion splits one)
-    instead of walking its chain for its translated positions, and carries its language-model
-    history instead of walking back for it.
+    NLTK pushes every expansion into its target stack as it is made; a stack keeps the
+    ``stack_size`` best by score, a later arrival after an earlier one of equal score (its
+    stable sort). Expansions never change one another's scores, so a stack ends up as the
+    ``stack_size`` best of all expansions aimed at it by (score, arrival order), and a stack
+    receives expansions only from earlier stacks. Here the expansions aimed at a stack are
+    collected first, each with an upper bound of its score (the language model's change
+    taken as :meth:`TrigramLM.upper`, which it cannot exceed), and scored when the stack is
+    reached, highest bound
+    first, until no bound left reaches the stack's last score: most language-model calls are
+    skipped, and the stack is NLTK's (:func:`_fill_stack`). Every score is computed by the same
+    float operations in the same order as NLTK's (``tests/test_salad_generators.py`` compares
+    the output with NLTK's decoder and with the previous, arrival-order one).
     ``longest``: the longest source phrase in ``table`` (no longer span is looked up).
     """
     n = len(sentence)
@@ -361,70 +405,17 @@ def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], lon
             if sentence[start:end] in table:
                 starts[start].append(end)
     future = _future_table(table, lm, sentence, longest)
-    options = {(a, b): table.translations_for(sentence[a:b])
+    options = {(a, b): _options(table.translations_for(sentence[a:b]), lm)
                for a in range(n) for b in starts[a]}
-
-    def cost_of(spans: tuple[tuple[int, int], ...]) -> float:
-        """``StackDecoder.future_score``: the spans' future costs added in order."""
-        cost = 0.0
-        for first, last in spans:
-            cost += future[first][last]
-        return cost
-
-    change, changes = lm.change, lm._change
-    best = {span: found[0].log_prob for span, found in options.items()}
     stacks: list[list[_Hypothesis]] = [[] for _ in range(n + 1)]
     stacks[0].append(_Hypothesis(0.0, 0.0, None, (), None, ((0, n),), 0, (BOS, BOS)))
-    for stack in stacks:
-        for hypothesis in stack:
-            spans, done = hypothesis.untranslated, hypothesis.words
-            raw_before = hypothesis.raw_score
-            prefix = [0.0]  # future costs of the spans before span k, added in order
-            for first, last in spans:
-                prefix.append(prefix[-1] + future[first][last])
-            for k, (first, last) in enumerate(spans):
-                head, tail = prefix[k], prefix[-1] - prefix[k + 1]
-                for a in range(first, last):
-                    distortion = (0.0 if hypothesis.end is None
-                                  else abs(a - hypothesis.end) * LOG_DISTORTION)
-                    before = future[first][a] if first < a else 0.0
-                    for b in starts[a]:
-                        if b > last:
-                            break
-                        target = stacks[done + b - a]
-                        if len(target) >= stack_size and (
-                            raw_before + best[(a, b)] + distortion + head + before
-                            + (future[b][last] if b < last else 0.0) + tail + APPROXIMATE
-                            <= target[-1].score
-                        ):  # not even the best option could get into the full stack
-                            continue
-                        left = spans[:k] + (((first, a),) if first < a else ())
-                        right = (((b, last),) if b < last else ()) + spans[k + 1 :]
-                        rest = left + right
-                        cost = cost_of(rest)
-                        for option in options[(a, b)]:
-                            raw = raw_before
-                            raw += option.log_prob
-                            if len(target) >= stack_size and (
-                                raw + LM_CHANGE_BOUND + distortion + cost <= target[-1].score
-                            ):  # even the bound would not get in, nor would the options
-                                break  # after it (lower log_prob): skip the language model
-                            phrase = option.trg_phrase
-                            lm_change = changes.get((hypothesis.context, phrase))
-                            if lm_change is None:
-                                lm_change = change(hypothesis.context, phrase)
-                            raw += lm_change
-                            raw += distortion
-                            score = raw + cost
-                            at = len(target)
-                            while at and target[at - 1].score < score:
-                                at -= 1
-                            if at >= stack_size:
-                                continue
-                            context = (*hypothesis.context, *phrase)[-2:]
-                            target.insert(at, _Hypothesis(raw, score, b, phrase, hypothesis,
-                                                          rest, done + b - a, context))
-                            del target[stack_size:]
+    aimed: list[list[tuple]] = [[] for _ in range(n + 1)]  # expansions per target stack
+    for done in range(n + 1):
+        if done:
+            stacks[done] = _fill_stack(aimed[done], future, options, lm, stack_size)
+            aimed[done] = []
+        for index, hypothesis in enumerate(stacks[done]):
+            _aim(hypothesis, (done, index), starts, future, options, aimed)
     if not stacks[n]:
         return []
     out: list[tuple[str, ...]] = []
@@ -433,6 +424,99 @@ def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], lon
         out.append(node.trg_phrase)
         node = node.previous
     return [word for phrase in reversed(out) for word in phrase]
+
+
+def _aim(hypothesis: _Hypothesis, arrival: tuple[int, int], starts: list[list[int]],
+         future: list[list[float]], options: dict, aimed: list[list[tuple]]) -> None:
+    """Add each expansion of ``hypothesis`` (one per source phrase) to its target stack's list.
+
+    An entry is ``(bound, arrival, a, b, k, hypothesis)``: ``bound`` is at least the score of
+    every option of the phrase ``(a, b)`` (the best ``log_prob + TrigramLM.upper`` of its
+    options, the future cost added in another order, plus margins); ``arrival``, ``a``
+    and the option's rank give NLTK's order of arrival at the stack.
+    """
+    spans, done, raw_before = hypothesis.untranslated, hypothesis.words, hypothesis.raw_score
+    prefix = [0.0]  # future costs of the spans before span k, added in order
+    for first, last in spans:
+        prefix.append(prefix[-1] + future[first][last])
+    for k, (first, last) in enumerate(spans):
+        head, tail = prefix[k], prefix[-1] - prefix[k + 1]
+        for a in range(first, last):
+            distortion = (0.0 if hypothesis.end is None
+                          else abs(a - hypothesis.end) * LOG_DISTORTION)
+            before = raw_before + distortion + head + (future[first][a] if first < a else 0.0)
+            for b in starts[a]:
+                if b > last:
+                    break
+                bound = (before + options[(a, b)][0]
+                         + (future[b][last] if b < last else 0.0) + tail
+                         + APPROXIMATE + LM_CHANGE_BOUND)
+                aimed[done + b - a].append((bound, arrival, a, b, k, hypothesis))
+
+
+def _fill_stack(aimed: list[tuple], future: list[list[float]], options: dict, lm: TrigramLM,
+                stack_size: int) -> list[_Hypothesis]:
+    """The ``stack_size`` best expansions of ``aimed`` by score, then by order of arrival.
+
+    Expansions are scored highest bound first; scoring stops at the first bound below the
+    last score kept (every later bound is lower, and a score never exceeds its bound), and
+    an option is skipped when its own bound (NLTK's score with the language model's change
+    taken as :meth:`TrigramLM.upper`) is below it.
+    """
+    change, changes = lm.change, lm._change
+    kept: list[tuple[float, tuple, _Hypothesis]] = []  # (score, arrival key, hypothesis)
+    for bound, arrival, a, b, k, hypothesis in sorted(aimed, key=_bound, reverse=True):
+        if len(kept) >= stack_size and bound < kept[-1][0]:
+            break
+        spans = hypothesis.untranslated
+        first, last = spans[k]
+        rest = (spans[:k] + (((first, a),) if first < a else ())
+                + (((b, last),) if b < last else ()) + spans[k + 1 :])
+        cost = 0.0  # StackDecoder.future_score: the spans' future costs added in order
+        for start, end in rest:
+            cost += future[start][end]
+        distortion = (0.0 if hypothesis.end is None
+                      else abs(a - hypothesis.end) * LOG_DISTORTION)
+        for rank, (option, upper) in enumerate(options[(a, b)][1]):
+            raw = hypothesis.raw_score
+            raw += option.log_prob
+            if len(kept) >= stack_size and (
+                raw + upper + LM_CHANGE_BOUND + distortion + cost < kept[-1][0]
+            ):
+                continue
+            phrase = option.trg_phrase
+            lm_change = changes.get((hypothesis.context, phrase))
+            if lm_change is None:
+                lm_change = change(hypothesis.context, phrase)
+            raw += lm_change
+            raw += distortion
+            score = raw + cost
+            key = (arrival, a, rank)
+            at = len(kept)
+            while at and (kept[at - 1][0] < score
+                          or (kept[at - 1][0] == score and kept[at - 1][1] > key)):
+                at -= 1
+            if at >= stack_size:
+                continue
+            context = (*hypothesis.context, *phrase)[-2:]
+            kept.insert(at, (score, key, _Hypothesis(raw, score, b, phrase, hypothesis, rest,
+                                                     hypothesis.words + b - a, context)))
+            del kept[stack_size:]
+    return [hypothesis for _, _, hypothesis in kept]
+
+
+def _options(entries: list[_Entry], lm: TrigramLM) -> tuple[float, list[tuple[_Entry, float]]]:
+    """A phrase's options with their language-model bounds, and the best option's bound.
+
+    Returns ``(highest log_prob + upper, [(option, TrigramLM.upper of its target)])``.
+    """
+    pairs = [(entry, lm.upper(entry.trg_phrase)) for entry in entries]
+    return max(entry.log_prob + upper for entry, upper in pairs), pairs
+
+
+def _bound(entry: tuple) -> float:
+    """Sort key of an expansion in :func:`_fill_stack`: its bound."""
+    return entry[0]
 
 
 def translate(model: PhraseModel, source: Sequence[str]) -> list[str]:

@@ -32,7 +32,7 @@ from builders import readers
 from builders.additive import maximal_phrases
 from builders.readers import Example, Reader
 from builders.salad import lexical, pbsmt
-from builders.suite import Row, SuiteSpec, register_suite
+from builders.suite import KeyedRows, Row, SuiteSpec, merge_parts, register_suite
 
 VERSION = "1.1.0"
 #: ``<task>_salad_pbsmt``: 1.2.0 drops outputs that copy the source side (issue 13 audit).
@@ -118,9 +118,14 @@ STATISTICAL = ("pbsmt",)
 PAIR_ONLY = frozenset({"copysort", "copyone"})
 #: The paper builds no PBSMT set for MRPC (too little training data); neither do we.
 NO_STATISTICAL = frozenset({"mrpc"})
-#: Rough CPU seconds of building each ``<task>_salad_pbsmt`` (docs/benchmarks.md): the pool
-#: starts these first. Every other word-salad suite takes about a second or less.
-PBSMT_BUILD_COST = {"mnli": 30.0, "snli": 15.0, "qqp": 15.0, "sst2": 4.0}
+#: Rough CPU seconds of building each ``<task>_salad_pbsmt`` (docs/benchmarks.md; a split
+#: suite's parts cost a share each): the pool starts these first. Every other word-salad
+#: suite takes about a second or less.
+PBSMT_BUILD_COST = {"mnli": 38.0, "snli": 23.0, "qqp": 15.0, "sst2": 5.0}
+#: ``<task>_salad_pbsmt`` suites built by a pool as one task per part (``pbsmt_parts``): each
+#: part trains its own system, so the parts of one suite run at the same time. SST-2 is not
+#: split: it is short, and each part would read and filter its training split again.
+SPLIT = frozenset({"mnli", "snli", "qqp"})
 
 
 def _resolve(resolver: SourceResolver, path: str) -> object:
@@ -250,32 +255,107 @@ def pbsmt_pair(record: Record, lower: bool = LOWER) -> tuple[list[str], list[str
 
 def train_pbsmt(records: Sequence[Record]) -> dict[int, pbsmt.PhraseModel]:
     """One phrase-based system per gold label, on at most ``MAX_TRAIN_PAIRS`` pairs each."""
-    by_label: dict[int, list[tuple[list[str], list[str]]]] = {}
+    labels = dict.fromkeys(record.label for record in records)
+    models = {label: train_label(records, label) for label in sorted(labels)}
+    return {label: model for label, model in models.items() if model is not None}
+
+
+def train_label(records: Sequence[Record], label: int) -> pbsmt.PhraseModel | None:
+    """The system of one label; ``None`` when the label has no pair.
+
+    Trained on the first ``MAX_TRAIN_PAIRS`` pairs of that label with tokens on both sides,
+    in record order (as :func:`train_pbsmt` trains each label).
+    """
+    pairs: list[tuple[list[str], list[str]]] = []
     for record in records:
-        pairs = by_label.setdefault(record.label, [])
-        if len(pairs) < MAX_TRAIN_PAIRS:
+        if record.label == label and len(pairs) < MAX_TRAIN_PAIRS:
             source, target = pbsmt_pair(record)
             if source and target:
                 pairs.append((source, target))
-    return {label: pbsmt.train(pairs) for label, pairs in sorted(by_label.items()) if pairs}
+    return pbsmt.train(pairs) if pairs else None
 
 
-def pbsmt_text(models: dict[int, pbsmt.PhraseModel], record: Record) -> str | None:
+def pbsmt_text(models: dict[int, pbsmt.PhraseModel], record: Record,
+               memo: dict[tuple[str, ...], list[str]] | None = None) -> str | None:
     """The record's source side translated by the system of its label, or ``None``.
 
     ``None`` when no system was trained for the label, or the output equals the text it
     replaces or the source side it was translated from (nothing was destroyed: a hypothesis
     that copies its premise makes an entailed pair, not a word salad; 172 MNLI and 53 SNLI
-    rows of version 1.1.0 were such copies).
+    rows of version 1.1.0 were such copies). ``memo``: translations already made by the same
+    system, by source tokens (decoding is deterministic; a premise recurs in 4-6% of the
+    MNLI and SNLI records of one label).
     """
     model = models.get(record.label)
     if model is None:
         return None
     source, target = pbsmt_pair(record)
-    text = lexical.detokenize(pbsmt.translate(model, source))
+    if memo is None:
+        translated = pbsmt.translate(model, source)
+    else:
+        translated = memo.get(tuple(source))
+        if translated is None:
+            translated = memo[tuple(source)] = pbsmt.translate(model, source)
+    text = lexical.detokenize(translated)
     if not text or text in (lexical.detokenize(target), lexical.detokenize(source)):
         return None
     return text
+
+
+#: A share of a ``<task>_salad_pbsmt`` suite: ``(fold, label)``, the rows of one gold label
+#: (and, when cross-fitted, of one row parity) with the one system that translates them.
+#: ``fold`` is ``None`` for a task trained on its training split.
+PbsmtPart = tuple[int | None, int]
+
+
+def pbsmt_parts(task: str) -> tuple[PbsmtPart, ...]:
+    """Every part of ``<task>_salad_pbsmt``: one per label (and fold, when cross-fitted)."""
+    labels = range(len(get_task(task).label_names))
+    folds = (0, 1) if TASK_SOURCES[task].train_path is None else (None,)
+    return tuple((fold, label) for fold in folds for label in labels)
+
+
+def _in_fold(record: Record, fold: int | None) -> bool:
+    """Whether ``record`` is translated in ``fold`` (every record when not cross-fitted)."""
+    return fold is None or record.row % 2 == fold
+
+
+def part_rows(task: str, records: Sequence[Record], train: Sequence[Record] | None,
+              part: PbsmtPart) -> KeyedRows:
+    """Rows of one part, keyed by record position: its system trained, its records translated.
+
+    ``train``: the training records; ``None`` for two-fold cross-fitting on ``records``
+    (the records of the other parity train the system).
+    """
+    fold, label = part
+    suite, path = f"{task}_salad_pbsmt", TASK_SOURCES[task].path
+    if train is None:
+        train = [r for r in records if r.row % 2 != fold]
+    model = train_label(train, label)
+    models = {label: model} if model is not None else {}
+    out: KeyedRows = []
+    memo: dict[tuple[str, ...], list[str]] = {}  # one system: same source, same output
+    for position, record in enumerate(records):
+        if record.label == label and _in_fold(record, fold):
+            new = pbsmt_text(models, record, memo)
+            if new is not None:
+                out.append((position, list(_pair_rows(suite, task, "pbsmt", record, path, new))))
+    return out
+
+
+def _pbsmt_inputs(task: str,
+                  resolver: SourceResolver) -> tuple[list[Record], list[Record] | None]:
+    """The records to translate and the training records (``None``: cross-fitted)."""
+    source = TASK_SOURCES[task]
+    records = read_records(task, resolver)
+    if source.train_path is None:
+        return records, None
+    train = source.train_read(
+        _resolve(resolver, source.train_path), source.train_path, get_task(task)
+    )
+    if source.sentences_only:
+        train = [train[k] for k in maximal_phrases([r.text for r in train])]
+    return records, train
 
 
 def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
@@ -284,31 +364,26 @@ def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
     Pair tasks replace the second text; SST-2 replaces the sentence by the translation of its
     first half. Models train on the task's training split; MNLI, whose training split is not
     mirrored, is cross-fitted on its validation split (rows of one parity are translated by
-    systems trained on the other parity).
+    systems trained on the other parity). The rows are those of every part
+    (:func:`pbsmt_parts`), merged in record order.
     """
-    suite, source = f"{task}_salad_pbsmt", TASK_SOURCES[task]
 
     def build(resolver: SourceResolver) -> Iterator[Row]:
-        records = read_records(task, resolver)
-        if source.train_path is not None:
-            train = source.train_read(
-                _resolve(resolver, source.train_path), source.train_path, get_task(task)
-            )
-            if source.sentences_only:
-                train = [train[k] for k in maximal_phrases([r.text for r in train])]
-            models = {0: train_pbsmt(train)}
-            fold_of = lambda record: 0  # noqa: E731
-        else:  # two-fold cross-fitting on the evaluation split itself
-            models = {
-                fold: train_pbsmt([r for r in records if r.row % 2 != fold]) for fold in (0, 1)
-            }
-            fold_of = lambda record: record.row % 2  # noqa: E731
-        for record in records:
-            new = pbsmt_text(models[fold_of(record)], record)
-            if new is not None:
-                yield from _pair_rows(suite, task, "pbsmt", record, source.path, new)
+        records, train = _pbsmt_inputs(task, resolver)
+        yield from merge_parts(part_rows(task, records, train, part)
+                               for part in pbsmt_parts(task))
 
     return build
+
+
+def statistical_part(task: str) -> Callable[[SourceResolver, PbsmtPart], KeyedRows]:
+    """Rows of one part of ``<task>_salad_pbsmt`` (a pool task), keyed by record position."""
+
+    def build_part(resolver: SourceResolver, part: PbsmtPart) -> KeyedRows:
+        records, train = _pbsmt_inputs(task, resolver)
+        return part_rows(task, records, train, part)
+
+    return build_part
 
 
 # ----------------------------------------------------------------------------- gradient
@@ -403,6 +478,13 @@ SUFFIX = (" Destructive transformation: the row has no correct label. Main metri
           "with the original prediction, best near chance (1/N).")
 
 
+def _split(task: str) -> dict[str, object]:
+    """``parts`` and ``build_part`` of ``<task>_salad_pbsmt`` where it is worth splitting."""
+    if task not in SPLIT:
+        return {}
+    return {"parts": pbsmt_parts(task), "build_part": statistical_part(task)}
+
+
 def _static_suites() -> Iterator[SuiteSpec]:
     for task in ("mnli", "snli", "qqp", "mrpc", "sst2"):
         source = TASK_SOURCES[task]
@@ -425,6 +507,7 @@ def _static_suites() -> Iterator[SuiteSpec]:
                 description=DESCRIPTIONS["pbsmt"] + SUFFIX, main_metric="agreement",
                 higher_is_better=False, extras=salad_extras(), citation=CITATION,
                 license=LICENSES[task], build_cost=PBSMT_BUILD_COST.get(task, 1.0),
+                **_split(task),
             )
 
 

@@ -1,0 +1,116 @@
+"""The stack decoder of ``builders.salad.pbsmt`` as of 97a1dff, kept as a test reference.
+
+It fills every stack as hypotheses arrive (NLTK's order), evaluating the language model for
+each expansion that may still enter; the decoder in ``pbsmt`` now fills a stack best-first
+and must return exactly what this one returns (``tests/test_salad_generators.py``).
+"""
+
+from __future__ import annotations
+
+from builders.salad.pbsmt import (
+    APPROXIMATE,
+    BOS,
+    LM_CHANGE_BOUND,
+    LOG_DISTORTION,
+    STACK_SIZE,
+    TrigramLM,
+    _future_table,
+    _Hypothesis,
+    _SentenceTable,
+)
+
+
+def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
+            stack_size: int = STACK_SIZE) -> list[str]:
+    """``StackDecoder.translate`` (NLTK 3.9) with the same search and the same arithmetic.
+
+    Every score is computed by the same float operations in the same order as NLTK's, the
+    hypotheses are expanded in the same order and a stack keeps them in the same order (a new
+    hypothesis goes after those with an equal or higher score, as NLTK's stable sort puts
+    it), so the output is NLTK's (``tests/test_salad_generators.py`` compares them). What
+    changes is bookkeeping: a hypothesis keeps its untranslated spans (an expansion splits one)
+    instead of walking its chain for its translated positions, and carries its language-model
+    history instead of walking back for it.
+    ``longest``: the longest source phrase in ``table`` (no longer span is looked up).
+    """
+    n = len(sentence)
+    starts: list[list[int]] = [[] for _ in range(n)]  # find_all_src_phrases
+    for start in range(n):
+        for end in range(start + 1, min(n, start + longest) + 1):
+            if sentence[start:end] in table:
+                starts[start].append(end)
+    future = _future_table(table, lm, sentence, longest)
+    options = {(a, b): table.translations_for(sentence[a:b])
+               for a in range(n) for b in starts[a]}
+
+    def cost_of(spans: tuple[tuple[int, int], ...]) -> float:
+        """``StackDecoder.future_score``: the spans' future costs added in order."""
+        cost = 0.0
+        for first, last in spans:
+            cost += future[first][last]
+        return cost
+
+    change, changes = lm.change, lm._change
+    best = {span: found[0].log_prob for span, found in options.items()}
+    stacks: list[list[_Hypothesis]] = [[] for _ in range(n + 1)]
+    stacks[0].append(_Hypothesis(0.0, 0.0, None, (), None, ((0, n),), 0, (BOS, BOS)))
+    for stack in stacks:
+        for hypothesis in stack:
+            spans, done = hypothesis.untranslated, hypothesis.words
+            raw_before = hypothesis.raw_score
+            prefix = [0.0]  # future costs of the spans before span k, added in order
+            for first, last in spans:
+                prefix.append(prefix[-1] + future[first][last])
+            for k, (first, last) in enumerate(spans):
+                head, tail = prefix[k], prefix[-1] - prefix[k + 1]
+                for a in range(first, last):
+                    distortion = (0.0 if hypothesis.end is None
+                                  else abs(a - hypothesis.end) * LOG_DISTORTION)
+                    before = future[first][a] if first < a else 0.0
+                    for b in starts[a]:
+                        if b > last:
+                            break
+                        target = stacks[done + b - a]
+                        if len(target) >= stack_size and (
+                            raw_before + best[(a, b)] + distortion + head + before
+                            + (future[b][last] if b < last else 0.0) + tail + APPROXIMATE
+                            <= target[-1].score
+                        ):  # not even the best option could get into the full stack
+                            continue
+                        left = spans[:k] + (((first, a),) if first < a else ())
+                        right = (((b, last),) if b < last else ()) + spans[k + 1 :]
+                        rest = left + right
+                        cost = cost_of(rest)
+                        for option in options[(a, b)]:
+                            raw = raw_before
+                            raw += option.log_prob
+                            if len(target) >= stack_size and (
+                                raw + LM_CHANGE_BOUND + distortion + cost <= target[-1].score
+                            ):  # even the bound would not get in, nor would the options
+                                break  # after it (lower log_prob): skip the language model
+                            phrase = option.trg_phrase
+                            lm_change = changes.get((hypothesis.context, phrase))
+                            if lm_change is None:
+                                lm_change = change(hypothesis.context, phrase)
+                            raw += lm_change
+                            raw += distortion
+                            score = raw + cost
+                            at = len(target)
+                            while at and target[at - 1].score < score:
+                                at -= 1
+                            if at >= stack_size:
+                                continue
+                            context = (*hypothesis.context, *phrase)[-2:]
+                            target.insert(at, _Hypothesis(raw, score, b, phrase, hypothesis,
+                                                          rest, done + b - a, context))
+                            del target[stack_size:]
+    if not stacks[n]:
+        return []
+    out: list[tuple[str, ...]] = []
+    node = stacks[n][0]
+    while node.previous is not None:
+        out.append(node.trg_phrase)
+        node = node.previous
+    return [word for phrase in reversed(out) for word in phrase]
+
+
