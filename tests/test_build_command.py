@@ -279,3 +279,19 @@ def test_code_version_covers_every_module_the_catalogue_imports():
                             env=env, check=True).stdout.split()
     hashed = {str(p) for p in code_files()}
     assert loaded and set(loaded) <= hashed, sorted(set(loaded) - hashed)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_suites_are_built_with_rare_collections_and_the_threshold_comes_back(corpora, tmp_path,
+                                                                            jobs):
+    import gc
+    from dataclasses import replace
+
+    def build(resolver, part=None):  # build_part runs in a pool worker when jobs=2
+        raise DataError(f"threshold {gc.get_threshold()[0]}")
+
+    before = gc.get_threshold()
+    spec = replace(_parted(SUITES["mrpc_symmetric"], 2), build=build, build_part=build)
+    with pytest.raises(DataError, match=f"threshold {export.BUILD_GC_THRESHOLD}$"):
+        build_all([spec], _resolver(corpora), tmp_path / "b", jobs=jobs, log=lambda _: None)
+    assert gc.get_threshold() == before != (export.BUILD_GC_THRESHOLD, *before[1:])
