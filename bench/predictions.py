@@ -21,9 +21,10 @@ import io
 import json
 import math
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,12 @@ from bench.metrics.becel import INVALID
 from bench.modeling import normalise_label
 
 PROB_TOLERANCE = 1e-3
+#: A JSONL file at least this large is parsed as two halves at once, split at a line break
+#: (:func:`_parse_jsonl`): the parse is most of the time of ``score``, and pyarrow's own
+#: threaded reader reads ahead, costing ~200 MiB more at the peak on a 135 MB file.
+SPLIT_PARSE_BYTES = 16 << 20
+#: Bytes pyarrow's JSON reader parses at a time (its default is 1 MiB).
+JSON_BLOCK_BYTES = 2 << 20
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
@@ -302,20 +309,128 @@ def _read_parquet(path: Path, payload: bytes) -> pa.Table:
 # --------------------------------------------------------------------------- fast columnar pass
 
 
-def _fast(payload: bytes | Path, fmt: str) -> _Columns | None:
+class _ByteRange(io.RawIOBase):
+    """The bytes ``[start, stop)`` of a file, as a readable stream."""
+
+    def __init__(self, path: Path, start: int, stop: int):
+        super().__init__()
+        self._file = open(path, "rb", buffering=0)  # noqa: SIM115 (closed with the stream)
+        self._file.seek(start)
+        self._left = stop - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        size = min(len(buffer), self._left)
+        if size <= 0:
+            return 0
+        got = self._file.readinto(memoryview(buffer)[:size])
+        self._left -= got
+        return got
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def _read_json(source) -> pa.Table:
+    """One pyarrow JSON parse on this thread, into the system allocator."""
+    options = pajson.ReadOptions(block_size=JSON_BLOCK_BYTES, use_threads=False)
+    return pajson.read_json(source, read_options=options, memory_pool=pa.system_memory_pool())
+
+
+def _halves(path: Path) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Byte ranges of the two halves of a JSONL file, split after a line break.
+
+    ``None`` when the file is small, or has no line break after its middle.
+    """
+    size = path.stat().st_size
+    if size < SPLIT_PARSE_BYTES:
+        return None
+    with open(path, "rb") as handle:
+        handle.seek(size // 2)
+        handle.readline()
+        middle = handle.tell()
+    if middle >= size:
+        return None
+    return (0, middle), (middle, size)
+
+
+def _parse_jsonl(path: Path, pool: ThreadPoolExecutor,
+                 meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> pa.Table:
+    """The JSONL file parsed by pyarrow, as one parse of the whole file would give it.
+
+    A large file is parsed as two halves on two threads (``pool``; pyarrow releases the GIL)
+    and the tables concatenated; this thread meanwhile runs ``meanwhile(done)``, which should
+    return once ``done()`` is true. Each half infers its own column types, so when the halves'
+    schemas differ (labels as numbers in one half, a column missing in the other) or a half
+    fails, the whole file is parsed again on one thread: the result (or the error) is always
+    that of the whole-file parse.
+    """
+    ranges = _halves(path)
+    if ranges is not None:
+        halves = [pool.submit(_read_json, pa.PythonFile(_ByteRange(path, *r), mode="r"))
+                  for r in ranges]
+        if meanwhile is not None:
+            meanwhile(lambda: all(half.done() for half in halves))
+        try:
+            first, second = (half.result() for half in halves)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+            pass
+        else:
+            _release_free_memory()  # each parsing thread freed its blocks in its own arena
+            if first.schema == second.schema:
+                return pa.concat_tables([first, second])
+    return _read_json(str(path))
+
+
+def _release_free_memory() -> None:
+    """Give the C allocator's free memory back to the system (glibc ``malloc_trim``).
+
+    glibc gives every thread its own arena and keeps what a thread frees there: after a
+    parse on two threads, ~130 MiB of freed JSON blocks stayed in the process until it
+    ended (peak of scoring every suite: 570-590 MiB, 428-436 MiB with this call). A no-op
+    where the C library has no ``malloc_trim``.
+    """
+    trim = getattr(_libc(), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+@cache
+def _libc():
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+
+
+def _fast(payload: bytes | Path, fmt: str, pool: ThreadPoolExecutor | None = None,
+          meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> _Columns | None:
     """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass.
 
     ``payload`` is the file's content, or for JSONL its path: pyarrow then reads the file in
-    blocks, and the whole content is never held in memory next to the parsed columns. The
-    parsed JSON goes to the system allocator, which gives the parser's scratch memory back
-    (the default mimalloc pool keeps ~100 MiB more at the peak on a 135 MB file).
+    blocks (two halves at once on ``pool``, while this thread runs ``meanwhile``:
+    :func:`_parse_jsonl`), and the whole content is
+    never held in memory next to the parsed columns. The parsed JSON goes to the system
+    allocator, which gives the parser's scratch memory back (the default mimalloc pool keeps
+    ~100 MiB more at the peak on a 135 MB file).
     """
     try:
         if fmt == "jsonl":
-            options = pajson.ReadOptions(block_size=2 << 20, use_threads=False)
-            source = str(payload) if isinstance(payload, Path) else pa.BufferReader(payload)
-            table = pajson.read_json(source, read_options=options,
-                                     memory_pool=pa.system_memory_pool())
+            if isinstance(payload, Path):
+                if pool is None:
+                    with ThreadPoolExecutor(max_workers=2) as own:
+                        table = _parse_jsonl(payload, own, meanwhile)
+                else:
+                    table = _parse_jsonl(payload, pool, meanwhile)
+            else:
+                table = _read_json(pa.BufferReader(payload))
         elif fmt == "parquet":
             table = pq.read_table(pa.BufferReader(payload))
         else:
@@ -684,13 +799,18 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions:
+def read_predictions(path: str | Path, manifest: dict, suite_ids,
+                     meanwhile: Callable[[Callable[[], bool]], None] | None = None
+                     ) -> Predictions:
     """Read and validate a prediction file against built suites.
 
     Args:
         path: The prediction file (.jsonl, .csv or .parquet).
         manifest: ``suites.json`` entries of the built folder (name -> entry).
         suite_ids: Callable ``name -> pa.Array`` of that suite's row ids.
+        meanwhile: Work for this thread while a large JSONL file is parsed on two others,
+            called with a function that tells when the parse is done (``score_file``:
+            :meth:`bench.scoring.SuiteFolder.preload`). Not called for other files.
 
     Returns:
         The validated predictions, split by suite.
@@ -707,9 +827,9 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids) -> Predictions
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
     if fmt == "jsonl" and path.suffix.lower() != ".gz":  # hashed and parsed from the file
-        with ThreadPoolExecutor(max_workers=1) as pool:  # both release the GIL: in parallel
+        with ThreadPoolExecutor(max_workers=3) as pool:  # all release the GIL: in parallel
             hashing = pool.submit(_file_sha256, path)
-            columns = _fast(path, fmt)
+            columns = _fast(path, fmt, pool, meanwhile)
             digest = hashing.result()
     else:
         payload = read_payload(path)

@@ -321,6 +321,21 @@ class SuiteFolder:
         self.manifest = read_manifest(self.root)
         self._load = cache(self._load_uncached)
 
+    def preload(self, stop: Callable[[], bool]) -> None:
+        """Load suites ahead of need, in manifest order, until ``stop()`` or all are loaded.
+
+        Called while a large prediction file is parsed on other threads, so the loads cost no
+        wall time. A suite that fails to load is left alone: :meth:`load` raises its error
+        when (and if) the suite is asked for, as it would have.
+        """
+        for name in self.manifest:
+            if stop():
+                return
+            try:
+                self.load(name)
+            except Exception:  # noqa: BLE001, S110 (raised again by load() when asked for)
+                pass
+
     def path(self, name: str) -> Path:
         """The Parquet file of a suite."""
         return self.root / self.manifest[name]["path"]
@@ -486,7 +501,8 @@ def score_file(
     """
     folder = SuiteFolder(data_dir)
     options = options or ScoreOptions(seed=seed, n_boot=n_boot)
-    predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
+    predictions = read_predictions(predictions_path, folder.manifest, folder.ids,
+                                   meanwhile=folder.preload)
     return score_predictions(predictions, folder, options, suites)
 
 
