@@ -30,7 +30,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import add
+from operator import add, itemgetter
 
 IBM_ITERATIONS = 5
 MAX_PHRASE = 3
@@ -407,15 +407,19 @@ def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], lon
     future = _future_table(table, lm, sentence, longest)
     options = {(a, b): _options(table.translations_for(sentence[a:b]), lm)
                for a in range(n) for b in starts[a]}
+    closed = [row[:] for row in future]  # an empty span costs 0 (NLTK skips it)
+    for i in range(n + 1):
+        closed[i][i] = 0.0
+    phrases = [[(b, b - a, options[(a, b)][0]) for b in starts[a]] for a in range(n)]
     stacks: list[list[_Hypothesis]] = [[] for _ in range(n + 1)]
     stacks[0].append(_Hypothesis(0.0, 0.0, None, (), None, ((0, n),), 0, (BOS, BOS)))
-    aimed: list[list[tuple]] = [[] for _ in range(n + 1)]  # expansions per target stack
+    aimed: list[list[tuple]] = [[] for _ in range(n + longest + 1)]  # per target stack
     for done in range(n + 1):
         if done:
             stacks[done] = _fill_stack(aimed[done], future, options, lm, stack_size)
             aimed[done] = []
         for index, hypothesis in enumerate(stacks[done]):
-            _aim(hypothesis, (done, index), starts, future, options, aimed)
+            _aim(hypothesis, (done, index), phrases, closed, aimed[done:])
     if not stacks[n]:
         return []
     out: list[tuple[str, ...]] = []
@@ -426,32 +430,35 @@ def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], lon
     return [word for phrase in reversed(out) for word in phrase]
 
 
-def _aim(hypothesis: _Hypothesis, arrival: tuple[int, int], starts: list[list[int]],
-         future: list[list[float]], options: dict, aimed: list[list[tuple]]) -> None:
+def _aim(hypothesis: _Hypothesis, arrival: tuple[int, int], phrases: list[list[tuple]],
+         closed: list[list[float]], aimed: list[list[tuple]]) -> None:
     """Add each expansion of ``hypothesis`` (one per source phrase) to its target stack's list.
 
     An entry is ``(bound, arrival, a, b, k, hypothesis)``: ``bound`` is at least the score of
     every option of the phrase ``(a, b)`` (the best ``log_prob + TrigramLM.upper`` of its
-    options, the future cost added in another order, plus margins); ``arrival``, ``a``
-    and the option's rank give NLTK's order of arrival at the stack.
+    options, the future costs of the rest added in another order, plus margins that cover the
+    different rounding); ``arrival``, ``a`` and the option's rank give NLTK's order of arrival
+    at the stack. ``phrases[a]``: ``(b, b - a, best bound of the options)`` per source phrase
+    starting at ``a``; ``closed``: the future-cost table with 0 for empty spans; ``aimed[j]``:
+    the list of the stack ``j`` words after this hypothesis's.
     """
-    spans, done, raw_before = hypothesis.untranslated, hypothesis.words, hypothesis.raw_score
+    spans, raw_before, end = hypothesis.untranslated, hypothesis.raw_score, hypothesis.end
     prefix = [0.0]  # future costs of the spans before span k, added in order
     for first, last in spans:
-        prefix.append(prefix[-1] + future[first][last])
+        prefix.append(prefix[-1] + closed[first][last])
     for k, (first, last) in enumerate(spans):
-        head, tail = prefix[k], prefix[-1] - prefix[k + 1]
+        head = raw_before + prefix[k]
+        tail = prefix[-1] - prefix[k + 1] + (APPROXIMATE + LM_CHANGE_BOUND)
+        from_first, to_last = closed[first], closed
         for a in range(first, last):
-            distortion = (0.0 if hypothesis.end is None
-                          else abs(a - hypothesis.end) * LOG_DISTORTION)
-            before = raw_before + distortion + head + (future[first][a] if first < a else 0.0)
-            for b in starts[a]:
+            before = head + from_first[a]
+            if end is not None:
+                before += abs(a - end) * LOG_DISTORTION
+            for b, length, best in phrases[a]:
                 if b > last:
                     break
-                bound = (before + options[(a, b)][0]
-                         + (future[b][last] if b < last else 0.0) + tail
-                         + APPROXIMATE + LM_CHANGE_BOUND)
-                aimed[done + b - a].append((bound, arrival, a, b, k, hypothesis))
+                aimed[length].append((before + best + to_last[b][last] + tail, arrival, a, b,
+                                      k, hypothesis))
 
 
 def _fill_stack(aimed: list[tuple], future: list[list[float]], options: dict, lm: TrigramLM,
@@ -465,7 +472,8 @@ def _fill_stack(aimed: list[tuple], future: list[list[float]], options: dict, lm
     """
     change, changes = lm.change, lm._change
     kept: list[tuple[float, tuple, _Hypothesis]] = []  # (score, arrival key, hypothesis)
-    for bound, arrival, a, b, k, hypothesis in sorted(aimed, key=_bound, reverse=True):
+    aimed.sort(key=_BOUND, reverse=True)  # stable: equal bounds keep their order
+    for bound, arrival, a, b, k, hypothesis in aimed:
         if len(kept) >= stack_size and bound < kept[-1][0]:
             break
         spans = hypothesis.untranslated
@@ -514,9 +522,8 @@ def _options(entries: list[_Entry], lm: TrigramLM) -> tuple[float, list[tuple[_E
     return max(entry.log_prob + upper for entry, upper in pairs), pairs
 
 
-def _bound(entry: tuple) -> float:
-    """Sort key of an expansion in :func:`_fill_stack`: its bound."""
-    return entry[0]
+#: Sort key of an expansion in :func:`_fill_stack`: its bound.
+_BOUND = itemgetter(0)
 
 
 def translate(model: PhraseModel, source: Sequence[str]) -> list[str]:
