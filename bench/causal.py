@@ -173,12 +173,23 @@ def _score_tails(model, cache, items, tails, mask, lens_t, scores, pad_id, devic
     full_mask = torch.cat([mask[rows], tail_mask], dim=1)
     positions = lens_t[rows].unsqueeze(1) + torch.arange(width, device=device).unsqueeze(0)
     out = model(input_ids=ids, attention_mask=full_mask, position_ids=positions,
-                past_key_values=cache, use_cache=False)
+                use_cache=False, **{_cache_argument(model): cache})
     logp = torch.log_softmax(out.logits.float(), dim=-1).cpu()
     for i, ((row, k), c) in enumerate(zip(tails, conts, strict=True)):
         target = torch.tensor(c[1:], dtype=torch.long)
         picked = logp[i, torch.arange(len(c) - 1), target]
         scores[row][k] += float(picked.sum())
+
+
+def _cache_argument(model) -> str:
+    """The name under which ``model.forward`` takes a key/value cache.
+
+    ``cache`` from transformers 5.x (where ``past_key_values`` is deprecated, to be removed in
+    5.40), ``past_key_values`` before.
+    """
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
 def choice_probs(lls: Sequence[float], ntokens: Sequence[int], choices: Sequence[str],

@@ -28,6 +28,10 @@ from bench.prompts import (  # noqa: E402
 from bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 
+#: The key/value cache is passed under the name the installed transformers takes
+#: (``bench.causal._cache_argument``): its deprecation warning for the old name is an error.
+pytestmark = pytest.mark.filterwarnings("error:`past_key_values`:FutureWarning")
+
 SUITES = ["wic_semantic", "sst2_semantic"]
 
 
