@@ -415,11 +415,11 @@ def _fast(payload: bytes | Path, fmt: str, pool: ThreadPoolExecutor | None = Non
     """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass.
 
     ``payload`` is the file's content, or for JSONL its path: pyarrow then reads the file in
-    blocks (two halves at once on ``pool``, while this thread runs ``meanwhile``:
-    :func:`_parse_jsonl`), and the whole content is
-    never held in memory next to the parsed columns. The parsed JSON goes to the system
-    allocator, which gives the parser's scratch memory back (the default mimalloc pool keeps
-    ~100 MiB more at the peak on a 135 MB file).
+    blocks (a large file as two halves at once on ``pool``, while this thread runs
+    ``meanwhile``: :func:`_parse_jsonl`), and the whole content is never held in memory next
+    to the parsed columns. The parsed JSON goes to the system allocator, which gives the
+    parser's scratch memory back (the default mimalloc pool keeps ~100 MiB more at the peak
+    on a 135 MB file).
     """
     try:
         if fmt == "jsonl":
