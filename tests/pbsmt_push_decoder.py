@@ -16,6 +16,7 @@ from builders.salad.pbsmt import (
     TrigramLM,
     _future_table,
     _Hypothesis,
+    _phrase_ends,
     _SentenceTable,
 )
 
@@ -34,11 +35,7 @@ def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
     ``longest``: the longest source phrase in ``table`` (no longer span is looked up).
     """
     n = len(sentence)
-    starts: list[list[int]] = [[] for _ in range(n)]  # find_all_src_phrases
-    for start in range(n):
-        for end in range(start + 1, min(n, start + longest) + 1):
-            if sentence[start:end] in table:
-                starts[start].append(end)
+    starts = _phrase_ends(table, sentence, longest)
     future = _future_table(table, lm, sentence, longest)
     options = {(a, b): table.translations_for(sentence[a:b])
                for a in range(n) for b in starts[a]}

@@ -359,6 +359,18 @@ class _Hypothesis:
         self.untranslated, self.words, self.context = untranslated, words, context
 
 
+def _phrase_ends(table: _SentenceTable, sentence: tuple[str, ...],
+                 longest: int) -> list[list[int]]:
+    """``StackDecoder.find_all_src_phrases``: per start, the ends of its phrases in ``table``."""
+    n = len(sentence)
+    starts: list[list[int]] = [[] for _ in range(n)]
+    for start in range(n):
+        for end in range(start + 1, min(n, start + longest) + 1):
+            if sentence[start:end] in table:
+                starts[start].append(end)
+    return starts
+
+
 def _future_table(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
                   longest: int) -> list[list[float]]:
     """``StackDecoder.compute_future_scores`` as lists (``-inf`` where nothing covers a span)."""
@@ -399,11 +411,7 @@ def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], lon
     ``longest``: the longest source phrase in ``table`` (no longer span is looked up).
     """
     n = len(sentence)
-    starts: list[list[int]] = [[] for _ in range(n)]  # find_all_src_phrases
-    for start in range(n):
-        for end in range(start + 1, min(n, start + longest) + 1):
-            if sentence[start:end] in table:
-                starts[start].append(end)
+    starts = _phrase_ends(table, sentence, longest)
     future = _future_table(table, lm, sentence, longest)
     options = {(a, b): _options(table.translations_for(sentence[a:b]), lm)
                for a in range(n) for b in starts[a]}
@@ -449,15 +457,14 @@ def _aim(hypothesis: _Hypothesis, arrival: tuple[int, int], phrases: list[list[t
     for k, (first, last) in enumerate(spans):
         head = raw_before + prefix[k]
         tail = prefix[-1] - prefix[k + 1] + (APPROXIMATE + LM_CHANGE_BOUND)
-        from_first, to_last = closed[first], closed
         for a in range(first, last):
-            before = head + from_first[a]
+            before = head + closed[first][a]
             if end is not None:
                 before += abs(a - end) * LOG_DISTORTION
             for b, length, best in phrases[a]:
                 if b > last:
                     break
-                aimed[length].append((before + best + to_last[b][last] + tail, arrival, a, b,
+                aimed[length].append((before + best + closed[b][last] + tail, arrival, a, b,
                                       k, hypothesis))
 
 
