@@ -18,6 +18,7 @@ from builders.salad.pbsmt import (
     _Hypothesis,
     _phrase_ends,
     _SentenceTable,
+    _words_of_best,
 )
 
 
@@ -101,13 +102,6 @@ def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
                             target.insert(at, _Hypothesis(raw, score, b, phrase, hypothesis,
                                                           rest, done + b - a, context))
                             del target[stack_size:]
-    if not stacks[n]:
-        return []
-    out: list[tuple[str, ...]] = []
-    node = stacks[n][0]
-    while node.previous is not None:
-        out.append(node.trg_phrase)
-        node = node.previous
-    return [word for phrase in reversed(out) for word in phrase]
+    return _words_of_best(stacks[n])
 
 

@@ -428,10 +428,15 @@ def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], lon
             aimed[done] = []
         for index, hypothesis in enumerate(stacks[done]):
             _aim(hypothesis, (done, index), phrases, closed, aimed[done:])
-    if not stacks[n]:
+    return _words_of_best(stacks[n])
+
+
+def _words_of_best(stack: list[_Hypothesis]) -> list[str]:
+    """The target words of the stack's best hypothesis, first to last; ``[]`` when empty."""
+    if not stack:
         return []
     out: list[tuple[str, ...]] = []
-    node = stacks[n][0]
+    node = stack[0]
     while node.previous is not None:
         out.append(node.trg_phrase)
         node = node.previous
