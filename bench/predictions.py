@@ -357,28 +357,29 @@ def _halves(path: Path) -> tuple[tuple[int, int], tuple[int, int]] | None:
     return (0, middle), (middle, size)
 
 
-def _parse_jsonl(path: Path, pool: ThreadPoolExecutor,
+def _parse_jsonl(path: Path,
                  meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> pa.Table:
     """The JSONL file parsed by pyarrow, as one parse of the whole file would give it.
 
-    A large file is parsed as two halves on two threads (``pool``; pyarrow releases the GIL)
-    and the tables concatenated; this thread meanwhile runs ``meanwhile(done)``, which should
-    return once ``done()`` is true. Each half infers its own column types, so when the halves'
+    A large file is parsed as two halves on two threads (pyarrow releases the GIL) and the
+    tables concatenated; this thread meanwhile runs ``meanwhile(done)``, which should return
+    once ``done()`` is true. Each half infers its own column types, so when the halves'
     schemas differ (labels as numbers in one half, a column missing in the other) or a half
     fails, the whole file is parsed again on one thread: the result (or the error) is always
     that of the whole-file parse.
     """
     ranges = _halves(path)
     if ranges is not None:
-        halves = [pool.submit(_read_json, pa.PythonFile(_ByteRange(path, *r), mode="r"))
-                  for r in ranges]
-        if meanwhile is not None:
-            meanwhile(lambda: all(half.done() for half in halves))
-        try:
-            first, second = (half.result() for half in halves)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
-            pass
-        else:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            halves = [pool.submit(_read_json, pa.PythonFile(_ByteRange(path, *r), mode="r"))
+                      for r in ranges]
+            if meanwhile is not None:
+                meanwhile(lambda: all(half.done() for half in halves))
+            try:
+                first, second = (half.result() for half in halves)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+                first = second = None
+        if first is not None:
             _release_free_memory()  # each parsing thread freed its blocks in its own arena
             if first.schema == second.schema:
                 return pa.concat_tables([first, second])
@@ -410,12 +411,12 @@ def _libc():
         return None
 
 
-def _fast(payload: bytes | Path, fmt: str, pool: ThreadPoolExecutor | None = None,
+def _fast(payload: bytes | Path, fmt: str,
           meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> _Columns | None:
     """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass.
 
     ``payload`` is the file's content, or for JSONL its path: pyarrow then reads the file in
-    blocks (a large file as two halves at once on ``pool``, while this thread runs
+    blocks (a large file as two halves at once, while this thread runs
     ``meanwhile``: :func:`_parse_jsonl`), and the whole content is never held in memory next
     to the parsed columns. The parsed JSON goes to the system allocator, which gives the
     parser's scratch memory back (the default mimalloc pool keeps ~100 MiB more at the peak
@@ -424,11 +425,7 @@ def _fast(payload: bytes | Path, fmt: str, pool: ThreadPoolExecutor | None = Non
     try:
         if fmt == "jsonl":
             if isinstance(payload, Path):
-                if pool is None:
-                    with ThreadPoolExecutor(max_workers=2) as own:
-                        table = _parse_jsonl(payload, own, meanwhile)
-                else:
-                    table = _parse_jsonl(payload, pool, meanwhile)
+                table = _parse_jsonl(payload, meanwhile)
             else:
                 table = _read_json(pa.BufferReader(payload))
         elif fmt == "parquet":
@@ -827,9 +824,9 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids,
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
     if fmt == "jsonl" and path.suffix.lower() != ".gz":  # hashed and parsed from the file
-        with ThreadPoolExecutor(max_workers=3) as pool:  # all release the GIL: in parallel
+        with ThreadPoolExecutor(max_workers=1) as pool:  # both release the GIL: in parallel
             hashing = pool.submit(_file_sha256, path)
-            columns = _fast(path, fmt, pool, meanwhile)
+            columns = _fast(path, fmt, meanwhile)
             digest = hashing.result()
     else:
         payload = read_payload(path)
