@@ -66,9 +66,10 @@ def writers(spec, rows: list[dict], tmp: Path, repeat: int) -> tuple[float, floa
     return statistics.median(ours), statistics.median(plain)
 
 
-def run_process(argv: list[str], code: Path = HERE.parent) -> tuple[float, float]:
+def run_process(argv: list[str], code: Path = HERE.parent,
+                extra_env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall s, CPU s, children included) of one whole process run from the folder ``code``."""
-    env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1", **(extra_env or {})}
     start = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
@@ -81,8 +82,13 @@ def run_process(argv: list[str], code: Path = HERE.parent) -> tuple[float, float
 
 
 def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
-              baseline: Path | None = None) -> None:
-    """Whole ``build`` processes: fresh with 1 and 2 jobs, then nothing changed."""
+              baseline: Path | None = None, cold_cache: bool = True) -> None:
+    """Whole ``build`` processes: fresh with 1 and 2 jobs, then nothing changed.
+
+    The fresh builds use numba's cache of the compiled PBSMT decoder as a user's second
+    build would; ``cold_cache`` adds a fresh ``--jobs 2`` build with an empty cache (a new
+    ``NUMBA_CACHE_DIR``), as the first build on a machine.
+    """
     base = [sys.executable, "-m", "bench.cli", "build", "--sources", str(sources),
             "--no-download"]
     if set(families) != {s.family for s in SUITES.values()}:
@@ -98,6 +104,12 @@ def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
                 run_process([*base, "--out", str(out), "--jobs", str(jobs)]))
         runs.setdefault("second build, nothing changed", []).append(
             run_process([*base, "--out", str(tmp / "built-2")]))
+        if cold_cache:  # the first build on a machine: numba compiles the PBSMT decoder
+            out, cache = tmp / "built-cold", tempfile.mkdtemp(dir=tmp)
+            shutil.rmtree(out, ignore_errors=True)
+            runs.setdefault("fresh, --jobs 2, numba cache cold", []).append(
+                run_process([*base, "--out", str(out), "--jobs", "2"],
+                            extra_env={"NUMBA_CACHE_DIR": cache}))
         if baseline is not None:
             out = tmp / "built-baseline"
             shutil.rmtree(out, ignore_errors=True)

@@ -1,11 +1,16 @@
-"""The stack decoder of ``builders.salad.pbsmt`` as of 97a1dff, kept as a test reference.
+"""The pure-Python stack decoder of ``builders.salad.pbsmt`` as of 97a1dff, a test reference.
 
 It fills every stack as hypotheses arrive (NLTK's order), evaluating the language model for
-each expansion that may still enter; the decoder in ``pbsmt`` now fills a stack best-first
-and must return exactly what this one returns (``tests/test_salad_generators.py``).
+each expansion that may still enter; the decoder in ``pbsmt`` (compiled,
+``builders.salad.stack_decoder``) fills a stack best-first and must return exactly what this
+one returns (``tests/test_salad_generators.py``). Its future-cost table, hypothesis and
+back-trace were the production decoder's until the decoder was compiled.
 """
 
 from __future__ import annotations
+
+import math
+from operator import add
 
 from builders.salad.pbsmt import (
     APPROXIMATE,
@@ -14,12 +19,67 @@ from builders.salad.pbsmt import (
     LOG_DISTORTION,
     STACK_SIZE,
     TrigramLM,
-    _future_table,
-    _Hypothesis,
     _phrase_ends,
     _SentenceTable,
-    _words_of_best,
 )
+
+
+class _Hypothesis:
+    """A partial translation: NLTK's ``_Hypothesis`` with its coverage and context stored.
+
+    Attributes:
+        raw_score: Score of the phrases chosen so far.
+        score: ``raw_score`` plus the future cost of the words left (the stack's sort key).
+        end: End of the last source phrase translated (``None`` for the empty hypothesis).
+        trg_phrase: Target phrase of the last expansion.
+        previous: Hypothesis this one extends.
+        untranslated: The source spans ``(start, end)`` not yet translated, in order.
+        words: How many source positions are translated (the stack it is in).
+        context: The last two target words, ``<s>``-padded (the language model's history).
+
+    """
+
+    __slots__ = ("raw_score", "score", "end", "trg_phrase", "previous", "untranslated",
+                 "words", "context")
+
+    def __init__(self, raw_score, score, end, trg_phrase, previous, untranslated, words,
+                 context):
+        self.raw_score, self.score, self.end = raw_score, score, end
+        self.trg_phrase, self.previous = trg_phrase, previous
+        self.untranslated, self.words, self.context = untranslated, words, context
+
+
+def _future_table(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
+                  longest: int) -> list[list[float]]:
+    """``StackDecoder.compute_future_scores`` as lists (``-inf`` where nothing covers a span)."""
+    n = len(sentence)
+    scores = [[-math.inf] * (n + 1) for _ in range(n + 1)]
+    columns = [[-math.inf] * (n + 1) for _ in range(n + 1)]  # columns[end][mid] = scores[mid][end]
+    for length in range(1, n + 1):
+        for start in range(0, n - length + 1):
+            end = start + length
+            value = -math.inf
+            if length <= longest:
+                phrase = sentence[start:end]
+                if phrase in table:
+                    value = table.translations_for(phrase)[0].log_prob + lm.probability(phrase)
+            if length > 1:  # the best split; max keeps the first of equal values, as NLTK's ">"
+                value = max(value, max(map(add, scores[start][start + 1 : end],
+                                           columns[end][start + 1 : end])))
+            scores[start][end] = columns[end][start] = value
+    return scores
+
+
+def _words_of_best(stack: list[_Hypothesis]) -> list[str]:
+    """The target words of the stack's best hypothesis, first to last; ``[]`` when empty."""
+    if not stack:
+        return []
+    out: list[tuple[str, ...]] = []
+    node = stack[0]
+    while node.previous is not None:
+        out.append(node.trg_phrase)
+        node = node.previous
+    return [word for phrase in reversed(out) for word in phrase]
 
 
 def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,

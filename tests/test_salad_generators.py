@@ -242,6 +242,33 @@ def test_trigram_lm_is_the_reference(words, context):
     assert lm.change(tuple(context), tuple(words)) == reference.log_prob(words, context)
 
 
+@settings(deadline=None)  # the first example compiles
+@given(st.lists(SENTENCE_WORDS, max_size=4), st.lists(SENTENCE_WORDS, max_size=2))
+def test_compiled_language_model_is_the_python_one_bit_for_bit(words, context):
+    """The decoder's compiled ``_prob`` and ``_change`` over ``TrigramLM.arrays()``."""
+    import numpy as np
+
+    from builders.salad import stack_decoder
+
+    lm = pbsmt.TrigramLM([s for _, s in PAIRS])
+    ids, arrays = lm.arrays()
+    assert "unseen" not in ids and pbsmt.BOS in ids  # one id for every unknown word
+
+    def code(word: str) -> int:
+        return ids.get(word, len(ids))
+
+    history = tuple([pbsmt.BOS, pbsmt.BOS, *context][-2:])
+    for known in range(3):  # histories of 0, 1 and 2 words, as the future costs use them
+        part = history[2 - known:]
+        h1, h2 = (code(history[0]), code(history[1]))
+        for word in [*words, pbsmt.EOS]:
+            assert stack_decoder._prob(code(word), h1, h2, known, arrays) == lm.prob(word, part)
+    encoded = np.array([code(w) for w in words] or [0], dtype=np.int64)
+    assert (stack_decoder._change(code(history[0]), code(history[1]), encoded, len(words),
+                                  arrays) == lm.change(history, tuple(words)))
+
+
+@settings(deadline=None)  # the first example may compile the decoder
 @given(st.lists(SENTENCE_WORDS, min_size=1, max_size=12))
 def test_decoder_is_nltks_with_the_reference_lm(tokens):
     from nltk.translate import StackDecoder
@@ -288,7 +315,7 @@ def test_best_first_decoder_is_the_arrival_order_decoder(corpus, sentences, stac
     model = pbsmt.train(corpus)
     for tokens in sentences:
         table, sentence = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
-        assert (pbsmt._decode(table, model.lm, sentence, model.longest, stack_size)
+        assert (pbsmt.decode(table, model.lm, sentence, model.longest, stack_size)
                 == push_decode(table, model.lm, sentence, model.longest, stack_size))
 
 
@@ -306,7 +333,7 @@ def test_best_first_decoder_on_many_sentences_of_a_real_size():
     for _ in range(400):
         tokens = sentence(5, 30)
         table, source = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
-        assert (pbsmt._decode(table, model.lm, source, model.longest)
+        assert (pbsmt.decode(table, model.lm, source, model.longest)
                 == push_decode(table, model.lm, source, model.longest))
 
 

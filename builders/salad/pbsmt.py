@@ -15,7 +15,9 @@ same pipeline from NLTK (already a dependency):
 3. a trigram language model of the target side (interpolated absolute discounting);
 4. decoding with NLTK's stack decoder (``nltk.translate.StackDecoder``: future costs,
    distortion penalty), stack size ``STACK_SIZE``. A source word without any phrase is passed
-   through unchanged, as Moses passes unknown words (without this NLTK returns nothing).
+   through unchanged, as Moses passes unknown words (without this NLTK returns nothing). The
+   search and its arithmetic are NLTK's, compiled with numba
+   (:mod:`builders.salad.stack_decoder`): the output is NLTK's, about 10x faster.
 
 Training texts are lower-cased Penn-Treebank tokens (``lexical.tokenize(text, lower=True)``),
 so outputs are lower-cased like the paper's examples. The decoder is deterministic (no
@@ -30,7 +32,8 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import add, itemgetter
+
+from bench.errors import ConfigError
 
 IBM_ITERATIONS = 5
 MAX_PHRASE = 3
@@ -67,6 +70,7 @@ class TrigramLM:
         self._upper: dict[tuple[str, ...], float] = {}  # phrase -> upper()
         self._highest: dict[str, float] = {}  # word -> highest()
         self._after: dict[str, list[tuple[str, ...]]] | None = None  # word -> its histories
+        self._arrays: tuple[dict[str, int], tuple] | None = None  # see arrays()
         self._denominator = self.totals.get((), 0) + self.vocabulary
         #: Per seen history: its counts, total and back-off weight ``D * N1+(h ·) / c(h)``.
         self._histories = {
@@ -134,6 +138,61 @@ class TrigramLM:
                 history = (history[-1], word)
             self._change[key] = value
         return value
+
+    def arrays(self) -> tuple[dict[str, int], tuple]:
+        """The word ids and the counts as sorted arrays, for the compiled decoder.
+
+        Returns ``(ids, arrays)``: ``ids`` maps every word of the model (``<s>`` included) to
+        an id below ``len(ids)``; ``len(ids)`` stands for any other word (all its counts are
+        0). ``arrays`` is what :func:`builders.salad.stack_decoder._prob` reads: the unigram
+        counts, the denominator, the discount, the size ``V = len(ids) + 1``; per
+        one-word history its total and back-off weight (total 0: not seen); the bigram keys
+        ``h * V + w`` (sorted) and counts; the two-word history keys ``h1 * V + h2``
+        (sorted), totals and weights; the trigram keys ``(h1 * V + h2) * V + w`` (sorted) and
+        counts. Totals and weights are the very numbers :meth:`_compute` uses.
+        """
+        if self._arrays is None:
+            import numpy as np  # local: keeps ``import builders`` light
+
+            ids: dict[str, int] = {BOS: 0}
+            for history, counter in self.counts.items():
+                for word in (*history, *counter):
+                    ids.setdefault(word, len(ids))
+            size = len(ids) + 1
+            unigram = np.zeros(size, dtype=np.int64)
+            for word, count in self._unigram.items():
+                unigram[ids[word]] = count
+            totals1 = np.zeros(size, dtype=np.int64)
+            weights1 = np.zeros(size)
+            keys2, counts2, keys_h, totals_h, weights_h, keys3, counts3 = ([] for _ in range(7))
+            for history, (counter, total, weight) in self._histories.items():
+                code = 0
+                for word in history:
+                    code = code * size + ids[word]
+                if len(history) == 1:
+                    totals1[code], weights1[code] = total, weight
+                    keys, counts = keys2, counts2
+                else:
+                    keys_h.append(code)
+                    totals_h.append(total)
+                    weights_h.append(weight)
+                    keys, counts = keys3, counts3
+                for word, count in counter.items():
+                    keys.append(code * size + ids[word])
+                    counts.append(count)
+
+            def by_key(keys: list[int], *values: list) -> list:
+                order = np.argsort(np.array(keys, dtype=np.int64), kind="stable")
+                return [np.array(keys, dtype=np.int64)[order],
+                        *(np.array(v)[order] for v in values)]
+
+            sorted2 = by_key(keys2, np.array(counts2, dtype=np.int64))
+            sorted_h = by_key(keys_h, np.array(totals_h, dtype=np.int64),
+                              np.array(weights_h, dtype=np.float64))
+            sorted3 = by_key(keys3, np.array(counts3, dtype=np.int64))
+            self._arrays = (ids, (unigram, self._denominator, float(self.discount), size,
+                                  totals1, weights1, *sorted2, *sorted_h, *sorted3))
+        return self._arrays
 
     def probability(self, phrase: tuple[str, ...]) -> float:
         """Log probability of ``phrase`` without context (the decoder's future cost)."""
@@ -334,31 +393,6 @@ LM_CHANGE_BOUND = 1e-6
 APPROXIMATE = 1e-3
 
 
-class _Hypothesis:
-    """A partial translation: NLTK's ``_Hypothesis`` with its coverage and context stored.
-
-    Attributes:
-        raw_score: Score of the phrases chosen so far.
-        score: ``raw_score`` plus the future cost of the words left (the stack's sort key).
-        end: End of the last source phrase translated (``None`` for the empty hypothesis).
-        trg_phrase: Target phrase of the last expansion.
-        previous: Hypothesis this one extends.
-        untranslated: The source spans ``(start, end)`` not yet translated, in order.
-        words: How many source positions are translated (the stack it is in).
-        context: The last two target words, ``<s>``-padded (the language model's history).
-
-    """
-
-    __slots__ = ("raw_score", "score", "end", "trg_phrase", "previous", "untranslated",
-                 "words", "context")
-
-    def __init__(self, raw_score, score, end, trg_phrase, previous, untranslated, words,
-                 context):
-        self.raw_score, self.score, self.end = raw_score, score, end
-        self.trg_phrase, self.previous = trg_phrase, previous
-        self.untranslated, self.words, self.context = untranslated, words, context
-
-
 def _phrase_ends(table: _SentenceTable, sentence: tuple[str, ...],
                  longest: int) -> list[list[int]]:
     """``StackDecoder.find_all_src_phrases``: per start, the ends of its phrases in ``table``."""
@@ -371,175 +405,72 @@ def _phrase_ends(table: _SentenceTable, sentence: tuple[str, ...],
     return starts
 
 
-def _future_table(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
-                  longest: int) -> list[list[float]]:
-    """``StackDecoder.compute_future_scores`` as lists (``-inf`` where nothing covers a span)."""
-    n = len(sentence)
-    scores = [[-math.inf] * (n + 1) for _ in range(n + 1)]
-    columns = [[-math.inf] * (n + 1) for _ in range(n + 1)]  # columns[end][mid] = scores[mid][end]
-    for length in range(1, n + 1):
-        for start in range(0, n - length + 1):
-            end = start + length
-            value = -math.inf
-            if length <= longest:
-                phrase = sentence[start:end]
-                if phrase in table:
-                    value = table.translations_for(phrase)[0].log_prob + lm.probability(phrase)
-            if length > 1:  # the best split; max keeps the first of equal values, as NLTK's ">"
-                value = max(value, max(map(add, scores[start][start + 1 : end],
-                                           columns[end][start + 1 : end])))
-            scores[start][end] = columns[end][start] = value
-    return scores
-
-
-def _decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
-            stack_size: int = STACK_SIZE) -> list[str]:
-    """``StackDecoder.translate`` (NLTK 3.9): the same stacks, each filled best-first.
+def decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
+           stack_size: int = STACK_SIZE) -> list[str]:
+    """``StackDecoder.translate`` (NLTK 3.9): the same stacks, the same output.
 
     NLTK pushes every expansion into its target stack as it is made; a stack keeps the
     ``stack_size`` best by score, a later arrival after an earlier one of equal score (its
     stable sort). Expansions never change one another's scores, so a stack ends up as the
     ``stack_size`` best of all expansions aimed at it by (score, arrival order), and a stack
-    receives expansions only from earlier stacks. Here the expansions aimed at a stack are
-    collected first, each with an upper bound of its score (the language model's change
-    taken as :meth:`TrigramLM.upper`, which it cannot exceed), and scored when the stack is
-    reached, highest bound
-    first, until no bound left reaches the stack's last score: most language-model calls are
-    skipped, and the stack is NLTK's (:func:`_fill_stack`). Every score is computed by the same
-    float operations in the same order as NLTK's (``tests/test_salad_generators.py`` compares
-    the output with NLTK's decoder and with the previous, arrival-order one).
+    receives expansions only from earlier stacks. The compiled decoder
+    (:func:`builders.salad.stack_decoder.decode`) lists the expansions aimed at a stack, each
+    with an upper bound of its score (the language model's change taken as
+    :meth:`TrigramLM.upper`, which it cannot exceed), and scores them when the stack is
+    reached, highest bound first, until no bound left reaches the stack's last score: most
+    language-model calls are skipped, and the stack is NLTK's. Every score is computed by the
+    same float operations in the same order as NLTK's (``tests/test_salad_generators.py``
+    compares the output with NLTK's decoder and with the arrival-order Python one).
     ``longest``: the longest source phrase in ``table`` (no longer span is looked up).
     """
-    n = len(sentence)
+    import numpy as np  # local: keeps ``import builders`` light
+
+    try:
+        from builders.salad import stack_decoder  # local: numba compiles on first use
+    except ImportError as exc:
+        raise ConfigError(
+            "the word-salad PBSMT decoder needs numba (pip install 'consistency-bench[nlp]')"
+        ) from exc
+
+    ids, arrays = lm.arrays()
+    unknown = len(ids)
     starts = _phrase_ends(table, sentence, longest)
-    future = _future_table(table, lm, sentence, longest)
-    options = {(a, b): _options(table.translations_for(sentence[a:b]), lm)
-               for a in range(n) for b in starts[a]}
-    closed = [row[:] for row in future]  # an empty span costs 0 (NLTK skips it)
-    for i in range(n + 1):
-        closed[i][i] = 0.0
-    phrases = [[(b, b - a, options[(a, b)][0]) for b in starts[a]] for a in range(n)]
-    stacks: list[list[_Hypothesis]] = [[] for _ in range(n + 1)]
-    stacks[0].append(_Hypothesis(0.0, 0.0, None, (), None, ((0, n),), 0, (BOS, BOS)))
-    aimed: list[list[tuple]] = [[] for _ in range(n + longest + 1)]  # per target stack
-    for done in range(n + 1):
-        if done:
-            stacks[done] = _fill_stack(aimed[done], future, options, lm, stack_size)
-            aimed[done] = []
-        for index, hypothesis in enumerate(stacks[done]):
-            _aim(hypothesis, (done, index), phrases, closed, aimed[done:])
-    return _words_of_best(stacks[n])
-
-
-def _words_of_best(stack: list[_Hypothesis]) -> list[str]:
-    """The target words of the stack's best hypothesis, first to last; ``[]`` when empty."""
-    if not stack:
-        return []
-    out: list[tuple[str, ...]] = []
-    node = stack[0]
-    while node.previous is not None:
-        out.append(node.trg_phrase)
-        node = node.previous
-    return [word for phrase in reversed(out) for word in phrase]
-
-
-def _aim(hypothesis: _Hypothesis, arrival: tuple[int, int], phrases: list[list[tuple]],
-         closed: list[list[float]], aimed: list[list[tuple]]) -> None:
-    """Add each expansion of ``hypothesis`` (one per source phrase) to its target stack's list.
-
-    An entry is ``(bound, arrival, a, b, k, hypothesis)``: ``bound`` is at least the score of
-    every option of the phrase ``(a, b)`` (the best ``log_prob + TrigramLM.upper`` of its
-    options, the future costs of the rest added in another order, plus margins that cover the
-    different rounding); ``arrival``, ``a`` and the option's rank give NLTK's order of arrival
-    at the stack. ``phrases[a]``: ``(b, b - a, best bound of the options)`` per source phrase
-    starting at ``a``; ``closed``: the future-cost table with 0 for empty spans; ``aimed[j]``:
-    the list of the stack ``j`` words after this hypothesis's.
-    """
-    spans, raw_before, end = hypothesis.untranslated, hypothesis.raw_score, hypothesis.end
-    prefix = [0.0]  # future costs of the spans before span k, added in order
-    for first, last in spans:
-        prefix.append(prefix[-1] + closed[first][last])
-    for k, (first, last) in enumerate(spans):
-        head = raw_before + prefix[k]
-        tail = prefix[-1] - prefix[k + 1] + (APPROXIMATE + LM_CHANGE_BOUND)
-        for a in range(first, last):
-            before = head + closed[first][a]
-            if end is not None:
-                before += abs(a - end) * LOG_DISTORTION
-            for b, length, best in phrases[a]:
-                if b > last:
-                    break
-                aimed[length].append((before + best + closed[b][last] + tail, arrival, a, b,
-                                      k, hypothesis))
-
-
-def _fill_stack(aimed: list[tuple], future: list[list[float]], options: dict, lm: TrigramLM,
-                stack_size: int) -> list[_Hypothesis]:
-    """The ``stack_size`` best expansions of ``aimed`` by score, then by order of arrival.
-
-    Expansions are scored highest bound first; scoring stops at the first bound below the
-    last score kept (every later bound is lower, and a score never exceeds its bound), and
-    an option is skipped when its own bound (NLTK's score with the language model's change
-    taken as :meth:`TrigramLM.upper`) is below it.
-    """
-    change, changes = lm.change, lm._change
-    kept: list[tuple[float, tuple, _Hypothesis]] = []  # (score, arrival key, hypothesis)
-    aimed.sort(key=_BOUND, reverse=True)  # stable: equal bounds keep their order
-    for bound, arrival, a, b, k, hypothesis in aimed:
-        if len(kept) >= stack_size and bound < kept[-1][0]:
-            break
-        spans = hypothesis.untranslated
-        first, last = spans[k]
-        rest = (spans[:k] + (((first, a),) if first < a else ())
-                + (((b, last),) if b < last else ()) + spans[k + 1 :])
-        cost = 0.0  # StackDecoder.future_score: the spans' future costs added in order
-        for start, end in rest:
-            cost += future[start][end]
-        distortion = (0.0 if hypothesis.end is None
-                      else abs(a - hypothesis.end) * LOG_DISTORTION)
-        for rank, (option, upper) in enumerate(options[(a, b)][1]):
-            raw = hypothesis.raw_score
-            raw += option.log_prob
-            if len(kept) >= stack_size and (
-                raw + upper + LM_CHANGE_BOUND + distortion + cost < kept[-1][0]
-            ):
-                continue
-            phrase = option.trg_phrase
-            lm_change = changes.get((hypothesis.context, phrase))
-            if lm_change is None:
-                lm_change = change(hypothesis.context, phrase)
-            raw += lm_change
-            raw += distortion
-            score = raw + cost
-            key = (arrival, a, rank)
-            at = len(kept)
-            while at and (kept[at - 1][0] < score
-                          or (kept[at - 1][0] == score and kept[at - 1][1] > key)):
-                at -= 1
-            if at >= stack_size:
-                continue
-            context = (*hypothesis.context, *phrase)[-2:]
-            kept.insert(at, (score, key, _Hypothesis(raw, score, b, phrase, hypothesis, rest,
-                                                     hypothesis.words + b - a, context)))
-            del kept[stack_size:]
-    return [hypothesis for _, _, hypothesis in kept]
-
-
-def _options(entries: list[_Entry], lm: TrigramLM) -> tuple[float, list[tuple[_Entry, float]]]:
-    """A phrase's options with their language-model bounds, and the best option's bound.
-
-    Returns ``(highest log_prob + upper, [(option, TrigramLM.upper of its target)])``.
-    """
-    pairs = [(entry, lm.upper(entry.trg_phrase)) for entry in entries]
-    return max(entry.log_prob + upper for entry, upper in pairs), pairs
-
-
-#: Sort key of an expansion in :func:`_fill_stack`: its bound.
-_BOUND = itemgetter(0)
+    spans = [(a, b) for a, ends in enumerate(starts) for b in ends]
+    found = [table.translations_for(sentence[a:b]) for a, b in spans]
+    rows = max(map(len, found), default=1)
+    width = max((len(e.trg_phrase) for entries in found for e in entries), default=1)
+    count = [len(entries) for entries in found]
+    logprob = [[e.log_prob for e in entries] + [0.0] * (rows - len(entries))
+               for entries in found]
+    upper = [[lm.upper(e.trg_phrase) for e in entries] + [0.0] * (rows - len(entries))
+             for entries in found]
+    best = [max(lp + up for lp, up in zip(lps[:c], ups[:c], strict=True))
+            for lps, ups, c in zip(logprob, upper, count, strict=True)]
+    length = [[len(e.trg_phrase) for e in entries] + [0] * (rows - len(entries))
+              for entries in found]
+    words = [[[ids.get(w, unknown) for w in e.trg_phrase]
+              + [0] * (width - len(e.trg_phrase)) for e in entries]
+             + [[0] * width] * (rows - len(entries)) for entries in found]
+    first = [0]
+    for ends in starts:
+        first.append(first[-1] + len(ends))
+    path = stack_decoder.decode(
+        np.array([ids.get(w, unknown) for w in sentence], dtype=np.int64),
+        np.array(first, dtype=np.int64),
+        np.array([b for _, b in spans], dtype=np.int64),
+        np.array(count, dtype=np.int64),
+        np.array(logprob, dtype=np.float64).reshape(len(spans), rows),
+        np.array(upper, dtype=np.float64).reshape(len(spans), rows),
+        np.array(length, dtype=np.int64).reshape(len(spans), rows),
+        np.array(words, dtype=np.int64).reshape(len(spans), rows, width),
+        np.array(best, dtype=np.float64),
+        longest, stack_size, ids[BOS], arrays,
+    )
+    return [w for s, rank in path.tolist() for w in found[s][rank].trg_phrase]
 
 
 def translate(model: PhraseModel, source: Sequence[str]) -> list[str]:
     """Decode ``source`` (unknown words passed through); ``[]`` for an empty source."""
     if not source:
         return []
-    return _decode(_SentenceTable(model.table, source), model.lm, tuple(source), model.longest)
+    return decode(_SentenceTable(model.table, source), model.lm, tuple(source), model.longest)
