@@ -17,7 +17,10 @@ Scale test: the suites replicated 1x, 2x, 4x (ids, groups and antecedents suffix
 step that is not linear in rows shows. Usage::
 
     python benchmarks/bench_score.py --data DIR [--family becel] [--scale 1 2 4] [--repeat 5]
-        [--code OLD_CHECKOUT]
+        [--code OLD_CHECKOUT] [--whole-folder]
+
+``--whole-folder`` with ``--family``: the file covers that family's suites while ``score``
+reads the whole folder, as a user scoring one family against the published folder does.
 
 Without ``--data`` the suites are built from ``--sources`` into a temporary folder.
 """
@@ -33,7 +36,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -85,12 +87,15 @@ def select_folder(src: Path, dst: Path, family: str | None, scale: int) -> Path:
     return dst
 
 
-def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
-    """Random labels with probabilities for every row of every suite; returns the row count."""
+def make_submission(folder: Path, out: Path, seed: int = 0, family: str | None = None) -> int:
+    """Random labels with probabilities for every row of every suite (of ``family``, when
+    given); returns the row count."""
     rng = random.Random(seed)
     n = 0
     with open(out, "w") as handle:
         for entry in read_manifest(folder).values():
+            if family and entry["family"] != family:
+                continue
             k = len(entry["label_names"])
             ids = pq.read_table(folder / entry["path"], columns=["id"]).column("id").to_pylist()
             for row_id in ids:
@@ -103,25 +108,45 @@ def make_submission(folder: Path, out: Path, seed: int = 0) -> int:
     return n
 
 
+#: Runs the command of its arguments and prints its wall time and rusage as JSON. The timed
+#: process must be forked from a small process: a process started from this one (vfork, then
+#: exec) keeps this process's peak RSS as its own ``ru_maxrss``, which is large here (the
+#: folder's tables were read to write the prediction file).
+LAUNCHER = """
+import json, os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(json.dumps({"wall": time.perf_counter() - start, "code": os.waitstatus_to_exitcode(status),
+                  "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss}))
+"""
+
+
 def run_process(argv: list[str], code: Path = HERE.parent) -> tuple[float, float, float]:
     """Run ``argv`` to completion; (wall s, CPU s, peak RSS MiB) of that process alone."""
     env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], env=env, cwd=code,
+                          capture_output=True, text=True)
     if proc.returncode:
-        raise SystemExit(f"{argv[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
-    proc.stderr.close()
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+        raise SystemExit(f"launcher failed: {proc.stderr[-2000:]}")
+    result = json.loads(proc.stdout)
+    if result["code"]:
+        raise SystemExit(f"{argv[:4]} failed: {proc.stderr[-2000:]}")
+    return result["wall"], result["cpu"], result["rss"] / 1024
 
 
-def compare(folder: Path, tmp: Path, repeat: int, label: str, code: Path | None = None) -> None:
-    """Time the sides interleaved on ``folder``; print medians and ratios."""
+def compare(folder: Path, tmp: Path, repeat: int, label: str, code: Path | None = None,
+            family: str | None = None) -> None:
+    """Time the sides interleaved on ``folder``; print medians and ratios.
+
+    The prediction file covers every suite of ``folder``, or only those of ``family``.
+    """
     pred = tmp / "predictions.jsonl"
-    rows = make_submission(folder, pred)
+    rows = make_submission(folder, pred, family=family)
     harness_out, pandas_out = tmp / "harness.json", tmp / "pandas.json"
     sides = {
         "consistency-bench score": [sys.executable, "-m", "bench.cli", "score", str(pred),
@@ -175,6 +200,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--code", type=Path,
                         help="also time `score` with the code of this checkout (before/after)")
+    parser.add_argument("--whole-folder", action="store_true",
+                        help="with --family: the file covers that family, `score` reads the "
+                        "whole folder (a user scoring one family against the published folder)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -187,9 +215,14 @@ def main() -> None:
                            stdout=subprocess.DEVNULL)
         for scale in args.scale:
             work = tmp / f"x{scale}"
-            folder = select_folder(data, work / "data", args.family, scale)
-            compare(folder, work, args.repeat, f"{args.family or 'every suite'} x{scale}",
-                    args.code)
+            if args.whole_folder:
+                folder = select_folder(data, work / "data", None, scale)
+                label = f"{args.family or 'every suite'} x{scale}, whole folder"
+                compare(folder, work, args.repeat, label, args.code, family=args.family)
+            else:
+                folder = select_folder(data, work / "data", args.family, scale)
+                compare(folder, work, args.repeat, f"{args.family or 'every suite'} x{scale}",
+                        args.code)
 
 
 if __name__ == "__main__":
