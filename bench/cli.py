@@ -37,6 +37,26 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+#: Commands that never call BLAS through numpy: they run with one OpenBLAS thread
+#: (:func:`one_blas_thread`). numpy's OpenBLAS starts a thread per core when numpy is imported,
+#: and each spins for ~0.1 s of CPU before it sleeps; on two cores that time comes out of a
+#: JSONL parse running on both (docs/benchmarks.md). The commands that run models (``predict``,
+#: ``train``, ``baseline``, ``generate``) keep the library's default.
+ONE_BLAS_THREAD: frozenset[str] = frozenset({
+    "build", "score", "submit", "rescore", "leaderboard", "convert-becel", "convert-lm-eval",
+})
+
+
+def one_blas_thread(command: str) -> None:
+    """Ask for one OpenBLAS thread for ``command`` (in :data:`ONE_BLAS_THREAD`).
+
+    Takes effect when numpy has not been imported yet (the command modules import it lazily),
+    and leaves a value the user set alone.
+    """
+    if command in ONE_BLAS_THREAD:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 class DefaultsHelpFormatter(argparse.HelpFormatter):
     """``--help`` with ``(default: X)`` after each option that has a meaningful default."""
 
@@ -108,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code."""
     try:
         args = make_parser().parse_args(argv)  # --help | head: a broken pipe here too
+        one_blas_thread(args.command)
         if getattr(args, "no_progress", False):
             silence_progress_bars()
         code = int(args.func(args) or 0)
