@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import math
+import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -45,6 +46,11 @@ PROB_TOLERANCE = 1e-3
 SPLIT_PARSE_BYTES = 16 << 20
 #: Bytes pyarrow's JSON reader parses at a time (its default is 1 MiB).
 JSON_BLOCK_BYTES = 2 << 20
+#: Evenly spaced windows of a large JSONL file read by :func:`sampled_suites`, and their size.
+SAMPLE_WINDOWS = 64
+SAMPLE_BYTES = 4096
+#: A row id's suite in raw JSONL bytes: ``"id": "SUITE/`` (``/`` may be escaped as ``\/``).
+_SAMPLED_ID = re.compile(rb'"id"\s*:\s*"([^"\\/]+)(?:/|\\/)')
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
@@ -386,6 +392,29 @@ def _parse_jsonl(path: Path,
     return _read_json(str(path))
 
 
+def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
+    """The suites of ``names`` whose row ids occur in evenly spaced windows of a JSONL file.
+
+    A cheap look (:data:`SAMPLE_WINDOWS` reads of :data:`SAMPLE_BYTES`) at which suites a
+    large file covers before it is parsed, so that only those are loaded meanwhile
+    (:meth:`bench.scoring.SuiteFolder.preload`). A hint, not a check: a suite smaller than
+    a window's share of the file may be missed (it is loaded when it is asked for, as
+    without the hint), and nothing is validated here.
+
+    Returns:
+        The suites found, in the order of ``names``.
+
+    """
+    size = Path(path).stat().st_size
+    found: set[str] = set()
+    with open(path, "rb") as handle:
+        for k in range(SAMPLE_WINDOWS):
+            handle.seek(size * k // SAMPLE_WINDOWS)
+            window = handle.read(SAMPLE_BYTES)
+            found.update(m.decode("utf-8", "replace") for m in _SAMPLED_ID.findall(window))
+    return [name for name in names if name in found]
+
+
 def _release_free_memory() -> None:
     """Give the C allocator's free memory back to the system (glibc ``malloc_trim``).
 
@@ -397,6 +426,24 @@ def _release_free_memory() -> None:
     trim = getattr(_libc(), "malloc_trim", None)
     if trim is not None:
         trim(0)
+
+
+#: glibc's ``mallopt`` parameter for the most arenas (``malloc.h``).
+M_ARENA_MAX = -8
+
+
+def one_malloc_arena() -> bool:
+    """Have every thread created from now on allocate from glibc's main arena.
+
+    glibc gives each new thread an arena of its own, which keeps the blocks that thread
+    freed: the two threads that parse the halves of a large JSONL file left ~100 MiB of freed
+    blocks in their arenas at the end of the parse, on top of the parsed table and the suites
+    loaded meanwhile (the peak of scoring every suite). With one arena the blocks freed by
+    one parser are reused by the other and by the main thread. For the ``score`` command's
+    process (docs/benchmarks.md); a no-op (``False``) where the C library has no ``mallopt``.
+    """
+    mallopt = getattr(_libc(), "mallopt", None)
+    return bool(mallopt is not None and mallopt(M_ARENA_MAX, 1))
 
 
 @cache

@@ -10,7 +10,8 @@ docs/contracts.md.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -25,9 +26,13 @@ from bench.arrays import indices, int64
 from bench.errors import DataError, DuplicateNameError, UnknownNameError
 from bench.manifest import read_manifest
 from bench.metrics.consistent import Consistent
-from bench.predictions import Predictions, SuitePredictions, read_predictions
+from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
 
 SCHEMA_VERSION = 1
+#: Suites scored at once, on threads: numpy and pyarrow release the GIL in the large
+#: operations, and a suite's scorer touches only its own columns and its own seeded random
+#: generator, so the results are those of scoring one suite after the other (tested).
+SCORE_THREADS = 2
 
 
 #: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
@@ -321,14 +326,17 @@ class SuiteFolder:
         self.manifest = read_manifest(self.root)
         self._load = cache(self._load_uncached)
 
-    def preload(self, stop: Callable[[], bool]) -> None:
-        """Load suites ahead of need, in manifest order, until ``stop()`` or all are loaded.
+    def preload(self, stop: Callable[[], bool], names: Iterable[str] | None = None) -> None:
+        """Load suites ahead of need, in order, until ``stop()`` or all are loaded.
 
         Called while a large prediction file is parsed on other threads, so the loads cost no
-        wall time. A suite that fails to load is left alone: :meth:`load` raises its error
-        when (and if) the suite is asked for, as it would have.
+        wall time as long as a core is free: ``names`` (default: every suite, in manifest
+        order) should be the suites the file covers (``score_file`` passes those seen in a
+        sample of it), since a suite loaded for nothing takes its time from the parse. A suite
+        that fails to load is left alone: :meth:`load` raises its error when (and if) the
+        suite is asked for, as it would have.
         """
-        for name in self.manifest:
+        for name in self.manifest if names is None else names:
             if stop():
                 return
             try:
@@ -451,20 +459,25 @@ def score_predictions(
     """Score validated predictions against a suite folder; the results JSON as a dict."""
     options = options or ScoreOptions()
     names = suites or sorted(folder.manifest)
-    scored, skipped = {}, {}
     for name in names:
         if name not in folder.manifest:
             raise UnknownNameError("suite", name, folder.manifest)
-        preds = predictions.suites.get(name)
-        if preds is None:
-            skipped[name] = "no predictions for this suite"
-            continue
+
+    def score_one(name: str) -> dict | str:  # a results entry, or why the suite is skipped
         data = folder.load(name)
-        aligned = align(data, preds)
-        if isinstance(aligned, str):
-            skipped[name] = aligned
-            continue
-        scored[name] = score_suite(data, aligned, options)
+        aligned = align(data, predictions.suites[name])
+        return aligned if isinstance(aligned, str) else score_suite(data, aligned, options)
+
+    covered = [name for name in names if name in predictions.suites]
+    with ThreadPoolExecutor(max_workers=SCORE_THREADS) as pool:  # results in suite order
+        outcomes = dict(zip(covered, pool.map(score_one, covered), strict=True))
+    scored, skipped = {}, {}
+    for name in names:
+        outcome = outcomes.get(name, "no predictions for this suite")
+        if isinstance(outcome, str):
+            skipped[name] = outcome
+        else:
+            scored[name] = outcome
     return {
         "schema_version": SCHEMA_VERSION,
         "harness_version": __version__,
@@ -501,8 +514,13 @@ def score_file(
     """
     folder = SuiteFolder(data_dir)
     options = options or ScoreOptions(seed=seed, n_boot=n_boot)
+
+    def meanwhile(done: Callable[[], bool]) -> None:  # while a large JSONL file is parsed
+        wanted = sampled_suites(predictions_path, folder.manifest)
+        folder.preload(done, [n for n in wanted if not suites or n in suites])
+
     predictions = read_predictions(predictions_path, folder.manifest, folder.ids,
-                                   meanwhile=folder.preload)
+                                   meanwhile=meanwhile)
     return score_predictions(predictions, folder, options, suites)
 
 

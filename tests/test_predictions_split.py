@@ -118,8 +118,8 @@ def test_scores_are_the_same_with_the_split_and_preload(becel_folder, tmp_path, 
     loaded = []
     real = SuiteFolder.preload
 
-    def preload(self, stop):
-        real(self, stop)
+    def preload(self, stop, names=None):
+        real(self, stop, names)
         loaded.append(self._load.cache_info().currsize)
 
     monkeypatch.setattr(predictions, "SPLIT_PARSE_BYTES", 1)
@@ -132,8 +132,9 @@ def test_a_changed_suite_nobody_asked_for_is_not_an_error(becel_folder, tmp_path
                                                           split_everything, monkeypatch):
     from tests.helpers import write_predictions
 
-    real = SuiteFolder.preload  # every suite, however soon the parse ends
-    monkeypatch.setattr(SuiteFolder, "preload", lambda self, stop: real(self, lambda: False))
+    real = SuiteFolder.preload  # every suite (not only the file's), however soon the parse ends
+    monkeypatch.setattr(SuiteFolder, "preload",
+                        lambda self, stop, names=None: real(self, lambda: False))
     folder = _copy(becel_folder, tmp_path)
     (folder / "wic_semantic" / "test.parquet").write_bytes(b"changed")
     pred = write_predictions(folder, tmp_path / "p.jsonl", ["rte_semantic"])
@@ -150,8 +151,9 @@ def test_a_changed_suite_the_file_covers_is_the_same_error(becel_folder, tmp_pat
     (folder / "wic_semantic" / "test.parquet").write_bytes(b"changed")
     with pytest.raises(DataError) as whole:
         score_file(pred, folder, n_boot=50)
-    real = SuiteFolder.preload  # every suite, however soon the parse ends
-    monkeypatch.setattr(SuiteFolder, "preload", lambda self, stop: real(self, lambda: False))
+    real = SuiteFolder.preload  # every suite (not only the file's), however soon the parse ends
+    monkeypatch.setattr(SuiteFolder, "preload",
+                        lambda self, stop, names=None: real(self, lambda: False))
     monkeypatch.setattr(predictions, "SPLIT_PARSE_BYTES", 1)
     with pytest.raises(DataError) as split:
         score_file(pred, folder, n_boot=50)
@@ -169,6 +171,79 @@ def test_preload_stops_when_told(becel_folder):
     assert folder._load.cache_info().currsize == len(folder.manifest)
 
 
+def test_preload_loads_the_names_given_in_their_order(becel_folder):
+    folder = SuiteFolder(becel_folder)
+    folder.preload(lambda: False, ["snli_transitive", "rte_semantic"])
+    assert folder._load.cache_info().currsize == 2
+    loaded = []
+    real = folder._load
+    folder._load = lambda name: loaded.append(name) or real(name)
+    folder.preload(lambda: False, ["wic_semantic", "snli_transitive"])
+    assert loaded == ["wic_semantic", "snli_transitive"]
+
+
+def test_sampled_suites_are_those_whose_ids_occur(tmp_path, monkeypatch):
+    lines = [json.dumps({"id": f"big/{i}", "label": 0}) for i in range(3000)]
+    lines += [json.dumps({"label": 1, "id": f"other/{i}"}) for i in range(3000)]
+    lines.insert(1500, '{"id": "escaped\\/1", "label": 0}')  # JSON may escape the slash
+    lines.insert(10, json.dumps({"id": "not_a_suite/1", "label": 0}))
+    path = tmp_path / "p.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    names = ["other", "escaped", "big", "absent"]
+    monkeypatch.setattr(predictions, "SAMPLE_BYTES", path.stat().st_size)  # every byte
+    assert predictions.sampled_suites(path, names) == ["other", "escaped", "big"]
+    monkeypatch.setattr(predictions, "SAMPLE_BYTES", 300)  # a sample: the one line is missed
+    assert predictions.sampled_suites(path, names) == ["other", "big"]
+    path.write_text("not json at all\n")
+    assert predictions.sampled_suites(path, names) == []
+
+
+def _preloaded(monkeypatch) -> list[list[str]]:
+    """Record the ``names`` of every preload (which then loads them all, never stopped)."""
+    asked: list[list[str]] = []
+    real = SuiteFolder.preload
+
+    def preload(self, stop, names=None):
+        asked.append(list(names))
+        real(self, lambda: False, names)
+
+    monkeypatch.setattr(SuiteFolder, "preload", preload)
+    return asked
+
+
+def test_only_the_suites_of_the_file_are_preloaded(becel_folder, tmp_path, split_everything,
+                                                   monkeypatch):
+    from tests.helpers import write_predictions
+
+    pred = write_predictions(becel_folder, tmp_path / "p.jsonl",
+                             ["snli_transitive", "rte_semantic"])
+    asked = _preloaded(monkeypatch)
+    before = score_file(pred, becel_folder, n_boot=50)
+    assert asked == [["rte_semantic", "snli_transitive"]]  # manifest order, nothing else
+    assert score_file(pred, becel_folder, n_boot=50, suites=["snli_transitive"])["suites"] == {
+        "snli_transitive": before["suites"]["snli_transitive"]}
+    assert asked[1] == ["snli_transitive"]  # --suites: only those
+
+
 def test_release_free_memory_is_safe_to_call():
     predictions._release_free_memory()
     assert pa.array([1, 2]).to_pylist() == [1, 2]
+
+
+def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, monkeypatch):
+    import platform
+    import subprocess
+    import sys
+
+    from bench.cli import main
+    from tests.helpers import write_predictions
+
+    code = "from bench.predictions import one_malloc_arena; print(one_malloc_arena())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == str(platform.libc_ver()[0] == "glibc")  # mallopt exists only there
+    calls = []
+    monkeypatch.setattr(predictions, "one_malloc_arena", lambda: calls.append(1))
+    pred = write_predictions(becel_folder, tmp_path / "p.jsonl", ["rte_semantic"])
+    assert main(["score", str(pred), "--data", str(becel_folder), "--n-boot", "10"]) == 0
+    assert calls == [1]

@@ -103,3 +103,25 @@ def test_codes_of_a_dictionary_column_equal_those_of_its_strings():
         assert names == expected.dictionary.to_pylist()
         _, arrow_names = _codes(column, as_list=False)
         assert arrow_names.to_pylist() == names
+
+
+def test_suites_scored_on_threads_give_the_results_of_one_after_another(becel_folder,
+                                                                          tmp_path,
+                                                                          monkeypatch):
+    import zlib
+
+    from bench import scoring
+    from bench.manifest import read_manifest
+
+    def guess(row: dict, names: list[str]) -> int:  # right on some rows, wrong on others
+        return zlib.crc32(row["id"].encode()) % len(names)
+
+    suites = list(read_manifest(becel_folder))
+    pred = write_predictions(becel_folder, tmp_path / "p.jsonl", suites[:-2], choose=guess)
+    results = {}
+    for threads in (1, 2, 5):
+        monkeypatch.setattr(scoring, "SCORE_THREADS", threads)
+        results[threads] = score_file(pred, becel_folder, n_boot=200)
+    assert len(results[1]["suites"]) == len(suites) - 2
+    assert list(results[1]["skipped"]) == sorted(suites[-2:])
+    assert json.dumps(results[2]) == json.dumps(results[1]) == json.dumps(results[5])

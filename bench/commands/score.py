@@ -89,15 +89,20 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def _system_allocator() -> None:
-    """Have pyarrow allocate with malloc for the rest of this process.
+    """Have pyarrow allocate with malloc, from one arena, for the rest of this process.
 
     Scoring reads many short-lived Parquet pages and JSON blocks; pyarrow's default pool
     (mimalloc) keeps the freed pages, which put the peak of scoring every suite at ~550 MiB
-    against ~445 MiB with malloc, for the same CPU time (docs/benchmarks.md).
+    against ~445 MiB with malloc, for the same CPU time; and glibc's per-thread arenas kept
+    what the parsing threads freed (:func:`bench.predictions.one_malloc_arena`;
+    docs/benchmarks.md).
     """
     import pyarrow as pa
 
+    from bench.predictions import one_malloc_arena
+
     pa.set_memory_pool(pa.system_memory_pool())
+    one_malloc_arena()
 
 
 def run(args: argparse.Namespace) -> int:
