@@ -16,6 +16,11 @@
 4. PBSMT scale (``--pbsmt-scale``): ``mnli_salad_pbsmt``'s work (cross-fitted training and
    decoding) on the first quarter, half and all of MNLI dev matched (distinct rows), so a
    step that is not linear in rows shows.
+5. PBSMT training against decoding (``--pbsmt-split``): ``mnli_salad_pbsmt``'s six systems
+   trained and its 9,815 records translated, CPU of each step, in a process of its own per run
+   (the first translation of each fold, which compiles the decoder or loads it from numba's
+   cache, is left out); with ``--baseline DIR`` the same with that code, interleaved, and the
+   outputs compared (md5 of every translation).
 
 Usage::
 
@@ -24,6 +29,7 @@ Usage::
     python benchmarks/bench_build.py --family becel calm coherence salad --only-processes \
         --baseline /tmp/code-before
     python benchmarks/bench_build.py --pbsmt-scale
+    python benchmarks/bench_build.py --pbsmt-split --baseline /tmp/code-before --repeat 3
 """
 
 from __future__ import annotations
@@ -159,6 +165,61 @@ def pbsmt_scale(sources: Path, repeat: int) -> None:
               f"{per_row / first:>14.2f}")
 
 
+def pbsmt_split_child(sources: Path) -> None:
+    """Print ``{"train", "decode", "md5"}`` of ``mnli_salad_pbsmt``'s work in this process."""
+    import hashlib
+    import json
+
+    from builders.salad import suites as salad
+
+    resolver = SourceResolver(sources, download=False)
+    records = salad.read_records("mnli", resolver)
+    train = decode = 0.0
+    outputs = []
+    for fold in (0, 1):
+        start = time.process_time()
+        models = salad.train_pbsmt([r for r in records if r.row % 2 != fold])
+        train += time.process_time() - start
+        mine = [r for r in records if r.row % 2 == fold]
+        salad.pbsmt_text(models, mine[0])  # compiles the decoder, or loads it from the cache
+        start = time.process_time()
+        outputs += [salad.pbsmt_text(models, r) for r in mine]
+        decode += time.process_time() - start
+    md5 = hashlib.md5(json.dumps(outputs).encode()).hexdigest()
+    print(json.dumps({"train": train, "decode": decode, "md5": md5}))
+
+
+def pbsmt_split(sources: Path, repeat: int, baseline: Path | None) -> None:
+    """CPU of training and of decoding, this code (and the baseline's), interleaved."""
+    import json
+
+    sides = {"this code": HERE.parent}
+    if baseline is not None:
+        sides["baseline code"] = baseline
+    runs: dict[str, list[dict]] = {name: [] for name in sides}
+    for _ in range(repeat):
+        for name, code in sides.items():
+            env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
+            out = subprocess.run([sys.executable, str(Path(__file__).resolve()),
+                                  "--pbsmt-split-child", "--sources", str(sources)],
+                                 env=env, cwd=code, capture_output=True, text=True, check=True)
+            runs[name].append(json.loads(out.stdout.splitlines()[-1]))
+    print(f"\nmnli_salad_pbsmt: 6 systems trained, 9,815 records translated "
+          f"(median CPU s of {repeat} processes each)")
+    print(f"{'code':<14} {'train':>7} {'decode':>7}  md5 of the translations")
+    medians = {}
+    for name, samples in runs.items():
+        medians[name] = {k: statistics.median(r[k] for r in samples) for k in ("train", "decode")}
+        hashes = sorted({r["md5"] for r in samples})
+        print(f"{name:<14} {medians[name]['train']:>7.2f} {medians[name]['decode']:>7.2f}  "
+              f"{', '.join(hashes)}")
+    if baseline is not None:
+        same = {r["md5"] for samples in runs.values() for r in samples}
+        ratio = medians["baseline code"]["decode"] / medians["this code"]["decode"]
+        print(f"decoding {ratio:.2f}x faster than the baseline code; translations "
+              f"{'identical' if len(same) == 1 else 'DIFFERENT'}")
+
+
 def main() -> None:
     """Print the per-suite table, the scale test and (optionally) the process timings."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -172,7 +233,16 @@ def main() -> None:
                         help="folder holding the code before a change, to time against")
     parser.add_argument("--pbsmt-scale", action="store_true",
                         help="only the PBSMT scale test (1x, 2x, 4x rows)")
+    parser.add_argument("--pbsmt-split", action="store_true",
+                        help="only PBSMT training against decoding (with --baseline: both codes)")
+    parser.add_argument("--pbsmt-split-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.pbsmt_split_child:
+        pbsmt_split_child(args.sources)
+        return
+    if args.pbsmt_split:
+        pbsmt_split(args.sources, args.repeat, args.baseline)
+        return
     if args.pbsmt_scale:
         pbsmt_scale(args.sources, args.repeat)
         return
