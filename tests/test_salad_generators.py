@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -278,6 +279,30 @@ def test_decoder_is_nltks_with_the_reference_lm(tokens):
                              _ReferenceLM([s for _, s in PAIRS]))
     reference.stack_size = pbsmt.STACK_SIZE
     assert pbsmt.translate(model, tokens) == reference.translate(tokens)
+
+
+def test_each_compiled_function_compiles_once(tmp_path):
+    """A decode in a fresh process types each compiled function once (a literal argument,
+    e.g. ``_prob(..., 2, lm)``, makes numba compile a second version: ~0.4 s per process)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json\n"
+        "from builders.salad import pbsmt, stack_decoder as sd\n"
+        "from tests.test_salad_generators import PAIRS\n"
+        "pbsmt.translate(pbsmt.train(PAIRS), 'a man plays a zither on the grass .'.split())\n"
+        "names = ['_count', '_prob', '_change', '_future_costs', '_by_bound', '_later', "
+        "'_aim', 'decode']\n"
+        "print(json.dumps({n: len(getattr(sd, n).signatures) for n in names}))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env, cwd=Path(__file__).resolve().parents[1]).stdout
+    counts = json.loads(out.strip().splitlines()[-1])
+    assert counts == dict.fromkeys(counts, 1)
 
 
 def test_pbsmt_output_that_copies_its_source_is_not_a_salad():

@@ -61,9 +61,10 @@ def _prob(word, h1, h2, known, lm):
 def _change(c1, c2, words, length, lm):
     """``TrigramLM.change``: log probability of ``words[:length]`` after ``(c1, c2)``."""
     value = 0.0
+    known = np.int64(2)  # not the literal 2: _prob then compiles once, for int64 (as below)
     for i in range(length):
         word = words[i]
-        value += math.log(_prob(word, c1, c2, 2, lm))
+        value += math.log(_prob(word, c1, c2, known, lm))
         c1, c2 = c2, word
     return value
 
@@ -167,7 +168,7 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
             hypotheses += stack_count[done]
         bounds = np.empty(hypotheses * n)  # at most one phrase of a length per start
         entries = np.empty((hypotheses * n, 7), np.int64)
-        at = 0
+        at = np.int64(0)  # not the literal 0: _aim then compiles once, for int64
         for done in range(max(0, j - longest), j):
             for index in range(stack_count[done]):
                 at = _aim(stack_of[done, index], done, index, j - done, h_raw, h_end,
