@@ -8,7 +8,7 @@ score is computed by the same float operations in the same order as the Python r
 ``log`` that Python calls, so the output is the same, bit for bit
 (``tests/test_salad_generators.py`` compares them). Compiled, decoding ``mnli_salad_pbsmt``
 takes 5.65x less CPU than the Python decoder it replaced (docs/benchmarks.md); the first call
-in a process compiles it (~5.5 s), or loads it from numba's on-disk cache (``cache=True``).
+in a process compiles it (~5 s), or loads it from numba's on-disk cache (``cache=True``).
 
 The language model's counts are sorted ``int64`` keys with their values
 (:meth:`builders.salad.pbsmt.TrigramLM.arrays`): ``h * V + w`` for a bigram, ``(h1 * V + h2)``
