@@ -1,9 +1,13 @@
-"""Test helpers: where the corpus mirror is; prediction files made from a built folder."""
+"""Test helpers: where the corpus mirror is; prediction files made from a built folder; a
+Python snippet run in a fresh interpreter."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -34,3 +38,18 @@ def write_predictions(folder: Path, out: Path, suites: list[str], choose=oracle_
             for row in pq.read_table(folder / name / "test.parquet").to_pylist():
                 handle.write(json.dumps({"id": row["id"], "label": choose(row, names)}) + "\n")
     return out
+
+
+def python_stdout(code: str, *args: str, env: Mapping[str, str] | None = None) -> str:
+    """The standard output of ``python -c code *args`` in a fresh interpreter.
+
+    For what one process cannot show about itself (which modules an import pulls in, what
+    happens before numpy is imported). The repository is on ``PYTHONPATH``; ``env`` (default:
+    this process's environment) is the rest of the environment. A failure fails the test with
+    the snippet's stderr.
+    """
+    environ = {**(os.environ if env is None else env), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=environ, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bench.cli import main
-from tests.helpers import ROOT, write_predictions
+from tests.helpers import ROOT, python_stdout, write_predictions
 
 SMALL = ("rte_semantic", "wic_semantic", "sst2_semantic", "mrpc_semantic")
 META = """model: toy
@@ -679,7 +679,5 @@ def test_no_progress_silences_library_bars(code):
     """``--no-progress`` reaches transformers, huggingface_hub and datasets bars."""
     quiet = ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS", "TQDM_DISABLE")
     env = {k: v for k, v in os.environ.items() if k not in quiet}
-    env["PYTHONPATH"] = str(ROOT)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, check=True).stdout.split()
+    out = python_stdout(code, env=env).split()
     assert out == ["False", "True", "False"], out

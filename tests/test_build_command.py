@@ -17,7 +17,7 @@ from builders import export
 from builders.catalog import SUITES
 from builders.export import build_all
 from builders.freshness import PACKAGE_ROOT, code_files, code_version
-from tests.helpers import CORPORA
+from tests.helpers import CORPORA, python_stdout
 
 SMALL = ["rte_calm", "mrpc_symmetric", "rte_negational"]  # three families of code, < 1 s each
 
@@ -274,9 +274,7 @@ def test_code_version_covers_every_module_the_catalogue_imports():
         "    if name.split('.')[0] in ('bench', 'builders') and getattr(module, '__file__', 0):\n"
         "        print(module.__file__)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT)}
-    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            env=env, check=True).stdout.split()
+    loaded = python_stdout(script).split()
     hashed = {str(p) for p in code_files()}
     assert loaded and set(loaded) <= hashed, sorted(set(loaded) - hashed)
 

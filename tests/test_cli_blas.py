@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from bench.cli import ONE_BLAS_THREAD, make_parser
+from tests.helpers import python_stdout
 
 PROBE = """
 import json, sys
@@ -23,8 +22,7 @@ print(json.dumps({"code": code, "threads": [p["num_threads"] for p in pools]}))
 
 def _openblas_threads(argv: list[str], **env: str) -> list[int]:
     environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    out = subprocess.run([sys.executable, "-c", PROBE, *argv], env={**environ, **env},
-                         capture_output=True, text=True, check=True).stdout
+    out = python_stdout(PROBE, *argv, env={**environ, **env})
     result = json.loads(out.splitlines()[-1])
     assert result["code"] == 2  # the command ran and reported the missing file
     return result["threads"]
@@ -52,7 +50,5 @@ def test_parsing_any_listed_command_does_not_import_numpy():
     """The setting only works if numpy is imported after it: by the command, not the CLI."""
     code = ("import sys; from bench.cli import make_parser; make_parser(); "
             "print('numpy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "False"
+    assert python_stdout(code).strip() == "False"
     assert ONE_BLAS_THREAD <= set(make_parser()._subparsers._group_actions[0].choices)

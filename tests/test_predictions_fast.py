@@ -8,10 +8,7 @@ the columnar pass step aside (``None``) so that the line-by-line pass names the 
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +16,7 @@ import pyarrow as pa
 import pytest
 
 from bench.predictions import _fast, _resolve, _resolve_fast, _slow_jsonl
-from builders.freshness import PACKAGE_ROOT
+from tests.helpers import python_stdout
 
 MANIFEST = {
     "pairs": {"label_names": ["entailment", "not_entailment"]},
@@ -139,7 +136,4 @@ def test_reading_predictions_does_not_import_pandas(becel_folder, tmp_path):
         f"    score_file(p, {str(becel_folder)!r}, n_boot=10)\n"
         "print('pandas' in sys.modules)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT)}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=env, check=True).stdout
-    assert out.strip() == "False"
+    assert python_stdout(script).strip() == "False"

@@ -232,15 +232,12 @@ def test_release_free_memory_is_safe_to_call():
 
 def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, monkeypatch):
     import platform
-    import subprocess
-    import sys
 
     from bench.cli import main
-    from tests.helpers import write_predictions
+    from tests.helpers import python_stdout, write_predictions
 
     code = "from bench.predictions import one_malloc_arena; print(one_malloc_arena())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = python_stdout(code).strip()
     assert out == str(platform.libc_ver()[0] == "glibc")  # mallopt exists only there
     calls = []
     monkeypatch.setattr(predictions, "one_malloc_arena", lambda: calls.append(1))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -286,8 +285,8 @@ def test_each_compiled_function_compiles_once(tmp_path):
     e.g. ``_prob(..., 2, lm)``, makes numba compile a second version: ~0.4 s per process)."""
     import json
     import os
-    import subprocess
-    import sys
+
+    from tests.helpers import python_stdout
 
     code = (
         "import json\n"
@@ -298,9 +297,7 @@ def test_each_compiled_function_compiles_once(tmp_path):
         "'_aim', 'decode']\n"
         "print(json.dumps({n: len(getattr(sd, n).signatures) for n in names}))\n"
     )
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=env, cwd=Path(__file__).resolve().parents[1]).stdout
+    out = python_stdout(code, env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
     counts = json.loads(out.strip().splitlines()[-1])
     assert counts == dict.fromkeys(counts, 1)
 

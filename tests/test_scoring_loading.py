@@ -4,16 +4,12 @@ prediction file lists rows in suite order (no hashing) or shuffled."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 
 import pyarrow.parquet as pq
 
 from bench.scoring import CODED_COLUMNS, CORE_COLUMNS, SuiteFolder, _codes, score_file
-from builders.freshness import PACKAGE_ROOT
-from tests.helpers import write_predictions
+from tests.helpers import python_stdout, write_predictions
 
 
 def test_suite_data_matches_the_parquet_file(becel_folder):
@@ -57,10 +53,7 @@ def test_loading_suites_does_not_import_pandas(becel_folder):
         "    data.column('source_row'), data.column('text'), data.units([0], [1.0])\n"
         "print('pandas' in sys.modules)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT)}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=env, check=True).stdout
-    assert out.strip() == "False"
+    assert python_stdout(script).strip() == "False"
 
 
 def test_pandas_free_conversions_match_pyarrow():
