@@ -215,14 +215,11 @@ def main() -> None:
                            stdout=subprocess.DEVNULL)
         for scale in args.scale:
             work = tmp / f"x{scale}"
-            if args.whole_folder:
-                folder = select_folder(data, work / "data", None, scale)
-                label = f"{args.family or 'every suite'} x{scale}, whole folder"
-                compare(folder, work, args.repeat, label, args.code, family=args.family)
-            else:
-                folder = select_folder(data, work / "data", args.family, scale)
-                compare(folder, work, args.repeat, f"{args.family or 'every suite'} x{scale}",
-                        args.code)
+            in_folder = None if args.whole_folder else args.family
+            folder = select_folder(data, work / "data", in_folder, scale)
+            label = f"{args.family or 'every suite'} x{scale}"
+            label += ", whole folder" if args.whole_folder else ""
+            compare(folder, work, args.repeat, label, args.code, family=args.family)
 
 
 if __name__ == "__main__":
