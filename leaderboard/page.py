@@ -77,6 +77,8 @@ def _flag_html(kind: str, mark: str, reason: str | None, long: int = 140) -> str
     if not reason:
         return ""
     text = humanize(reason)
+    if text.startswith(kind + " "):  # "degenerate on 8 of 8 suites" under "⚠ degenerate"
+        text = text[len(kind) + 1:]
     cls = "flag failing" if kind == "fails" else "flag"
     if len(text) <= long:
         return f'<div class="{cls}"><b>{mark} {kind}</b>: {html_text(text)}</div>'
@@ -106,25 +108,32 @@ def _vs(test: PairedResult | None) -> str:
     return ("&gt; " if test.distinguishable else "≈ ") + html_text(p_text(test.p_value))
 
 
-def _entry_cells(name: str, meta: Mapping, row_status: str) -> tuple[str, dict[str, object]]:
-    """The entry cell (name, link to its meta.yaml, status word) and the row's filter attributes."""
+def _entry_cells(name: str, meta: Mapping) -> tuple[str, dict[str, object]]:
+    """The entry cell (name, link to its meta.yaml) and the row's filter attributes."""
     href = "submissions/" + quote(clean(name), safe="") + "/meta.yaml"
-    status = ("" if row_status == "ranked"
-              else f' <span class="status {row_status}">{row_status}</span>')
-    cell = f'<a href="{html_attr(href)}">{html_text(name)}</a>{status}'
+    cell = f'<a href="{html_attr(href)}">{html_text(name)}</a>'
     _, count = parameters(meta)
     search = " ".join(clean(x) for x in (name, meta.get("model", "")) if x).lower()
     return cell, {"data_params": _num(count), "data_search": search}
 
 
+def _count(n: float) -> str:
+    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g}{suffix}"
+    return f"{n:g}"
+
+
 def _meta_cells(meta: Mapping) -> str:
     short, count = parameters(meta)
+    shown = (_count(count) if count is not None
+             else f"<small>{html_text(short[:16] + ('…' if len(short) > 16 else ''))}</small>")
     url = model_url(meta)
     link = ("" if url is None else
             f'<a href="{html_attr(url)}" rel="noopener noreferrer nofollow">model page</a>')
     date = clean(meta.get("date", ""))[:10]
-    return (_td(html_text(short), count, "meta nowrap", short)
-            + _td(link, url or "", "meta", url or "")
+    return (_td(shown, _num(count), "meta nowrap", short)
+            + _td(link, url or "", "meta nowrap", url or "")
             + _td(html_text(date), date, "meta nowrap", date))
 
 
@@ -167,7 +176,7 @@ def _suite_cell(c: Cell | None) -> str:
 
 def _view_row(lb: Leaderboard, row: Row, per_suite: Sequence[str], kinds: Sequence[str]) -> str:
     meta = lb.meta.get(row.name, {})
-    entry, attrs = _entry_cells(row.name, meta, row.status)
+    entry, attrs = _entry_cells(row.name, meta)
     half = None if row.sd_mean is None else 1.96 * row.sd_mean
     tr = _attrs(class_=row.status, data_entry=row.name, data_block=BLOCK[row.status],
                 data_contaminated="1" if row.contaminated else "0", **attrs)
@@ -202,6 +211,15 @@ def _interval(ci: tuple[float, float] | None) -> str:
     return "–" if ci is None else f"[{pct(ci[0])}, {pct(ci[1])}]"
 
 
+def _score_interval(c: Cell) -> tuple[float, float] | None:
+    """The ranked score's 95% interval: the ranking's own, else ±1.96 binomial standard errors."""
+    if c.goodness_ci95 is not None:
+        return c.goodness_ci95
+    if c.goodness is None or c.sd_goodness is None:
+        return None
+    return (c.goodness - 1.96 * c.sd_goodness, c.goodness + 1.96 * c.sd_goodness)
+
+
 def _suite_table(lb: Leaderboard, suite: str, table_id: str) -> str:
     info = lb.suites[suite]
     metric = html_text(info.main_metric)
@@ -225,8 +243,7 @@ def _suite_table(lb: Leaderboard, suite: str, table_id: str) -> str:
         c = lb.cells[suite][name]
         block, rank_text = _cell_block(c)
         meta = lb.meta.get(name, {})
-        status = {0: "ranked", 1: "reference", 2: "partial"}[block]
-        _, attrs = _entry_cells(name, meta, status)
+        _, attrs = _entry_cells(name, meta)
         tr = _attrs(class_="reference" if block == 1 else None, data_entry=name,
                     data_block=block, data_contaminated="1" if c.contaminated else "0", **attrs)
         flags = (_flag_html("degenerate", "⚠", c.degenerate)
@@ -236,7 +253,7 @@ def _suite_table(lb: Leaderboard, suite: str, table_id: str) -> str:
             f"<tr{tr}>" + _td(html_text(rank_text), c.rank, None, rank_text)
             + _td(html_text(name), name, "name")
             + _td(pct(c.goodness), _num(c.goodness))
-            + _td(_interval(c.goodness_ci95), None, "nowrap")
+            + _td(_interval(_score_interval(c)), None, "nowrap")
             + _td("–" if c.goodness_n is None else str(c.goodness_n), c.goodness_n)
             + _td(pct(c.consistent_accuracy), _num(c.consistent_accuracy))
             + _td(pct(c.chance), _num(c.chance))

@@ -49,7 +49,7 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; vertic
 th { background: #f3f3f3; user-select: none; }
 th[data-best] { cursor: pointer; }
 td.name, th.name, td.flags, th.flags, td.meta, th.meta { text-align: left; }
-td.name { max-width: 11em; overflow-wrap: anywhere; }
+td.name { min-width: 6.5em; max-width: 11em; overflow-wrap: anywhere; }
 td.flags { min-width: 12em; max-width: 30em; font-size: 0.85em; }
 tr.partial td { color: #777; font-style: italic; }
 tr.reference td { color: #555; background: #f6f6f6; }
@@ -89,13 +89,13 @@ table.heat th.entry { position: sticky; left: 0; background: #fff; text-align: l
 table.heat th.suite { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap;
   font-weight: normal; }
 table.heat tr.reference th.entry { font-style: italic; color: #555; }
-table.heat td.ref { outline: 2px dashed #333; outline-offset: -3px; font-style: italic; }
+table.heat td.ref { outline: 1px dashed #333; outline-offset: -3px; font-style: italic; }
 table.heat td.nr { color: #888; }
 @media (max-width: 600px) {
   body { margin: 0.6em; }
   th, td { padding: 0.15em 0.3em; font-size: 0.85em; }
   h1 { font-size: 1.4em; }
-  td.flags { min-width: 9em; }
+  td.flags { min-width: 16em; }
   img.heatmap { display: none; }
 }
 """ + _heat_css() + "\n"

@@ -174,7 +174,7 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
             c = lb.cells[s].get(n)
             if c is not None and c.goodness is not None and c.degenerate:
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////",
-                                       edgecolor="#444", linewidth=0))
+                                       edgecolor=(0, 0, 0, 0.35), linewidth=0))
     groups: list[tuple[str, int, int]] = []
     for j, s in enumerate(suites):
         label = f"{lb.suites[s].family}: {lb.suites[s].kind}"

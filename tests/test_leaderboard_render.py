@@ -5,13 +5,14 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import replace
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from leaderboard.page_assets import csp_hash
 from leaderboard.ranking import Entry, rank
-from leaderboard.render import render_all, render_markdown
+from leaderboard.render import render_all, render_html, render_markdown
 from leaderboard.render_format import humanize, md_text, model_url, parameters, safe_url
 from tests.test_leaderboard_ranking import res, suite
 
@@ -168,6 +169,61 @@ def test_formatting_helpers():
     assert parameters({"parameters": "unknown"}) == ("unknown", None)
     assert md_text("a|b <img src=x> [x](javascript:y) `c` *d*") == (
         r"a\|b &lt;img src=x&gt; \[x\]\(javascript:y\) \`c\` \*d\*")
+
+
+class _Tables(HTMLParser):
+    """Tables of a page by id: rows of cell texts (header row first)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.stack, self.cell = {}, [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.stack.append(dict(attrs).get("id"))
+            self.tables[self.stack[-1]] = []
+        elif tag == "tr" and self.stack:
+            self.tables[self.stack[-1]].append([])
+        elif tag in ("td", "th") and self.stack:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.stack.pop()
+        elif tag in ("td", "th") and self.cell is not None:
+            self.tables[self.stack[-1]][-1].append(" ".join("".join(self.cell).split()))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def _tables(page: str) -> dict[str, list[list[str]]]:
+    parser = _Tables()
+    parser.feed(page)
+    return parser.tables
+
+
+def test_per_suite_intervals_belong_to_their_score_and_kind_columns(board):
+    cells = dict(board.cells)
+    cells["s1"] = dict(cells["s1"])
+    cells["s1"]["alpha"] = replace(cells["s1"]["alpha"], goodness_ci95=(0.85, 0.95),
+                                   goodness_n=2375)
+    view = board.views["task:snli"]
+    rows = tuple(replace(r, kind_means={"transitive": 0.9, "cr": None}) for r in view.rows)
+    views = {**board.views, "task:snli": replace(view, kinds=["transitive", "cr"], rows=rows)}
+    tables = _tables(render_html(replace(board, cells=cells, views=views), heatmap=False))
+    suite = tables["suite-view-task-snli-s1"]
+    head = dict(zip(suite[0], range(len(suite[0])), strict=True))
+    alpha = next(r for r in suite if r[1] == "alpha")
+    assert alpha[head["Score %"]] == "90.0"
+    assert alpha[head["Score 95% CI"]] == "[85.0, 95.0]" and alpha[head["Score n"]] == "2375"
+    assert alpha[head["m % (lower)"]] == "10.0"  # the paper's metric, labelled by name
+    assert alpha[head["m 95% CI"]] == "[8.0, 12.0]" and alpha[head["m n"]] == "100"
+    main = tables["table-view-task-snli"]
+    assert main[0][:6] == ["Rank [95%]", "Entry", "Score %", "± 95%", "transitive %", "cr %"]
+    assert main[1][1] == "alpha" and main[1][4:6] == ["90.0", "–"]
 
 
 @needs_chromium
