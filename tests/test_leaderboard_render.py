@@ -151,6 +151,19 @@ def test_render_all_outputs_deterministic(board, tmp_path):
         "ranked", "ranked", "reference", "partial"]
 
 
+def test_meta_copied_only_for_slug_names(tmp_path):
+    """An entry name with a path in it never makes render_all read or write outside."""
+    subs = tmp_path / "subs"
+    for name in ("ok", "../outside"):
+        (subs / name).mkdir(parents=True, exist_ok=True)
+        (subs / name / "meta.yaml").write_text("model: m\n")
+    lb = rank([Entry("ok", res(s1=suite(0.1))), Entry("../outside", res(s1=suite(0.2)))])
+    files = render_all(lb, tmp_path / "site" / "a", subs)
+    copied = sorted(str(p.relative_to(tmp_path)) for p in files if p.name == "meta.yaml")
+    assert copied == ["site/a/submissions/ok/meta.yaml"]
+    assert not (tmp_path / "site" / "outside").exists()
+
+
 def test_formatting_helpers():
     assert humanize("score -4.1% not significantly above chance (z = -5216308.71 < 1.645)") == (
         "score -4.1% not significantly above chance (z < −100 < 1.645)")
