@@ -58,7 +58,8 @@ def _attrs(**attrs: object) -> str:
 
 
 def _num(x: float | None) -> str:
-    return "" if x is None else repr(float(x))
+    """A sort key: 6 significant digits (enough to order scores, short in the page)."""
+    return "" if x is None else f"{float(x):.6g}"
 
 
 def _td(text: str, value: object = None, cls: str | None = None, csv: object = None) -> str:
@@ -134,7 +135,7 @@ def _meta_cells(meta: Mapping) -> str:
     date = clean(meta.get("date", ""))[:10]
     return (_td(shown, _num(count), "meta nowrap", short)
             + _td(link, url or "", "meta nowrap", url or "")
-            + _td(html_text(date), date, "meta nowrap", date))
+            + _td(html_text(date), date, "meta nowrap"))
 
 
 _META_HEAD = (_th("Params", "desc", "meta") + _th("Model", "asc", "meta")
@@ -184,7 +185,7 @@ def _view_row(lb: Leaderboard, row: Row, per_suite: Sequence[str], kinds: Sequen
     return (
         f"<tr{tr}>"
         + _td(_rank_html(row), row.rank, "nowrap", rank_csv)
-        + _td(entry, row.name, "name", row.name)
+        + _td(entry, row.name, "name")
         + _td(pct(row.mean), _num(row.mean))
         + _td(pct(half), _num(half))
         + "".join(_td(pct(row.kind_means.get(k)), _num(row.kind_means.get(k))) for k in kinds)
@@ -254,13 +255,13 @@ def _suite_table(lb: Leaderboard, suite: str, table_id: str) -> str:
             + _td(html_text(name), name, "name")
             + _td(pct(c.goodness), _num(c.goodness))
             + _td(_interval(_score_interval(c)), None, "nowrap")
-            + _td("–" if c.goodness_n is None else str(c.goodness_n), c.goodness_n)
+            + _td("–" if c.goodness_n is None else html_text(c.goodness_n), c.goodness_n)
             + _td(pct(c.consistent_accuracy), _num(c.consistent_accuracy))
             + _td(pct(c.chance), _num(c.chance))
             + _td(pct(c.accuracy), _num(c.accuracy))
-            + _td(pct(c.score), _num(c.consistency), csv=pct(c.score))
+            + _td(pct(c.score), _num(c.consistency))
             + _td(_interval(c.ci95), None, "nowrap")
-            + _td("–" if c.n is None else str(c.n), c.n)
+            + _td("–" if c.n is None else html_text(c.n), c.n)
             + _td(_vs(test), None, "nowrap") + _td(flags, None, "flags") + "</tr>"
         )
     return (

@@ -372,7 +372,7 @@ def hostile():
     meta = {"model": PAYLOAD, "link": JS_LINK, "parameters": IMG + "7B", "date": PAYLOAD,
             "notes": PAYLOAD, "training_data": ["a/b.tsv"]}
     lb = rank([
-        Entry(PAYLOAD + "|[x](javascript:y)", res(**{PAYLOAD: s(0.1), IMG: s(0.2)}), meta),
+        Entry(PAYLOAD + "|[x](javascript:y)", res(**{PAYLOAD: s(0.1), IMG: s(0.2, n=IMG)}), meta),
         Entry(IMG, res(**{PAYLOAD: s(0.3)}), {"model": "x", "link": "JAVASCRIPT:window.pwned=5"}),
     ])
     views = {}
