@@ -152,9 +152,9 @@ def _view_table(lb: Leaderboard, v: View, table_id: str) -> str:
         + _th("± 95%", "asc", title="half width of the score's 95% interval")
         + "".join(_th(f"{html_text(k)} %", "desc", title=f"mean score on kind {clean(k)}",
                       csv=f"{clean(k)} %") for k in kinds)
+        + _th("Flags", cls="flags")
         + _th("Acc %", "desc") + _th("Consistency %", "desc") + _th("Borda", "desc")
         + _th("Win rate %", "desc") + _th("vs next") + _th("Coverage", "desc")
-        + _th("Flags", cls="flags")
         + _META_HEAD
         + "".join(_th(f"{html_text(s)}<br><small>score / acc</small>", "desc",
                       title=f"kind: {clean(lb.suites[s].kind)}", csv=f"{clean(s)} score %")
@@ -189,13 +189,13 @@ def _view_row(lb: Leaderboard, row: Row, per_suite: Sequence[str], kinds: Sequen
         + _td(pct(row.mean), _num(row.mean))
         + _td(pct(half), _num(half))
         + "".join(_td(pct(row.kind_means.get(k)), _num(row.kind_means.get(k))) for k in kinds)
+        + _td(_row_flags(row), " ".join(row.flags), "flags")
         + _td(pct(row.accuracy), _num(row.accuracy))
         + _td(pct(row.consistency), _num(row.consistency))
         + _td(f"{row.borda:g}", row.borda)
         + _td(pct(row.win_rate), _num(row.win_rate))
         + _td(_vs(row.vs_next), None, "nowrap")
         + _td(f"{row.covered}/{row.total}", row.covered)
-        + _td(_row_flags(row), " ".join(row.flags), "flags")
         + _meta_cells(meta)
         + "".join(_suite_cell(lb.cells[s].get(row.name)) for s in per_suite)
         + "</tr>"

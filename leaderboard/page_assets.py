@@ -50,7 +50,7 @@ th { background: #f3f3f3; user-select: none; }
 th[data-best] { cursor: pointer; }
 td.name, th.name, td.flags, th.flags, td.meta, th.meta { text-align: left; }
 td.name { min-width: 6.5em; max-width: 11em; overflow-wrap: anywhere; }
-td.flags { min-width: 12em; max-width: 30em; font-size: 0.85em; }
+td.flags { min-width: 14em; max-width: 24em; font-size: 0.85em; }
 tr.partial td { color: #777; font-style: italic; }
 tr.reference td { color: #555; background: #f6f6f6; }
 tbody tr.block-start td { border-top: 2px solid #888; }
