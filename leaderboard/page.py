@@ -336,7 +336,7 @@ def render_page(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
         if group is not None and kind != group:
             buttons.append('<span class="sep"></span>')
         group = kind
-        buttons.append(f'<button type="button"{_attrs(data_view=ids[key], data_key=key, class_="active" if i == 0 else None)}>'  # noqa: E501
+        buttons.append(f'<button type="button"{_attrs(role="tab", data_view=ids[key], data_key=key, class_="active" if i == 0 else None)}>'  # noqa: E501
                        f"{html_text(lb.views[key].title)}</button>")
     parts = [
         "<!DOCTYPE html>",
