@@ -118,6 +118,9 @@ class Cell:
         degenerate: Why the cell is degenerate, or ``None``.
         degenerate_testable: Whether the degenerate tests apply to the suite.
         contaminated: Why the cell is contaminated, or ``None``.
+        goodness_ci95: 95% interval of ``goodness`` (the ranked score), or ``None``.
+        goodness_n: Units of ``goodness``, or ``None``.
+        failing: Why a ranked entry fails this suite's kind (shown as text), or ``None``.
 
     """
 
@@ -134,6 +137,9 @@ class Cell:
     degenerate: str | None = None
     contaminated: str | None = None
     degenerate_testable: bool = False
+    goodness_ci95: tuple[float, float] | None = None
+    goodness_n: int | None = None
+    failing: str | None = None
 
 
 @dataclass(frozen=True)
@@ -178,6 +184,8 @@ class Row:
     consistency: float | None = None
     degenerate: str | None = None
     contaminated: str | None = None
+    kind_means: dict[str, float | None] = field(default_factory=dict)
+    failing: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -206,6 +214,7 @@ class View:
     rows: tuple[Row, ...]
     title: str = ""
     unranked_suites: tuple[str, ...] = ()
+    kinds: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def test_submit_score_rank_real_suite(tmp_path):
     assert lines["good"].split("|")[2].strip().startswith("#1 ")
     assert lines["fair"].split("|")[2].strip().startswith("#2 ")
     for name in ("const", "chance"):
-        assert lines[name].split("|")[2].strip().startswith("ref "), lines[name]
+        assert lines[name].split("|")[2].strip().startswith("reference "), lines[name]
         assert lines[name].rstrip().endswith("degenerate |"), lines[name]
     order = [line.split("|")[1].strip() for line in md.splitlines() if line.startswith("| ")][1:]
     assert order[:2] == ["good", "fair"]
