@@ -28,7 +28,8 @@ MAX_SUITE_COLUMNS = 6
 SCORE_NOTE = (
     "Score: chance-corrected consistent accuracy in % (0 = a uniform random predictor, "
     "100 = right on every original and consistent on every perturbation; docs/metrics.md), "
-    "mean over the suites of the view; ranked on it. Acc: accuracy on the originals (%). "
+    "mean over the consistency kinds of the view of the mean over each kind's suites; "
+    "ranked on it. Acc: accuracy on the originals (%). "
     "Consistency: the papers' own metric, direction-normalised (%)."
 )
 
@@ -66,8 +67,8 @@ def _rank_text(row: Row) -> str:
 
 
 def _flags_text(row: Row) -> str:
-    return " ".join({"degenerate": "⚠ degenerate", "contaminated": "☣ contaminated"}[f]
-                    for f in row.flags)
+    return " ".join({"degenerate": "⚠ degenerate", "contaminated": "☣ contaminated",
+                     "failing": "✗ failing"}[f] for f in row.flags)
 
 
 def task_summary(lb: Leaderboard) -> tuple[list[str], list[str]]:

@@ -452,3 +452,22 @@ def test_old_salad_results_ask_for_a_rescore():
     old = suite(0.4, hib=True, family="salad", kind="salad", cc=0.1)
     with pytest.raises(BenchError, match="rescore"):
         rank([Entry("m", res(snli_salad_sort=old))])
+
+
+def test_partial_block_lists_real_entries_before_degenerate_baselines():
+    """Issue 18: in "all suites" the baselines covered more suites and headed the page."""
+    const = {"accuracy": 0.55, "n_original": 200, "n_original_correct": 110,
+             "majority_rate": 0.55, "top_prediction_share": 1.0, "consistent_accuracy_n": 100}
+    good = {"accuracy": 0.9, "n_original": 200, "n_original_correct": 180,
+            "majority_rate": 0.55, "top_prediction_share": 0.5, "consistent_accuracy_n": 100}
+    lb = rank([
+        Entry("baseline", res(a=suite(0.0, cc=0.1, metrics=const),
+                              b=suite(0.0, kind="k2", cc=0.1, metrics=const))),
+        Entry("model", res(a=suite(0.0, cc=0.5, metrics=good))),
+        Entry("full", res(a=suite(0.0, cc=0.2, metrics=good), b=suite(0.0, kind="k2", cc=0.2,
+                                                                       metrics=good),
+                          c=suite(0.0, kind="k3", cc=0.2, metrics=good))),
+    ])
+    rows = lb.views["all"].rows
+    assert [(r.name, r.status) for r in rows] == [
+        ("full", "ranked"), ("model", "partial"), ("baseline", "partial")]

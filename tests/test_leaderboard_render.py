@@ -113,9 +113,11 @@ def test_html_in_headless_chromium(board, tmp_path):
     assert out["initial"] == "alpha,beta,gamma"
     assert out["first"] == "gamma,alpha,beta" and out["firstSort"] == "descending"
     assert out["second"] == "beta,alpha,gamma"
-    # per-suite tables in every view: task snli (2), kinds (1 + 1), family (2), all (2)
-    assert out["suiteTables"] == 8
-    assert out["tabs"] == "SNLI,kind: transitive,kind: cr,family: becel,all suites"
+    # per-suite tables in every view: task snli (2), kinds (1 + 1), family (2), English (2),
+    # all (2)
+    assert out["suiteTables"] == 10
+    assert out["tabs"] == ("SNLI,kind: transitive,kind: cr,family: becel,English suites,"
+                           "all suites")
     assert out["visible"] == "view-task-snli"  # the page opens on the first task
     assert out["links"] == [f"submissions/{n}/meta.yaml" for n in ("alpha", "beta", "gamma")]
     assert out["img"] > 0  # heatmap loaded
