@@ -757,9 +757,9 @@ def _view(
     complete.sort(key=lambda e: (r_mean[e], -stats[e]["borda"], e))
     reference.sort(key=lambda e: (-stats[e]["mean"], e))
     # partial rows: real entries before degenerate ones (a baseline covering more suites must
-    # not head the block), then by coverage and score
-    partial.sort(key=lambda e: (stats[e]["degenerate"] is not None, -stats[e]["covered"],
-                                -(stats[e]["mean"] or -1e9), e))
+    # not head the block), then by coverage and score; entries covering nothing last
+    partial.sort(key=lambda e: (stats[e]["covered"] == 0, stats[e]["degenerate"] is not None,
+                                -stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
     scorers = {s: unit_scorer(infos[s], next(iter(ranked[s].values())).chance or 0.0)
                for s in slots if ranked[s] and infos and s in infos}
     weights = kind_weights(slots, kind_of)

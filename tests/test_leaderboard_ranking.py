@@ -467,7 +467,9 @@ def test_partial_block_lists_real_entries_before_degenerate_baselines():
         Entry("full", res(a=suite(0.0, cc=0.2, metrics=good), b=suite(0.0, kind="k2", cc=0.2,
                                                                        metrics=good),
                           c=suite(0.0, kind="k3", cc=0.2, metrics=good))),
+        Entry("elsewhere", res(d=suite(0.0, task="rte", cc=0.9, metrics=good))),
     ])
-    rows = lb.views["all"].rows
+    rows = lb.views["task:snli"].rows
     assert [(r.name, r.status) for r in rows] == [
-        ("full", "ranked"), ("model", "partial"), ("baseline", "partial")]
+        ("full", "ranked"), ("model", "partial"), ("baseline", "partial"),
+        ("elsewhere", "partial")]  # covers none of the view's suites: last
