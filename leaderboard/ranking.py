@@ -245,7 +245,7 @@ class View:
     title: str = ""
     unranked_suites: tuple[str, ...] = ()
     #: Consistency kinds of the view's ranked suites, in display order (each weighs the same).
-    kinds: tuple[str, ...] = ()
+    kinds: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -799,7 +799,7 @@ def _view(
         test = _aggregate_test(rows[i], rows[i + 1], slots,
                                outcomes if len(scorers) == len(slots) else None, scorers, weights)
         rows[i] = replace(rows[i], vs_next=test)
-    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), kinds)
+    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds))
 
 
 def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | None:

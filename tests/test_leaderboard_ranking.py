@@ -128,7 +128,7 @@ def test_views_per_family_kind_task():
     assert lb.views["family:calm"].suites == ("y",)
     assert lb.views["task:snli"].title == "SNLI" and lb.views["all"].title == "all suites"
     assert lb.views["lang:en"].title == "English suites"
-    assert lb.views["all"].kinds == ("transitive", "cr")
+    assert lb.views["all"].kinds == ["transitive", "cr"]
 
 
 def test_conflicting_hash_or_direction_rejected():
@@ -372,7 +372,7 @@ def test_a_sixth_salad_transformation_does_not_change_the_other_kinds_weight(ext
 
     five, view = row()
     six, _ = row(extra=extra)
-    assert view.kinds == ("semantic", "negational", "transitive", "salad")
+    assert view.kinds == ["semantic", "negational", "transitive", "salad"]
     for kind in ("semantic", "negational", "transitive"):
         assert six.kind_means[kind] == five.kind_means[kind]
     assert six.kind_means["salad"] == pytest.approx((0.7 + extra) / 6)
