@@ -35,7 +35,8 @@ BLOCK = {"ranked": 0, "reference": 1, "partial": 2}
 SCORE_NOTE = (
     "Score: chance-corrected consistent accuracy in % (0 = a uniform random predictor, "
     "100 = right on every original and consistent on every perturbation; docs/metrics.md), "
-    "mean over the suites of the view; ranked on it. Acc: accuracy on the originals (%). "
+    "mean over the consistency kinds of the view of the mean over each kind's suites; "
+    "ranked on it. Acc: accuracy on the originals (%). "
     "Consistency: the papers' own metric, direction-normalised (%)."
 )
 

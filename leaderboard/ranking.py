@@ -5,17 +5,22 @@ Input is one results JSON (docs/contracts.md) per entry; nothing here reads file
 **What is ranked.** Every suite entry carries ``consistent_accuracy_cc``, the chance-corrected
 consistent accuracy (docs/metrics.md): the share of units where the model is right on the
 original(s) *and* consistent, mapped so that a uniform random predictor scores 0 and a perfect
-one 1. A constant or random predictor cannot win it. A cell's ``goodness`` is that value. The
+one 1 (word salad: right on the originals times the share of signal removed from the salad
+answers, docs/metrics.md). A constant or random predictor cannot win it. A cell's ``goodness`` is
+that value, with its own interval ``goodness_ci95`` and unit count ``goodness_n``. The
 paper's own metric (tau, C_R, agreement, coherence) is kept as the cell's ``score`` and, direction
 normalised, as ``consistency`` (higher is better, in [0, 1]):
 
 - ``higher_is_better: true``  -> ``s``
 - ``higher_is_better: false`` -> ``1 - s``  (BECEL's tau)
-- ``best_near: c``            -> ``1 - |s - c| / max(c, 1 - c)`` (word-salad agreement)
+- ``best_near: c``            -> ``s / c`` below ``c``, ``(1 - s) / (1 - c)`` above (word-salad
+  agreement: 0 when always keeping and when always changing the answer)
 
-**Aggregates** over the suites of a view that an entry covers: ``mean`` (mean goodness, the rank
-key), ``borda`` (as MTEB: per suite one point per other entry beaten, half per tie) and
-``win_rate`` (as HELM: mean share of other entries beaten). Only entries that cover every suite
+**Aggregates** over the suites of a view that an entry covers: ``mean`` (the rank key: the mean
+over the view's consistency kinds of the mean goodness over each kind's suites, MTEB's
+"Mean (TaskType)"; ``kind_means`` per kind), ``borda`` (as MTEB: per suite one point per other
+entry beaten, half per tie) and ``win_rate`` (as HELM: mean share of other entries beaten), both
+per suite. Only entries that cover every suite
 of the view are ranked; partial entries are listed with their coverage and ``rank = None``. A
 format variant (``X_t2t``: the groups of ``X`` formatted for text-to-text models) and ``X`` are one
 slot of a view: a classifier covers it with ``X``, a text-to-text model with ``X_t2t``.
@@ -26,38 +31,47 @@ per suite, a degenerate cell is shown with ``rank = None`` below the ranked cell
 random predictor is always flagged, so it can never rank first, however weak the other entries
 are (a real model below chance on consistent accuracy loses to random on the score itself).
 
-**Views** come in reading order: per task first, then per consistency kind, per family, and
-``all`` last (``VIEW_ORDER`` in ``Leaderboard.view_order``).
+**Views** come in reading order: per task first, then per consistency kind, per family, the
+English suites (``lang:en``: BECEL, CALM and word salad without the Korean tasks), and ``all``
+last (``VIEW_ORDER`` in ``Leaderboard.view_order``).
 
 **Rank intervals.** With per-unit outcomes, ranks are bootstrapped: the units of each suite
 shared by all ranked entries are resampled (the same resample for every entry, so the bootstrap
-is paired), every entry's view score recomputed and ranked; the 2.5% and 97.5% quantiles of an
-entry's rank are its 95% rank interval. Resampling units whose outcome vectors are equal is
-resampling patterns: a multinomial draw over the distinct outcome patterns gives exactly the
-same distribution in O(patterns) per resample.
+is paired), every entry's view score recomputed (per suite its ranked score, recomputed from the
+resampled units, word salad included; then kind-weighted) and ranked; the 2.5% and 97.5%
+quantiles of an entry's rank are its 95% rank interval. Resampling units whose outcome vectors
+are equal is resampling patterns: a multinomial draw over the distinct outcome patterns gives
+exactly the same distribution in O(patterns) per resample (above ``MANY_PATTERNS`` patterns, as
+word-salad codes make, unit indices are drawn instead).
 
 **Flags.** A cell is *degenerate* when one label takes at least 95% of the predictions on the
 originals, or the accuracy on the originals is not significantly above the majority-class rate
 (exact one-sided binomial test, p >= 0.05). Both need originals of more than one gold class.
 Where at least 95% of the originals share one gold label (BECEL's negational sets), a constant
-is right on them and neither test means anything; there the cell is degenerate when the ranked
-score itself is not significantly above chance (one-sided z test of the chance-corrected
-consistent accuracy against 0 with its binomial standard error, z < 1.645), so a random or
-constant predictor is flagged on those suites too. An entry is flagged in a view when at least
-half of its covered suites are. A cell is *contaminated* when the entry's ``training_data``
-(bench/contamination.py) names a file the suite draws from.
+is right on them and neither test means anything; there the entry is judged where the tests can
+tell: the cell is degenerate when the entry is flagged on at least half of its testable suites
+of the same task (else of all its testable suites), so a random or constant predictor is flagged
+there too; with no testable suite at all, when the ranked score is not significantly above
+chance (one-sided z test against 0 with its binomial standard error, z < 1.645). A cell that is
+not degenerate but not significantly above chance is *failing* (``Cell.failing``, e.g. "never
+flips under negation (rte_negational)"): a real model failing a kind is ranked, last if need
+be, with that reason (``Row.failing``), never turned into a reference row. An entry is flagged
+degenerate in a view when at least half of its covered suites are. A cell is *contaminated*
+when the entry's ``training_data`` (bench/contamination.py) names a file the suite draws from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from bench.contamination import contamination, parse_training_data
 from bench.errors import BenchError
+from bench.metrics.consistent import UNIT_STATISTICS, no_signal
 from leaderboard.paired import (
+    Z95,
     PairedResult,
     binom_tail_ge,
     ci_overlap_z,
@@ -79,13 +93,20 @@ KINDS = ("semantic", "negational", "symmetric", "transitive", "additive", "calm"
          "coherence", "coherence_theta")
 FAMILIES = ("becel", "calm", "salad", "coherence")
 #: View groups in reading order.
-VIEW_ORDER = ("task", "kind", "family", "all")
+VIEW_ORDER = ("task", "kind", "family", "lang", "all")
+#: Tasks whose suites are not in English (the ``lang:en`` view leaves them out).
+NON_ENGLISH_TASKS = {"kornli": "ko", "klue_nli": "ko", "klue_sts": "ko"}
+#: Families of the ``lang:en`` view. The coherence suites are left out: they need span-level
+#: outputs (CE) or a trained multiple-choice model with probabilities (ART).
+ENGLISH_FAMILIES = ("becel", "calm", "salad")
 
 ALPHA = 0.05
 #: One-sided 95% normal quantile: the ranked score must be this many standard errors above 0.
 Z_ABOVE_CHANCE = 1.6449
 NEAR_CONSTANT = 0.95
 N_BOOT_RANKS = 1000
+#: Resamples of one cell's ranked-score interval (``Cell.goodness_ci95``).
+N_BOOT_CELL = 1000
 
 
 @dataclass(frozen=True)
@@ -116,11 +137,15 @@ class Cell:
         chance: Its chance level.
         accuracy: Accuracy on the originals.
         degenerate: Why the cell is degenerate, or ``None``.
-        degenerate_testable: Whether the degenerate tests apply to the suite.
+        degenerate_testable: Whether the tests on the originals apply to the suite (labelled
+            originals, not >= 95% one gold class).
         contaminated: Why the cell is contaminated, or ``None``.
-        goodness_ci95: 95% interval of ``goodness`` (the ranked score), or ``None``.
-        goodness_n: Units of ``goodness``, or ``None``.
-        failing: Why a ranked entry fails this suite's kind (shown as text), or ``None``.
+        goodness_ci95: 95% interval of ``goodness`` (the ranked score): paired-bootstrap
+            percentiles over the cell's units when per-unit outcomes are given, else
+            ``goodness ± 1.96 sd_goodness`` (none for word salad, whose score is not a mean).
+        goodness_n: Units of ``goodness``.
+        failing: Why a cell that is not degenerate is not significantly above chance (a real
+            model failing a kind, e.g. never flipping under negation), or ``None``.
 
     """
 
@@ -154,6 +179,9 @@ class SuiteInfo:
     higher_is_better: bool
     best_near: float | None = None
     source_files: tuple[str, ...] = ()
+    #: How the ranked score is recomputed from resampled units (results
+    #: ``metrics.ranked_units``); ``None``: the chance-corrected mean of the unit values.
+    ranked_units: Mapping | None = None
 
     @property
     def direction(self) -> str:
@@ -184,7 +212,9 @@ class Row:
     consistency: float | None = None
     degenerate: str | None = None
     contaminated: str | None = None
+    #: Per kind of the view, the mean ranked score over the kind's suites it covers.
     kind_means: dict[str, float | None] = field(default_factory=dict)
+    #: Why a ranked (not degenerate) entry fails a kind (cells not above chance), or ``None``.
     failing: str | None = None
 
     @property
@@ -201,8 +231,8 @@ class Row:
 
     @property
     def flags(self) -> list[str]:
-        """Short flag names (``degenerate``, ``contaminated``)."""
-        return [n for n in ("degenerate", "contaminated") if getattr(self, n)]
+        """Short flag names (``degenerate``, ``contaminated``, ``failing``)."""
+        return [n for n in ("degenerate", "contaminated", "failing") if getattr(self, n)]
 
 
 @dataclass(frozen=True)
@@ -214,6 +244,7 @@ class View:
     rows: tuple[Row, ...]
     title: str = ""
     unranked_suites: tuple[str, ...] = ()
+    #: Consistency kinds of the view's ranked suites, in display order (each weighs the same).
     kinds: list[str] = field(default_factory=list)
 
 
@@ -246,6 +277,7 @@ class Leaderboard:
                     "title": v.title,
                     "suites": list(v.suites),
                     "unranked_suites": list(v.unranked_suites),
+                    "kinds": list(v.kinds),
                     "rows": [
                         asdict(r) | {"complete": r.complete, "status": r.status,
                                      "flags": r.flags, "vs_next": _test_dict(r.vs_next)}
@@ -266,9 +298,9 @@ def _test_dict(test: PairedResult | None) -> dict | None:
 
 def consistency(score: float, info: SuiteInfo) -> float:
     """The paper's metric direction-normalised to [0, 1], higher is better."""
-    if info.best_near is not None:
+    if info.best_near is not None:  # 0 at both ends: always keeping and always changing
         c = info.best_near
-        return 1.0 - abs(score - c) / max(c, 1.0 - c)
+        return float(no_signal(np.array(score), np.array(c)))
     return score if info.higher_is_better else 1.0 - score
 
 
@@ -280,6 +312,16 @@ def suite_info(name: str, result: Mapping, where: str = "") -> SuiteInfo:
     """Build a ``SuiteInfo`` from one suite's entry in a results JSON; validates what it reads."""
     try:
         best = result.get("best_near")
+        spec = (result.get("metrics") or {}).get("ranked_units")
+        if spec is not None and spec.get("statistic") not in UNIT_STATISTICS:
+            raise BenchError(
+                f"{where}suite {name!r}: metrics.ranked_units.statistic "
+                f"{spec.get('statistic')!r} is unknown (known: {sorted(UNIT_STATISTICS)})")
+        if spec is None and result.get("family") == "salad":
+            raise BenchError(
+                f"{where}suite {name!r}: results lack metrics.ranked_units (scored before the "
+                "word-salad score measured the signal left in the salad answers); run "
+                "`consistency-bench rescore`")
         return SuiteInfo(
             name=name,
             family=str(result.get("family", "")),
@@ -289,6 +331,7 @@ def suite_info(name: str, result: Mapping, where: str = "") -> SuiteInfo:
             higher_is_better=bool(result["higher_is_better"]),
             best_near=None if best is None else float(best),
             source_files=tuple(result.get("source_files", ())),
+            ranked_units=None if spec is None else dict(spec),
         )
     except KeyError as exc:
         raise BenchError(f"{where}suite {name!r}: results lack field {exc.args[0]!r}") from None
@@ -308,6 +351,8 @@ def view_title(key: str) -> str:
     """A view's tab title: ``SNLI``, ``kind: semantic``, ``family: becel``, ``all suites``."""
     if key == "all":
         return "all suites"
+    if key == "lang:en":
+        return "English suites"
     attr, _, value = key.partition(":")
     if attr == "task":
         return TASKS.get(value, value)
@@ -333,8 +378,29 @@ def at_chance_reason(goodness: float | None, sd: float | None) -> str | None:
     z = goodness / sd if sd > 0 else (np.inf if goodness > 0 else -np.inf)
     if z >= Z_ABOVE_CHANCE:
         return None
+    shown = f"z = {z:.2f}" if abs(z) < 100 else "z < -100"
     return (f"score {100 * goodness:.1f}% not significantly above chance "
-            f"(z = {z:.2f} < {Z_ABOVE_CHANCE:.3f})")
+            f"({shown} < {Z_ABOVE_CHANCE:.3f})")
+
+
+def failing_reason(info: SuiteInfo, cell: Cell) -> str | None:
+    """A visible reason for a real entry's cell that is not significantly above chance.
+
+    Names what the entry does wrong where the paper metric says it (negation: how often it
+    flips; word salad: its agreement), and always the suite.
+    """
+    reason = at_chance_reason(cell.goodness, cell.sd_goodness)
+    if reason is None:
+        return None
+    if info.kind == "negational" and cell.score is not None:
+        flips = 1.0 - cell.score  # tau_neg is the share of pairs NOT flipped
+        if flips <= 1e-12:
+            return f"never flips under negation ({info.name})"
+        return (f"flips under negation on only {100 * flips:.1f}% of pairs, "
+                f"{reason} ({info.name})")
+    if info.kind == "salad" and cell.score is not None:
+        return f"word salad: agreement {100 * cell.score:.1f}%, {reason} ({info.name})"
+    return f"{reason} ({info.name})"
 
 
 def degenerate_reason(metrics: Mapping, goodness: float | None = None,
@@ -380,22 +446,31 @@ def _beats(a: float, b: float) -> float:
 
 
 def _suite_test(
-    a: str, b: str, suite: str, cells: Mapping[str, Cell], tables: UnitTables | None
+    a: str, b: str, suite: str, cells: Mapping[str, Cell], tables: UnitTables | None,
+    scorer: UnitScorer | None = None,
 ) -> PairedResult:
-    """Neighbours on one suite: McNemar on binary units, paired bootstrap on weighted ones."""
+    """Neighbours on one suite: McNemar on binary units, paired bootstrap on the others.
+
+    ``scorer`` recomputes the ranked score from resampled units where it is not a mean of the
+    unit values (word salad); the bootstrap then resamples that score.
+    """
     found = _patterns([a, b], suite, tables or {})
     if found is not None:
         patterns, counts = found
-        if np.isin(patterns, (0.0, 1.0)).all():
+        if scorer is None and np.isin(patterns, (0.0, 1.0)).all():
             xa = np.repeat(patterns[:, 0], counts)
             xb = np.repeat(patterns[:, 1], counts)
             return mcnemar_exact(xa, xb)
-        boot = _bootstrap_scores([a, b], [suite], tables, {}, 0, 2000, f"suite:{suite}:{a}:{b}")
+        boot = _bootstrap_scores([a, b], [suite], tables, {suite: scorer or _mean_scorer(0.0)},
+                                 0, 2000, f"suite:{suite}:{a}:{b}")
         if boot is not None:
             scores, n_units = boot
             d = scores[:, 0] - scores[:, 1]
             p = min(1.0, 2.0 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0))))
-            diff = float((patterns[:, 0] - patterns[:, 1]) @ counts / counts.sum())
+            if scorer is None:
+                diff = float((patterns[:, 0] - patterns[:, 1]) @ counts / counts.sum())
+            else:
+                diff = cells[a].goodness - cells[b].goodness
             return PairedResult("paired-bootstrap", n_units, diff, p, p < ALPHA)
     diff = cells[a].goodness - cells[b].goodness
     return ci_overlap_z(diff, cells[a].sd_goodness, cells[b].sd_goodness)
@@ -403,6 +478,41 @@ def _suite_test(
 
 #: Per suite: entry -> row, and the (entries, shared units) outcome matrix.
 UnitTables = Mapping[str, tuple[Mapping[str, int], np.ndarray]]
+#: ``(patterns (P, entries), draws (resamples, P)) -> (resamples, entries)`` ranked scores.
+UnitScorer = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _mean_scorer(chance: float) -> UnitScorer:
+    """The chance-corrected mean of the unit values (consistent accuracy)."""
+    def score(patterns: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        ca = draws @ patterns / draws.sum(axis=1, keepdims=True)
+        return (ca - chance) / (1.0 - chance) if chance < 1.0 else ca
+
+    return score
+
+
+def _statistic_scorer(spec: Mapping) -> UnitScorer:
+    """A score recomputed from the counts of each entry's unit codes (word salad)."""
+    statistic = UNIT_STATISTICS[spec["statistic"]]
+    n_labels, copy = int(spec["n_labels"]), bool(spec["copy"])
+
+    def score(patterns: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        out = np.empty((draws.shape[0], patterns.shape[1]))
+        for j in range(patterns.shape[1]):
+            order = np.argsort(patterns[:, j], kind="stable")
+            codes, starts = np.unique(patterns[order, j], return_index=True)
+            counts = np.add.reduceat(draws[:, order], starts, axis=1)  # (boot, codes)
+            out[:, j] = statistic(codes.astype(np.int64), counts, n_labels, copy)["score"]
+        return out
+
+    return score
+
+
+def unit_scorer(info: SuiteInfo, chance: float) -> UnitScorer:
+    """How a suite's ranked score is recomputed from a resample of its units."""
+    if info.ranked_units is not None:
+        return _statistic_scorer(info.ranked_units)
+    return _mean_scorer(chance)
 
 
 def unit_tables(outcomes: Outcomes | None) -> UnitTables:
@@ -439,12 +549,15 @@ def _patterns(
 
 def _bootstrap_scores(
     names: Sequence[str], suites: Sequence[str], outcomes: UnitTables | None,
-    chance: Mapping[str, float], seed: int, n_boot: int, key: str,
+    scorers: Mapping[str, UnitScorer], seed: int, n_boot: int, key: str,
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[np.ndarray, int] | None:
-    """``(n_boot, entries)`` resampled view scores (mean chance-corrected consistent accuracy).
+    """``(n_boot, entries)`` resampled view scores: the weighted sum of the suites' scores.
 
-    The same resample of each suite's shared units serves every entry (paired). ``None`` when
-    some entry lacks per-unit outcomes for some suite.
+    The same resample of each suite's shared units serves every entry (paired); each suite's
+    ranked score is recomputed from its resample by ``scorers[suite]`` (a chance-corrected
+    mean, or the word-salad statistic). ``weights`` (default: equal) are the view's kind
+    weights. ``None`` when some entry lacks per-unit outcomes for some suite.
     """
     if outcomes is None or not names:
         return None
@@ -460,11 +573,35 @@ def _bootstrap_scores(
         patterns, counts = found
         units = int(counts.sum())
         n_units += units
-        draws = rng.multinomial(units, counts / units, size=n_boot)  # (n_boot, patterns)
-        ca = draws @ patterns / units  # (n_boot, entries)
-        c = chance.get(s, 0.0)
-        total += (ca - c) / (1.0 - c) if c < 1.0 else ca
-    return total / len(suites), n_units
+        draws = _draw(rng, counts, n_boot)  # (n_boot, patterns)
+        w = 1.0 / len(suites) if weights is None else weights[s]
+        total += w * scorers[s](patterns, draws)
+    return total, n_units
+
+
+#: Above this many distinct patterns, resampling draws unit indices (O(units) per resample)
+#: rather than a multinomial over the patterns (O(patterns) binomial draws per resample).
+MANY_PATTERNS = 256
+
+
+def _draw(rng: np.random.Generator, counts: np.ndarray, n_boot: int) -> np.ndarray:
+    """Resampled counts of each pattern: ``(n_boot, patterns)``, rows summing to the units.
+
+    Both ways draw the same distribution (units with replacement, equally likely); word-salad
+    codes make thousands of distinct patterns, where drawing indices is the faster one.
+    """
+    units = int(counts.sum())
+    if len(counts) <= MANY_PATTERNS:
+        return rng.multinomial(units, counts / units, size=n_boot)
+    of_unit = np.repeat(np.arange(len(counts)), counts)
+    out = np.empty((n_boot, len(counts)), dtype=np.int64)
+    block = max(1, 4_000_000 // units)
+    for lo in range(0, n_boot, block):
+        rows = min(block, n_boot - lo)
+        picked = of_unit[rng.integers(0, units, size=(rows, units))]
+        flat = (picked + len(counts) * np.arange(rows)[:, None]).ravel()
+        out[lo:lo + rows] = np.bincount(flat, minlength=rows * len(counts)).reshape(rows, -1)
+    return out
 
 
 def _rank_intervals(scores: np.ndarray) -> list[tuple[int, int]]:
@@ -476,10 +613,11 @@ def _rank_intervals(scores: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _aggregate_test(a: Row, b: Row, suites: Sequence[str], outcomes: UnitTables | None,
-                    chance: Mapping[str, float], seed: int = 0) -> PairedResult:
+                    scorers: Mapping[str, UnitScorer], weights: Mapping[str, float],
+                    seed: int = 0) -> PairedResult:
     """Test neighbours on the view score: paired bootstrap over shared units, else intervals."""
-    boot = _bootstrap_scores([a.name, b.name], suites, outcomes, chance, seed, 2000,
-                             f"pair:{a.name}:{b.name}:{','.join(suites)}")
+    boot = _bootstrap_scores([a.name, b.name], suites, outcomes, scorers, seed, 2000,
+                             f"pair:{a.name}:{b.name}:{','.join(suites)}", weights)
     if boot is None:
         return ci_overlap_z((a.mean or 0.0) - (b.mean or 0.0), a.sd_mean, b.sd_mean)
     scores, n_units = boot
@@ -516,6 +654,38 @@ def format_slots(suites: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     return [s for s in suites if s not in folded], variant
 
 
+def kind_weights(slots: Sequence[str], kind_of: Mapping[str, str]) -> dict[str, float]:
+    """Weight of each slot in a view score: ``1 / (kinds * slots of its kind)``.
+
+    Every consistency kind weighs the same however many suites it has (MTEB's
+    "Mean (TaskType)"): five word-salad transformations are one kind, as one negation suite is.
+    """
+    groups: dict[str, list[str]] = {}
+    for s in slots:
+        groups.setdefault(kind_of[s], []).append(s)
+    return {s: 1.0 / (len(groups) * len(g)) for g in groups.values() for s in g}
+
+
+def _kind_mean(values: Mapping[str, float | None], kind_of: Mapping[str, str]) -> float | None:
+    """Kind-weighted mean of the slots' values that are not ``None``."""
+    known = {s: v for s, v in values.items() if v is not None}
+    if not known:
+        return None
+    weights = kind_weights(list(known), kind_of)
+    return float(sum(weights[s] * v for s, v in known.items()))
+
+
+def _failing(cells: Mapping[str, Cell], kind_of: Mapping[str, str]) -> str | None:
+    """A row's failing reason: per kind, its cells' reasons."""
+    per_kind: dict[str, list[str]] = {}
+    for s, c in cells.items():
+        if c.failing:
+            per_kind.setdefault(kind_of[s], []).append(c.failing)
+    if not per_kind:
+        return None
+    return "; ".join(f"fails {k}: " + "; ".join(r) for k, r in per_kind.items())
+
+
 def _view(
     name: str,
     suites: Sequence[str],
@@ -523,10 +693,13 @@ def _view(
     cells: Mapping[str, Mapping[str, Cell]],
     outcomes: UnitTables | None,
     unranked: Sequence[str] = (),
+    infos: Mapping[str, SuiteInfo] | None = None,
 ) -> View:
     stats = {}
     ranked = {s: {e: c for e, c in cells[s].items() if c.goodness is not None} for s in suites}
     slots, variant = format_slots(suites)
+    kind_of = {s: (infos[s].kind if infos and s in infos else "") for s in suites}
+    kinds = tuple(sorted({kind_of[s] for s in slots}, key=lambda k: _order_key(k, KINDS)))
 
     def pick(e: str, slot: str) -> str | None:
         """The suite of ``slot`` that entry ``e`` is scored on: the canonical config first."""
@@ -546,23 +719,29 @@ def _view(
             borda += wins
             if others:
                 rates.append(wins / len(others))
-        mine = [cells[pick(e, s)][e] for s in covered]
-        sds = [c.sd_goodness for c in mine]
-        accs = [c.accuracy for c in mine if c.accuracy is not None]
-        cons = [c.consistency for c in mine if c.consistency is not None]
+        mine = {s: cells[pick(e, s)][e] for s in covered}
+        weights = kind_weights(covered, kind_of)
+        sds = [c.sd_goodness for c in mine.values()]
+        kind_means = {}
+        for k in kinds:
+            values = [c.goodness for s, c in mine.items() if kind_of[s] == k]
+            kind_means[k] = float(np.mean(values)) if values else None
+        degenerate = _flag([c.degenerate for c in mine.values()], "degenerate")
         stats[e] = dict(
             covered=len(covered),
-            mean=float(np.mean([c.goodness for c in mine])) if mine else None,
+            mean=_kind_mean({s: c.goodness for s, c in mine.items()}, kind_of),
+            kind_means=kind_means,
             borda=borda,
             win_rate=float(np.mean(rates)) if rates else None,
             sd_mean=(
-                float(np.sqrt(sum(x * x for x in sds)) / len(sds))
+                float(np.sqrt(sum((weights[s] * c.sd_goodness) ** 2 for s, c in mine.items())))
                 if sds and all(x is not None for x in sds) else None
             ),
-            accuracy=float(np.mean(accs)) if accs else None,
-            consistency=float(np.mean(cons)) if cons else None,
-            degenerate=_flag([c.degenerate for c in mine if c.degenerate_testable], "degenerate"),
-            contaminated=_flag_any([c.contaminated for c in mine], covered),
+            accuracy=_kind_mean({s: c.accuracy for s, c in mine.items()}, kind_of),
+            consistency=_kind_mean({s: c.consistency for s, c in mine.items()}, kind_of),
+            degenerate=degenerate,
+            contaminated=_flag_any([c.contaminated for c in mine.values()], covered),
+            failing=None if degenerate else _failing(mine, kind_of),
         )
     complete = [e for e in entries if stats[e]["covered"] == len(slots) and slots]
     # Complete but degenerate: a reference row (constant, random), never ranked.
@@ -577,11 +756,18 @@ def _view(
     r_mean, r_borda, r_win = ranks("mean"), ranks("borda"), ranks("win_rate")
     complete.sort(key=lambda e: (r_mean[e], -stats[e]["borda"], e))
     reference.sort(key=lambda e: (-stats[e]["mean"], e))
-    partial.sort(key=lambda e: (-stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
-    chance = {s: next(iter(ranked[s].values())).chance or 0.0 for s in suites if ranked[s]}
+    # partial rows: real entries before degenerate ones (a baseline covering more suites must
+    # not head the block), then by coverage and score; entries covering nothing last
+    partial.sort(key=lambda e: (stats[e]["covered"] == 0, stats[e]["degenerate"] is not None,
+                                -stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
+    scorers = {s: unit_scorer(infos[s], next(iter(ranked[s].values())).chance or 0.0)
+               for s in slots if ranked[s] and infos and s in infos}
+    weights = kind_weights(slots, kind_of)
     # Paired over the slots' canonical configs; an entry scored on a format variant has no
     # outcomes there, so the view then has no rank intervals (neighbours: interval test).
-    boot = _bootstrap_scores(complete, slots, outcomes, chance, 0, N_BOOT_RANKS, f"ranks:{name}")
+    boot = (_bootstrap_scores(complete, slots, outcomes, scorers, 0, N_BOOT_RANKS,
+                              f"ranks:{name}", weights)
+            if len(scorers) == len(slots) else None)
     intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
     rows = []
     for e in complete + reference + partial:
@@ -605,12 +791,15 @@ def _view(
                 consistency=st["consistency"],
                 degenerate=st["degenerate"],
                 contaminated=st["contaminated"],
+                kind_means=st["kind_means"],
+                failing=st["failing"],
             )
         )
     for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
-        rows[i] = replace(rows[i], vs_next=_aggregate_test(rows[i], rows[i + 1], slots,
-                                                           outcomes, chance))
-    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked))
+        test = _aggregate_test(rows[i], rows[i + 1], slots,
+                               outcomes if len(scorers) == len(slots) else None, scorers, weights)
+        rows[i] = replace(rows[i], vs_next=test)
+    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds))
 
 
 def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | None:
@@ -621,7 +810,11 @@ def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | No
 
 
 def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | None:
-    """One cell from a results entry; ``None`` when the ranked score is undefined."""
+    """One cell from a results entry; ``None`` when the ranked score is undefined.
+
+    ``degenerate`` here is the verdict of the tests on the originals only; suites where they
+    cannot tell are judged in :func:`_judge_untestable`.
+    """
     if "consistent_accuracy_cc" not in res:
         raise BenchError(
             f"entry {entry.name!r}: suite {suite!r} results lack 'consistent_accuracy_cc' "
@@ -642,6 +835,10 @@ def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | Non
     accuracy = metrics.get("accuracy", metrics.get("accuracy_original"))
     declared = parse_training_data(entry.meta.get("training_data"), f"{entry.name}/meta.yaml")
     score = None if res.get("main_score") is None else float(res["main_score"])
+    testable = degenerate_testable(metrics)
+    goodness_ci = None
+    if cc is not None and sd is not None and info.ranked_units is None:
+        goodness_ci = (float(cc) - Z95 * sd, float(cc) + Z95 * sd)
     return Cell(
         score=score,
         goodness=None if cc is None else float(cc),
@@ -652,22 +849,78 @@ def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | Non
         consistent_accuracy=ca,
         chance=chance,
         accuracy=None if accuracy is None else float(accuracy),
-        degenerate=degenerate_reason(metrics, None if cc is None else float(cc), sd),
-        degenerate_testable=degenerate_testable(metrics) or (cc is not None and sd is not None),
+        degenerate=degenerate_reason(metrics) if testable else None,
+        degenerate_testable=testable,
         contaminated=contamination(declared, info.source_files),
+        goodness_ci95=goodness_ci,
+        goodness_n=None if n_units is None else int(n_units),
     )
 
 
+def _judge_untestable(
+    cells: dict[str, dict[str, Cell]], infos: Mapping[str, SuiteInfo], names: Sequence[str],
+) -> None:
+    """Degenerate or failing, per cell, judged where the originals can tell (in place).
+
+    A cell whose originals are one class (BECEL's negational sets) cannot tell a constant
+    from a model. There the entry is degenerate when it is flagged on at least half of its
+    testable suites of the same task (else of all its testable suites); a real entry's cell
+    that is not significantly above chance is *failing* instead (ranked, with the reason).
+    With no testable suite at all, the at-chance test decides degeneracy (as before).
+    """
+    for e in names:
+        mine = {s: cs[e] for s, cs in cells.items() if e in cs and cs[e].goodness is not None}
+        testable = {s: c for s, c in mine.items() if c.degenerate_testable}
+        for s, c in mine.items():
+            if c.degenerate_testable:
+                if c.degenerate is None:
+                    cells[s][e] = replace(c, failing=failing_reason(infos[s], c))
+                continue
+            task = infos[s].task
+            judges = [t for t in testable if infos[t].task == task] or list(testable)
+            if not judges:
+                cells[s][e] = replace(c, degenerate=at_chance_reason(c.goodness, c.sd_goodness))
+                continue
+            verdict = _flag([testable[t].degenerate for t in judges], "degenerate")
+            where = f"{TASKS.get(task, task)} suites" if infos[judges[0]].task == task else (
+                "suites")
+            if verdict:
+                cells[s][e] = replace(c, degenerate=f"judged on its testable {where}: {verdict}")
+            else:
+                cells[s][e] = replace(c, failing=failing_reason(infos[s], c))
+
+
+def _cell_intervals(cells: dict[str, dict[str, Cell]], infos: Mapping[str, SuiteInfo],
+                    tables: UnitTables) -> None:
+    """``goodness_ci95`` from a bootstrap of each cell's own units (in place)."""
+    for s, cs in cells.items():
+        for e, c in cs.items():
+            if c.goodness is None or _patterns([e], s, tables) is None:
+                continue
+            scorer = unit_scorer(infos[s], c.chance or 0.0)
+            boot = _bootstrap_scores([e], [s], tables, {s: scorer}, 0, N_BOOT_CELL,
+                                     f"cell:{s}:{e}")
+            values = boot[0][:, 0]
+            # widened to hold the estimate: near S = 1 the resampled |a - c| is biased upward,
+            # so the word-salad percentiles can lie just below the observed score
+            cs[e] = replace(c, goodness_ci95=(min(float(np.quantile(values, 0.025)), c.goodness),
+                                              max(float(np.quantile(values, 0.975)), c.goodness)))
+
+
 def _view_keys(infos: Mapping[str, SuiteInfo]) -> list[tuple[str, list[str]]]:
-    """View keys with their suites, in reading order: tasks, kinds, families, all."""
+    """View keys with their suites, in reading order: tasks, kinds, families, English, all."""
     names = list(infos)
     out = []
     orders = {"task": tuple(TASKS), "kind": KINDS, "family": FAMILIES}
-    for attr in VIEW_ORDER[:-1]:
+    for attr in VIEW_ORDER[:-2]:
         values = sorted({getattr(infos[s], attr) for s in names} - {""},
                         key=lambda v, a=attr: _order_key(v, orders[a]))
         for value in values:
             out.append((f"{attr}:{value}", [s for s in names if getattr(infos[s], attr) == value]))
+    english = [s for s in names if infos[s].family in ENGLISH_FAMILIES
+               and infos[s].task not in NON_ENGLISH_TASKS]
+    if english:
+        out.append(("lang:en", english))
     out.append(("all", names))
     return out
 
@@ -704,6 +957,12 @@ def rank(
             if best_near and suite in best_near:
                 info = replace(info, best_near=float(best_near[suite]))
             known = infos.setdefault(suite, info)
+            if known.ranked_units != info.ranked_units:
+                raise BenchError(
+                    f"suite {suite!r}: entry {entry.name!r} was scored with ranked units "
+                    f"{info.ranked_units}, others with {known.ranked_units}; rescore all "
+                    "submissions (`consistency-bench rescore`)"
+                )
             if (known.higher_is_better, known.best_near) != (info.higher_is_better, info.best_near):
                 raise BenchError(
                     f"suite {suite!r}: entry {entry.name!r} has direction {info.direction}, "
@@ -722,10 +981,13 @@ def rank(
             if cell is not None:
                 cells.setdefault(suite, {})[entry.name] = cell
     ordered = sorted(cells, key=lambda s: suite_sort_key(infos[s]))
+    _judge_untestable(cells, infos, names)
     suite_order: dict[str, list[str]] = {}
     suite_tests: dict[str, list[PairedResult | None]] = {}
     rankable = set()
     tables = unit_tables(outcomes) if outcomes is not None else None
+    if tables:
+        _cell_intervals(cells, infos, tables)
     for suite in ordered:
         cs = cells[suite]
         scored = sorted((e for e in cs if cs[e].goodness is not None),
@@ -739,13 +1001,16 @@ def rank(
         if scored:
             rankable.add(suite)
         suite_order[suite] = good + reference + rest
+        scorer = (None if infos[suite].ranked_units is None
+                  else _statistic_scorer(infos[suite].ranked_units))
         suite_tests[suite] = [
-            _suite_test(good[i], good[i + 1], suite, cs, tables) for i in range(len(good) - 1)
+            _suite_test(good[i], good[i + 1], suite, cs, tables, scorer)
+            for i in range(len(good) - 1)
         ]
     shown = {s: infos[s] for s in ordered}
     views = {
         key: _view(key, [s for s in subset if s in rankable], names, cells, tables,
-                   [s for s in subset if s not in rankable])
+                   [s for s in subset if s not in rankable], shown)
         for key, subset in _view_keys(shown)
     }
     return Leaderboard(

@@ -421,6 +421,10 @@ def diff_results(slug: str, old: Mapping, new: Mapping) -> list[Change]:
                         "consistent_accuracy_chance", "consistent_accuracy_cc"):
                 if (key in a[suite], a[suite].get(key)) != (key in b[suite], b[suite].get(key)):
                     changes.append(Change(slug, suite, key, a[suite].get(key), b[suite].get(key)))
+            # how the leaderboard recomputes the ranked score (word salad, issue 18)
+            units = [(r.get("metrics") or {}).get("ranked_units") for r in (a[suite], b[suite])]
+            if units[0] != units[1]:
+                changes.append(Change(slug, suite, "metrics.ranked_units", *units))
     return changes
 
 

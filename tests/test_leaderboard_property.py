@@ -3,7 +3,9 @@
 Seeded synthetic entries (tests/synthetic_entries.py) are scored by the real scorers on every
 suite the mirror builds, then ranked. In every view: gold with 5% noise > gold with 25% noise >
 uniform random, gold with 25% noise > a constant, gold with 5% noise > "accurate on originals,
-random on perturbations"; the constant and the random entry are never ranked at all (they are
+random on perturbations" (in views of word-salad suites only, where answering the salad at random
+is the paper's ideal, "accurate on originals, random on perturbations" > gold with 25% noise
+instead); the constant and the random entry are never ranked at all (they are
 degenerate: reference rows below every ranked entry), in any view or on any suite. Orderings
 only, never particular numbers.
 """
@@ -14,7 +16,7 @@ import numpy as np
 import pytest
 
 from leaderboard.ranking import rank
-from tests.synthetic_entries import ENTRIES, ORDER, score_entries
+from tests.synthetic_entries import ENTRIES, order, score_entries
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,7 @@ def test_right_order_in_every_view(board):
             continue
         rows = {r.name: r for r in view.rows}
         assert all(rows[e].complete for e in ENTRIES), key  # every entry covers every suite
-        for better, worse in ORDER:
+        for better, worse in order(view.kinds):
             if not (rows[better].mean > rows[worse].mean and _before(view, better, worse)):
                 wrong.append(f"{key}: {better} !> {worse}")
         if view.rows[0].name in DEGENERATE:
@@ -115,3 +117,23 @@ def test_negative_control_consistency_alone_ranks_the_constant_high(board):
         if means["constant"] > means["gold-5"]:
             beaten.append(key)
     assert beaten, "the synthetic entries no longer separate consistency from consistent accuracy"
+
+
+def test_views_weigh_kinds_not_suites(board):
+    """Every view's mean is the mean over its kinds of the kind means (MTEB's Mean(TaskType))."""
+    for key, view in board.views.items():
+        if not view.suites:
+            continue
+        for row in view.rows:
+            kinds = [m for m in row.kind_means.values() if m is not None]
+            assert row.mean == pytest.approx(float(np.mean(kinds))), (key, row.name)
+            assert list(row.kind_means) == list(view.kinds)
+
+
+def test_english_view_has_every_english_suite_and_nothing_else(board):
+    view = board.views["lang:en"]
+    infos = board.suites
+    want = {s for s, i in infos.items() if i.family in ("becel", "calm", "salad")
+            and i.task not in ("kornli", "klue_nli", "klue_sts")}
+    assert set(view.suites) | set(view.unranked_suites) == want
+    assert "salad" in view.kinds and "coherence" not in view.kinds

@@ -1,6 +1,8 @@
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.errors import BenchError
 from leaderboard.paired import (
@@ -120,11 +122,13 @@ def test_views_per_family_kind_task():
         x=suite(0.1, family="becel", task="snli", kind="transitive"),
         y=suite(0.9, hib=True, family="calm", task="lama", kind="cr"),
     ))])
-    # reading order: tasks (known ones first), kinds, families, all suites last
+    # reading order: tasks (known ones first), kinds, families, English suites, all last
     assert list(lb.views) == ["task:snli", "task:lama", "kind:transitive", "kind:cr",
-                              "family:becel", "family:calm", "all"]
+                              "family:becel", "family:calm", "lang:en", "all"]
     assert lb.views["family:calm"].suites == ("y",)
     assert lb.views["task:snli"].title == "SNLI" and lb.views["all"].title == "all suites"
+    assert lb.views["lang:en"].title == "English suites"
+    assert lb.views["all"].kinds == ["transitive", "cr"]
 
 
 def test_conflicting_hash_or_direction_rejected():
@@ -335,3 +339,137 @@ def test_training_data_is_validated_and_halves_are_fixed():
     halves = [half_of("mnli/dev.jsonl", r) for r in range(1000)]
     assert halves == [half_of("mnli/dev.jsonl", r) for r in range(1000)]
     assert 400 < sum(halves) < 600
+
+
+SALAD_UNITS = {"ranked_units": {"statistic": "salad_no_signal", "n_labels": 3, "copy": False}}
+
+
+def _snli(extra: float | None = None, semantic: float = 0.6) -> dict:
+    """An SNLI-like task: 3 BECEL kinds with one suite each, and 5 (or 6) salad suites."""
+    suites = {
+        "snli_semantic": suite(0.1, kind="semantic", cc=semantic),
+        "snli_negational": suite(0.1, kind="negational", cc=0.4),
+        "snli_transitive": suite(0.1, kind="transitive", cc=0.5),
+    }
+    for i, cc in enumerate([0.1, 0.2, 0.0, 0.3, 0.1]):
+        suites[f"snli_salad_{i}"] = suite(0.4, hib=True, family="salad", kind="salad", cc=cc,
+                                          metrics={"accuracy": 0.9, "consistent_accuracy_n": 100,
+                                                   **SALAD_UNITS})
+    if extra is not None:
+        suites["snli_salad_extra"] = suite(0.4, hib=True, family="salad", kind="salad", cc=extra,
+                                           metrics={"accuracy": 0.9,
+                                                    "consistent_accuracy_n": 100, **SALAD_UNITS})
+    return suites
+
+
+@settings(max_examples=40, deadline=None)
+@given(extra=st.floats(-0.5, 1.0), delta=st.floats(0.01, 0.3))
+def test_a_sixth_salad_transformation_does_not_change_the_other_kinds_weight(extra, delta):
+    """Issue 18, item 2: a view is the mean over kinds of the mean over the kind's suites."""
+    def row(**kw):
+        lb = rank([Entry("m", res(**_snli(**kw)))])
+        return lb.views["task:snli"].rows[0], lb.views["task:snli"]
+
+    five, view = row()
+    six, _ = row(extra=extra)
+    assert view.kinds == ["semantic", "negational", "transitive", "salad"]
+    for kind in ("semantic", "negational", "transitive"):
+        assert six.kind_means[kind] == five.kind_means[kind]
+    assert six.kind_means["salad"] == pytest.approx((0.7 + extra) / 6)
+    assert six.mean == pytest.approx((0.6 + 0.4 + 0.5 + (0.7 + extra) / 6) / 4)
+    # the weight of the semantic kind is 1/4 with five salad suites and with six
+    for kw in ({}, {"extra": extra}):
+        base, moved = row(**kw)[0], row(semantic=0.6 + delta, **kw)[0]
+        assert (moved.mean - base.mean) == pytest.approx(delta / 4)
+
+
+def test_kind_weighting_in_the_neighbour_tests_and_intervals():
+    """The paired bootstrap weighs suites by kind, as the mean does."""
+    n = 200
+    a = {f"g{i}": 1.0 for i in range(n)}
+    b = {f"g{i}": float(i % 2) for i in range(n)}
+    # 'x' is a kind with one suite where A wins; 'y' a kind with three suites where B wins
+    suites_of = {"x1": "x", "y1": "y", "y2": "y", "y3": "y"}
+    outcomes = {"A": {s: (a if s == "x1" else b) for s in suites_of},
+                "B": {s: (b if s == "x1" else a) for s in suites_of}}
+    entries = [Entry(e, res(**{s: suite(0.0, hib=True, kind=k, task="t",
+                                        cc=sum(outcomes[e][s].values()) / n)
+                               for s, k in suites_of.items()}))
+               for e in ("A", "B")]
+    view = rank(entries, outcomes=outcomes).views["task:t"]
+    rows = {r.name: r for r in view.rows}
+    # by suites B would lead 3.5 : 2.5; by kinds it is a tie (0.75 each)
+    assert rows["A"].mean == pytest.approx(rows["B"].mean) == pytest.approx(0.75)
+    assert view.rows[0].vs_next.diff == pytest.approx(0.0)
+    assert view.rows[0].vs_next.p_value > 0.5
+
+
+def test_failing_a_kind_is_ranked_with_a_reason_not_a_baseline():
+    """Issue 18, item 3: a real model that never flips under negation is ranked, last."""
+    def originals(correct, top, rate=0.5, n=200):
+        return {"accuracy": correct / n, "n_original": n, "n_original_correct": correct,
+                "majority_rate": rate, "top_prediction_share": top, "consistent_accuracy_n": n}
+
+    one_class = dict(majority_rate=1.0)
+
+    def entry(name, sem_correct, sem_top, sem_cc, neg_cc, neg_tau, neg_correct):
+        return Entry(name, res(
+            rte_semantic=suite(0.1, task="rte", kind="semantic", cc=sem_cc,
+                               metrics=originals(sem_correct, sem_top)),
+            rte_negational=suite(neg_tau, task="rte", kind="negational", cc=neg_cc, chance=0.25,
+                                 metrics=originals(neg_correct, 1.0) | one_class),
+        ))
+
+    lb = rank([
+        entry("model", 190, 0.5, 0.8, 0.6, 0.1, 190),
+        entry("never-flips", 200, 0.5, 0.9, -0.33, 1.0, 200),  # tau_neg = 1: never flips
+        entry("constant", 100, 1.0, 0.0, -0.33, 1.0, 200),
+        entry("random", 100, 0.5, 0.0, 0.01, 0.5, 66),
+    ])
+    for key in ("task:rte", "kind:negational", "all"):
+        rows = {r.name: r for r in lb.views[key].rows}
+        assert rows["never-flips"].status == "ranked", key
+        assert rows["never-flips"].degenerate is None
+        assert "never flips under negation (rte_negational)" in rows["never-flips"].failing
+        assert "failing" in rows["never-flips"].flags
+        assert rows["constant"].status == rows["random"].status == "reference", key
+        assert rows["model"].failing is None
+    assert [r.name for r in lb.views["kind:negational"].rows][:2] == ["model", "never-flips"]
+    cells = lb.cells["rte_negational"]
+    assert cells["never-flips"].rank == 2 and cells["never-flips"].failing
+    assert cells["constant"].rank is None and "judged on its testable RTE" in (
+        cells["constant"].degenerate)
+    assert cells["random"].rank is None
+    out = lb.to_dict()
+    row = out["views"]["kind:negational"]["rows"][1]
+    assert row["failing"] and row["kind_means"] == {"negational": pytest.approx(-0.33)}
+    assert out["views"]["all"]["kinds"] == ["semantic", "negational"]
+    assert out["cells"]["rte_negational"]["never-flips"]["failing"]
+    assert "goodness_ci95" in out["cells"]["rte_semantic"]["model"]
+
+
+def test_old_salad_results_ask_for_a_rescore():
+    old = suite(0.4, hib=True, family="salad", kind="salad", cc=0.1)
+    with pytest.raises(BenchError, match="rescore"):
+        rank([Entry("m", res(snli_salad_sort=old))])
+
+
+def test_partial_block_lists_real_entries_before_degenerate_baselines():
+    """Issue 18: in "all suites" the baselines covered more suites and headed the page."""
+    const = {"accuracy": 0.55, "n_original": 200, "n_original_correct": 110,
+             "majority_rate": 0.55, "top_prediction_share": 1.0, "consistent_accuracy_n": 100}
+    good = {"accuracy": 0.9, "n_original": 200, "n_original_correct": 180,
+            "majority_rate": 0.55, "top_prediction_share": 0.5, "consistent_accuracy_n": 100}
+    lb = rank([
+        Entry("baseline", res(a=suite(0.0, cc=0.1, metrics=const),
+                              b=suite(0.0, kind="k2", cc=0.1, metrics=const))),
+        Entry("model", res(a=suite(0.0, cc=0.5, metrics=good))),
+        Entry("full", res(a=suite(0.0, cc=0.2, metrics=good), b=suite(0.0, kind="k2", cc=0.2,
+                                                                       metrics=good),
+                          c=suite(0.0, kind="k3", cc=0.2, metrics=good))),
+        Entry("elsewhere", res(d=suite(0.0, task="rte", cc=0.9, metrics=good))),
+    ])
+    rows = lb.views["task:snli"].rows
+    assert [(r.name, r.status) for r in rows] == [
+        ("full", "ranked"), ("model", "partial"), ("baseline", "partial"),
+        ("elsewhere", "partial")]  # covers none of the view's suites: last

@@ -243,3 +243,17 @@ def test_rescore_reports_changes(env):
     assert json.loads((env / "subs/toy-model/results.json").read_text())["suites"]["toy"][
         "version"] == "2"
     assert rescore(env / "subs", env / "data", scorer=fake_score_file) == []
+
+
+def test_rescore_notices_the_word_salad_ranked_units():
+    """Results scored before the no-signal salad score lack metrics.ranked_units (issue 18)."""
+    from leaderboard.submissions import diff_results
+
+    old = {"suites": {"snli_salad_sort": {"main_score": 0.8, "metrics": {"agreement": 0.8}}}}
+    new = {"suites": {"snli_salad_sort": {"main_score": 0.8, "metrics": {
+        "agreement": 0.8, "ranked_units": {"statistic": "salad_no_signal", "n_labels": 3,
+                                           "copy": False}}}}}
+    changes = diff_results("m", old, new)
+    assert [(c.suite, c.what, c.before) for c in changes] == [
+        ("snli_salad_sort", "metrics.ranked_units", None)]
+    assert diff_results("m", new, new) == []

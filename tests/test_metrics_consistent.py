@@ -47,16 +47,55 @@ def test_calm_pass_rate_threshold_and_binomial_chance():
     assert ca.calm(orig, gold, perturbed, 2, theta=1.0).per_unit.tolist() == [False] * 3
 
 
-def test_salad_moves_or_rejects():
-    orig = np.array([0, 0, 1, 1])
-    gold = np.array([0, 0, 1, 0])
-    salad = np.array([1, 0, 1, 0])
-    reject = np.array([False, True, False, False])
-    r = ca.salad(orig, gold, salad, orig, 2, salad_rejected=reject)
-    assert r.per_unit.tolist() == [True, True, False, False]
-    r = ca.salad(orig, gold, salad, orig, 2, orig_rejected=np.array([True, False, False, False]))
-    assert r.per_unit.tolist() == [False, False, False, False]
-    assert r.chance == pytest.approx(0.25)
+def test_salad_no_signal_by_hand():
+    """Gated units: right on the original; over them agreement against its signal-free level."""
+    orig = np.array([0, 0, 1, 1, 1, 0])
+    gold = np.array([0, 0, 1, 1, 0, 1])  # the last two originals are wrong: not gated
+    salad = np.array([1, 0, 1, 0, 0, 0])
+    r = ca.salad(orig, gold, salad, orig, 2)
+    st = r.stats()
+    # gated: units 0-3; class 0 (units 0, 1, 4) and class 1 (units 2, 3, 5): 2 of 3 right each
+    assert st["accuracy"] == pytest.approx(2 / 3)
+    # agreement on the gated units: units 1 and 2 agree -> 1/2; marginals: ref (0,0,1,1),
+    # salad (1,0,1,0) -> c = 1/2 * 1/2 + 1/2 * 1/2 = 1/2: no signal left, S = 1
+    assert (st["agreement"], st["expected"], st["no_signal"]) == (0.5, 0.5, 1.0)
+    assert r.chance == pytest.approx(0.5)
+    assert r.chance_corrected == pytest.approx((2 / 3 - 1 / 2) / (1 / 2))
+    keep = ca.salad(orig, gold, orig, orig, 2).stats()  # always keeps: a = 1 > c
+    flip = ca.salad(orig, gold, 1 - orig, orig, 2).stats()  # always changes: a = 0 < c
+    assert keep["no_signal"] == 0.0 and flip["no_signal"] == 0.0
+    # a declined salad (rejected by confidence, or an invalid answer) is the ideal
+    declined = ca.salad(orig, gold, np.array([0, 0, 1, -1, 0, 0]), orig, 2,
+                        salad_rejected=np.array([False, True, False, False, False, False]))
+    st = declined.stats()
+    assert st["declined"] == pytest.approx(0.5)  # units 1 and 3 of the 4 gated
+    # kept units 0 (0 -> 0) and 2 (1 -> 1) always agree, c = 1/2: S_kept = 0
+    assert st["no_signal"] == pytest.approx(0.5)
+    # a rejected original is not right
+    rej = ca.salad(orig, gold, salad, orig, 2, orig_rejected=np.array([1, 1, 1, 1, 0, 0], bool))
+    assert rej.stats()["accuracy"] == 0.0 and rej.chance_corrected == pytest.approx(-1.0)
+
+
+def test_salad_codes_round_trip_and_resampled_counts():
+    rng = np.random.default_rng(3)
+    n, labels = 500, 3
+    gold = rng.integers(-1, labels, n)
+    orig, salad = rng.integers(-1, labels, n), rng.integers(-1, labels, n)
+    rejected = rng.random(n) < 0.2
+    r = ca.salad(orig, gold, salad, orig, labels, salad_rejected=rejected)
+    d = ca.salad_decode(r.codes, labels)
+    gated = (orig == gold) & (gold >= 0) & (orig >= 0)
+    assert (d["gated"] == gated).all() and (d["cls"] == gold).all()
+    assert (d["declined"] == (gated & (rejected | (salad == -1)))).all()
+    kept = d["kept"]
+    assert (d["ref"][kept] == orig[kept]).all() and (d["sal"][kept] == salad[kept]).all()
+    # counts of a resample give the score of the resampled units themselves
+    idx = rng.integers(0, n, n)
+    values, counts = np.unique(r.codes[idx], return_counts=True)
+    again = ca.salad(orig[idx], gold[idx], salad[idx], orig[idx], labels,
+                     salad_rejected=rejected[idx])
+    got = ca.salad_from_counts(values, counts[None, :], labels, False)["score"][0]
+    assert got == pytest.approx(again.chance_corrected)
 
 
 def test_chance_corrected_and_single_label():
@@ -92,9 +131,11 @@ def test_chance_matches_seeded_uniform_random_predictors(kind):
                            allowed, gold)
         elif kind == "calm":
             r = ca.calm(draw(), gold, draw(n, 5), labels, theta=0.5)
-        elif kind == "salad":
+        elif kind == "salad":  # the chance of R, the salad score's accuracy factor
             orig = draw()
             r = ca.salad(orig, gold, draw(), orig, labels)
+            scores.append(r.stats()["accuracy"])
+            continue
         else:
             rows = 1 + np.arange(n) % 3
             right = rng.random(n) < (1 / labels) ** rows

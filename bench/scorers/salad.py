@@ -97,8 +97,17 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
         if theta is not None:  # the paper's mitigation: reject when max probability < theta
             orig_rejected, salad_rejected = rejected(probs[first], theta), rejected(
                 probs[second], theta)
+    copy = compared_with != ["original"]
+    if copy and "original" in compared_with:
+        raise ValueError(f"suite {data.name}: rows compare with both the original and "
+                         f"a default label ({compared_with}); one per suite")
     ranked = ca.salad(pred[first], gold, pred[second], reference, n_labels,
-                      orig_rejected, salad_rejected)
+                      orig_rejected, salad_rejected, copy=copy)
+    stats = ranked.stats()
+    metrics["ranked_units"] = ranked.ranked_units()
+    if stats is not None:  # the parts of the ranked score (docs/metrics.md, "Word salad")
+        metrics["salad_score"] = {k: stats[k] for k in (
+            "accuracy", "no_signal", "agreement", "expected", "declined")}
     ci = proportion_ci(int(agree.sum()), n, seed=options.seed, n_boot=options.n_boot)
     return SuiteScore(main_score=float(agree.mean()), n=n, ci95=ci, metrics=metrics,
                       best_near=level, units=data.units(first, ranked.weighted_units()),
