@@ -31,6 +31,7 @@ class Encoded:
 
     ctx: list[int]
     conts: list[list[int]]
+    truncated: bool = False
 
     @property
     def length(self) -> int:
@@ -87,7 +88,8 @@ def encode(tokenizer, items: Sequence[tuple[str, Sequence[str]]], max_length: in
                 f"--max-length {max_length}: a verbaliser needs {longest} tokens; raise it"
             )
         keep = max_length - longest
-        out.append(Encoded(ids[-keep:] if len(ids) > keep else ids, tails))
+        cut = len(ids) > keep
+        out.append(Encoded(ids[-keep:] if cut else ids, tails, cut))
     return out
 
 

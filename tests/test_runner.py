@@ -156,8 +156,20 @@ def test_resume_refuses_parts_of_another_run(folder, bert, tmp_path):
     parts = out.with_name(out.name + ".parts")
     parts.mkdir()
     (parts / "run.json").write_text(json.dumps({"model": "other"}))
+    (parts / "shard-0-000000.jsonl").write_text('{"k": "x", "v": [0.5, 0.5]}\n')
     with pytest.raises(ConfigError, match="different run"):
         predict(loaded, str(bert), folder, ["rte_semantic"], out, opts())
+
+
+def test_stale_parts_without_results_do_not_block_the_rerun(folder, bert, tmp_path):
+    """A run refused before its first batch left run.json only: the corrected run goes on."""
+    loaded = load_classifier(bert, device="cpu")
+    out = tmp_path / "pred.jsonl"
+    parts = out.with_name(out.name + ".parts")
+    parts.mkdir()
+    (parts / "run.json").write_text(json.dumps({"model": "other", "max_length": 1}))
+    predict(loaded, str(bert), folder, ["rte_semantic"], out, opts())
+    assert out.is_file() and not parts.exists()
 
 
 def test_unmatched_labels_error_names_them(folder, bert, tmp_path):
