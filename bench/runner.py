@@ -813,7 +813,7 @@ def execute(
     if procs is None or procs.is_main:
         if shard.count > 1:
             wanted = {i for b in share for i in b}
-            write_part(out, prepared, done, options, shard, wanted)
+            write_part(out, prepared, done, options, shard, wanted, device_type)
         else:
             write_predictions(out, prepared.collected, keys, done, prepared.mappings,
                               prepared.seq2seq, options, causal=prepared.causal)
@@ -878,18 +878,20 @@ PART_VERSION = 1
 
 
 def write_part(out: Path, prepared: Prepared, done: dict[str, object], options: RunnerOptions,
-               shard: Shard, wanted: set[int]) -> None:
+               shard: Shard, wanted: set[int], device_type: str = "cpu") -> None:
     """Write the part file of ``shard``: a header line, then ``[row position, record]`` lines.
 
     The header carries the shard, the total row count and the run's settings (model, config
-    hash, options, suites with their sha256), which :func:`merge_parts` compares.
+    hash, options, suites with their sha256, and the device type, which sets the automatic
+    batch plan), which :func:`merge_parts` compares.
     """
     keys = prepared.keys
     missing = sum(1 for i in wanted if keys[i] not in done)
     if missing:
         raise BenchError(f"{missing} inputs have no result; rerun to resume")
     header = {"format": PART_FORMAT, "version": PART_VERSION, "shard": [shard.index, shard.count],
-              "rows": prepared.collected.rows, "run": prepared.settings}
+              "rows": prepared.collected.rows,
+              "run": {**prepared.settings, "batch_plan_device": device_type}}
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
         handle.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")
         for pos, record in _records(prepared.collected, keys, done, prepared.mappings,
