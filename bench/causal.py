@@ -150,7 +150,7 @@ def make_causal_forward(loaded, encoded: dict[int, Encoded] | Sequence[Encoded],
             scores = [[float(last[row, c[0]]) for c in e.conts] for row, e in enumerate(items)]
             if tails:
                 lens_t = torch.tensor(lens, device=device)
-                _score_tails(model, out.past_key_values, items, tails, mask, lens_t, scores,
+                _score_tails(model, _output_cache(out), items, tails, mask, lens_t, scores,
                              pad_id, device)
         return [[[round(s, 6) for s in row], [len(c) for c in e.conts]]
                 for row, e in zip(scores, items, strict=True)]
@@ -181,6 +181,14 @@ def _score_tails(model, cache, items, tails, mask, lens_t, scores, pad_id, devic
         target = torch.tensor(c[1:], dtype=torch.long)
         picked = logp[i, torch.arange(len(c) - 1), target]
         scores[row][k] += float(picked.sum())
+
+
+def _output_cache(out):
+    """The key/value cache of a model output: ``cache`` from transformers 5.x.
+
+    Reading ``out.past_key_values`` there logs a deprecation warning on every run.
+    """
+    return out["cache"] if "cache" in out.keys() else out["past_key_values"]
 
 
 def _cache_argument(model) -> str:
