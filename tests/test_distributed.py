@@ -90,7 +90,7 @@ def test_torchrun_two_cpu_processes_write_the_single_process_file(folder, gpt2, 
     assert "on rank 0 of 2" in done.stdout  # rank 0 computed only its share
     assert done.stdout.count("wrote ") == 1  # one summary, one writer
     assert not out.with_name(out.name + ".parts").exists()
-    assert "Warning" not in done.stderr.replace("OMP_NUM_THREADS", "")
+    assert "deprecat" not in done.stderr.lower()  # no deprecation warning in a normal run
 
 
 @pytest.mark.parametrize("model", ["gpt2", "bert"])
