@@ -121,6 +121,12 @@ def process_device(device, procs: Processes | None, device_map: str | None = Non
 
     if device in (None, "auto", "cuda"):
         if torch.cuda.is_available():
+            if procs.local_rank >= torch.cuda.device_count():
+                raise ConfigError(
+                    f"LOCAL_RANK {procs.local_rank}, but this node has "
+                    f"{torch.cuda.device_count()} CUDA devices: launch at most that many "
+                    "processes per node"
+                )
             torch.cuda.set_device(procs.local_rank)
             return f"cuda:{procs.local_rank}"
         if device == "cuda":

@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         if procs is not None:
             distributed.finish()
     if main:
-        what = f"part {shard} of " if shard else ""
+        what = f"part {shard} of a run of " if shard else ""
         print(
             f"wrote {what}{stats.rows} rows of {len(suites)} suites to {args.out}: "
             f"{stats.unique} unique inputs ({stats.resumed} resumed, {stats.computed} computed"
