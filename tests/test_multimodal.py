@@ -20,7 +20,7 @@ from transformers.models.auto.modeling_auto import (  # noqa: E402
 
 from bench.cli import main  # noqa: E402
 from bench.errors import ConfigError  # noqa: E402
-from bench.modeling import load_classifier, model_kind  # noqa: E402
+from bench.modeling import TEXT_ONLY_FAMILIES, load_classifier, model_kind  # noqa: E402
 from tests.tiny_models import tiny_gpt2  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -44,6 +44,78 @@ CAUSAL_TEXT_FAMILIES = sorted(
 
 def test_the_family_list_is_not_empty():
     assert {"gemma3", "mistral3", "llava"} <= set(CAUSAL_TEXT_FAMILIES)
+    assert TEXT_ONLY_FAMILIES <= set(CAUSAL_TEXT_FAMILIES)
+
+
+#: Sizes that make any family's default config tiny (attributes a config lacks are skipped).
+SMALL = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+         "num_key_value_heads": 1, "head_dim": 16, "intermediate_size": 64, "vocab_size": 700,
+         "max_position_embeddings": 512, "num_layers": 1, "d_model": 32, "image_size": 28,
+         "patch_size": 14, "projection_dim": 32, "num_experts": 2, "moe_intermediate_size": 32,
+         "num_experts_per_tok": 1, "depth": 1, "embed_dim": 32, "num_heads": 2,
+         "out_hidden_size": 32, "sliding_window": 64, "ffn_dim": 64}
+
+
+def tiny_config(model_type: str):
+    """The family's default config with its text and vision parts shrunk (image token 699)."""
+    config = CONFIG_MAPPING[model_type]()
+    for part in (config.text_config, getattr(config, "vision_config", None)):
+        for name, value in SMALL.items():
+            if part is not None and getattr(part, name, None) is not None:
+                setattr(part, name, value)
+        if part is not None and getattr(part, "layer_types", None) is not None:
+            part.layer_types = ["full_attention"] * part.num_hidden_layers
+    for name in ("image_token_id", "image_token_index"):
+        if hasattr(config, name):
+            setattr(config, name, 699)
+    config.architectures = [MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[model_type]]
+    return config
+
+
+def assert_scores_match_full_forward(loaded) -> None:
+    from bench.causal import encode, make_causal_forward
+    from bench.runner import RunnerOptions
+
+    items = [("The dog is on the man. Answer:", [" True", " a much longer answer"]),
+             ("Short:", [" yes"])]
+    encoded = encode(loaded.tokenizer, items, 512)
+    results = make_causal_forward(loaded, encoded, RunnerOptions(progress=False))([0, 1])
+    for enc, (lls, _) in zip(encoded, results, strict=True):
+        for cont, ll in zip(enc.conts, lls, strict=True):
+            with torch.inference_mode():
+                logits = loaded.model(input_ids=torch.tensor([enc.ctx + cont])).logits[0]
+            logp = torch.log_softmax(logits.float(), -1)
+            ref = sum(float(logp[len(enc.ctx) - 1 + j, t]) for j, t in enumerate(cont))
+            assert ll == pytest.approx(ref, abs=1e-3)
+
+
+@pytest.mark.filterwarnings("ignore")  # default configs of some families warn on creation
+@pytest.mark.parametrize("model_type", sorted(TEXT_ONLY_FAMILIES))
+def test_text_only_families_score_as_causal_lms(model_type, tokenizer_dir):
+    """Each listed family, tiny and random, given text alone: the runner's scores are right."""
+    from transformers import AutoModelForImageTextToText, AutoTokenizer
+
+    from bench.modeling import LoadedModel
+
+    config = tiny_config(model_type)
+    assert model_kind(config) == "causal"
+    torch.manual_seed(0)
+    model = AutoModelForImageTextToText.from_config(config).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    assert_scores_match_full_forward(LoadedModel(model, tokenizer, {}, False, True, config))
+
+
+def test_mistral3_checkpoint_loads_and_runs_on_the_causal_path(tokenizer_dir, tmp_path):
+    from transformers import AutoModelForImageTextToText
+
+    torch.manual_seed(0)
+    AutoModelForImageTextToText.from_config(tiny_config("mistral3")).save_pretrained(tmp_path)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(tokenizer_dir / name, tmp_path / name)
+    loaded = load_classifier(tmp_path, device="cpu")
+    assert loaded.is_causal and loaded.id2label == {}
+    assert type(loaded.model).__name__ == "Mistral3ForConditionalGeneration"
+    assert_scores_match_full_forward(loaded)
 
 
 @pytest.mark.parametrize("model_type", CAUSAL_TEXT_FAMILIES)
@@ -53,7 +125,7 @@ def test_causal_text_multimodal_is_causal_or_refused_with_advice(model_type, tmp
     config.architectures = [MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[model_type]]
     config.save_pretrained(tmp_path)
     config = AutoConfig.from_pretrained(tmp_path)
-    if model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+    if model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or model_type in TEXT_ONLY_FAMILIES:
         assert model_kind(config) == "causal"
         return
     with pytest.raises(ConfigError) as err:
@@ -119,11 +191,11 @@ def test_gemma3_multimodal_runs_on_the_causal_path(tokenizer_dir, tmp_path):
         assert ll == pytest.approx(ref, abs=1e-4)
 
 
-def test_mistral3_is_refused_before_any_weights_load(tokenizer_dir, tmp_path, capsys):
-    folder = tmp_path / "m3"
+def test_paligemma_is_refused_before_any_weights_load(tokenizer_dir, tmp_path, capsys):
+    folder = tmp_path / "pg"
     folder.mkdir()
-    config = CONFIG_MAPPING["mistral3"]()
-    config.architectures = ["Mistral3ForConditionalGeneration"]
+    config = CONFIG_MAPPING["paligemma"]()
+    config.architectures = ["PaliGemmaForConditionalGeneration"]
     config.save_pretrained(folder)  # no weights at all: a load would fail differently
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(tokenizer_dir / name, folder / name)
@@ -134,7 +206,7 @@ def test_mistral3_is_refused_before_any_weights_load(tokenizer_dir, tmp_path, ca
     code = main(["predict", "--model", str(folder), "--data", str(data), "--out", str(out),
                  "--no-progress"])
     err = capsys.readouterr().err
-    assert code == 2 and "MistralForCausalLM" in err and "cannot load model '" not in err
+    assert code == 2 and "GemmaForCausalLM" in err and "cannot load model '" not in err
     assert not out.exists()
 
 
