@@ -145,9 +145,8 @@ def test_resume_after_interruption_skips_done_inputs(folder, bert, tmp_path):
     assert not parts.exists()
     fresh = tmp_path / "fresh.jsonl"
     predict(loaded, str(bert), folder, SUITES, fresh, options)
-    for a, b in zip(read_jsonl(out), read_jsonl(fresh), strict=True):
-        assert a["id"] == b["id"] and a["label"] == b["label"]
-        assert a["probs"] == pytest.approx(b["probs"], abs=1e-5)
+    # the batch plan does not depend on what was done: the same batches, the same bytes
+    assert out.read_bytes() == fresh.read_bytes()
 
 
 def test_resume_refuses_parts_of_another_run(folder, bert, tmp_path):
