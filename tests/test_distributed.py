@@ -155,6 +155,7 @@ def test_device_map_auto_writes_the_single_process_file(folder, gpt2, single, tm
         (["--max-memory", "cpu=1GiB"], "--max-memory applies with --device-map auto only"),
         (["--device-map", "auto", "--max-memory", "gpu0=1GiB"], "--max-memory part 'gpu0=1GiB'"),
         (["--device-map", "auto", "--max-memory", "0=1GiB"], "names GPU 0"),
+        (["--device-map", "auto", "--device", "cpu"], "the device map places the model"),
     ],
 )
 def test_bad_split_options_are_clean_errors(folder, gpt2, tmp_path, capsys, extra, fragment):

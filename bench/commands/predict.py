@@ -178,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
     max_memory = parse_max_memory(args.max_memory)
     if max_memory and args.device_map is None:
         raise ConfigError("--max-memory applies with --device-map auto only")
+    if args.device_map is not None and args.device not in (None, "auto"):
+        raise ConfigError(f"--device {args.device} with --device-map {args.device_map}: the "
+                          "device map places the model; drop --device (or use --max-memory)")
     procs = distributed.from_env()
     device = distributed.process_device(args.device, procs, args.device_map)
     if args.device_map is None:
