@@ -31,6 +31,7 @@ class Encoded:
 
     ctx: list[int]
     conts: list[list[int]]
+    truncated: bool = False
 
     @property
     def length(self) -> int:
@@ -87,7 +88,8 @@ def encode(tokenizer, items: Sequence[tuple[str, Sequence[str]]], max_length: in
                 f"--max-length {max_length}: a verbaliser needs {longest} tokens; raise it"
             )
         keep = max_length - longest
-        out.append(Encoded(ids[-keep:] if len(ids) > keep else ids, tails))
+        cut = len(ids) > keep
+        out.append(Encoded(ids[-keep:] if cut else ids, tails, cut))
     return out
 
 
@@ -148,7 +150,7 @@ def make_causal_forward(loaded, encoded: dict[int, Encoded] | Sequence[Encoded],
             scores = [[float(last[row, c[0]]) for c in e.conts] for row, e in enumerate(items)]
             if tails:
                 lens_t = torch.tensor(lens, device=device)
-                _score_tails(model, out.past_key_values, items, tails, mask, lens_t, scores,
+                _score_tails(model, _output_cache(out), items, tails, mask, lens_t, scores,
                              pad_id, device)
         return [[[round(s, 6) for s in row], [len(c) for c in e.conts]]
                 for row, e in zip(scores, items, strict=True)]
@@ -179,6 +181,14 @@ def _score_tails(model, cache, items, tails, mask, lens_t, scores, pad_id, devic
         target = torch.tensor(c[1:], dtype=torch.long)
         picked = logp[i, torch.arange(len(c) - 1), target]
         scores[row][k] += float(picked.sum())
+
+
+def _output_cache(out):
+    """The key/value cache of a model output: ``cache`` from transformers 5.x.
+
+    Reading ``out.past_key_values`` there logs a deprecation warning on every run.
+    """
+    return out["cache"] if "cache" in out.keys() else out["past_key_values"]
 
 
 def _cache_argument(model) -> str:

@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.score",
     "bench.commands.convert_becel",
     "bench.commands.predict",
+    "bench.commands.merge",
     "bench.commands.lm_eval",
     "bench.commands.baseline",
     "bench.commands.train",
@@ -44,6 +45,7 @@ COMMANDS: tuple[str, ...] = (
 #: ``train``, ``baseline``, ``generate``) keep the library's default.
 ONE_BLAS_THREAD: frozenset[str] = frozenset({
     "build", "score", "submit", "rescore", "leaderboard", "convert-becel", "convert-lm-eval",
+    "merge-predictions",
 })
 
 

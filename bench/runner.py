@@ -11,12 +11,16 @@ Pipeline (docs/runner.md):
 4. Forward under ``torch.inference_mode``; on CUDA under bf16 (fp16 where bf16 is missing)
    autocast with SDPA attention. An out-of-memory error halves the batch and retries it.
 5. Results are appended in shard files under ``<out>.parts/``; a restarted run reads them and
-   skips done inputs. At the end the per-row records (``id``, ``label``, ``probs``) are written
-   to ``<out>`` atomically and the shards removed.
+   skips done batches. At the end the per-row records (``id``, ``label``, ``probs``) are
+   written to ``<out>`` atomically and the shards removed.
 
-Several GPUs: launch with ``accelerate launch -m bench.cli predict ...``; each process takes
-an interleaved share of the batches on its own device (accelerate ``PartialState``), writes
-its own shards, and the main process merges after a barrier.
+Everything that needs no weights (steps 1-3, the label mapping, the few-shot pools) is
+:func:`prepare`, which the CLI runs before the model loads; :func:`execute` is the rest.
+
+The batches are planned once over every distinct input, so a batch holds the same inputs
+whoever runs it: launched processes (``torchrun``, ``accelerate launch``) and ``--shard i/N``
+take every N-th batch and produce byte-identical results to a single process
+(``bench.distributed``; part files are joined by :func:`merge_parts`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
+from bench.distributed import Processes, Shard
 from bench.errors import BenchError, ConfigError, DataError
 from bench.inputs import WIC_FORMATS, model_input
 from bench.modeling import (
@@ -294,6 +299,77 @@ def plan_rows(length: int, budget: int, max_rows: int) -> int:
     return max(1, min(max_rows, budget // max(1, length)))
 
 
+def plan_batches(
+    order: Sequence[int],
+    lengths: Sequence[int],
+    *,
+    batch_size: int | None,
+    token_budget: int,
+    max_rows: int,
+) -> list[list[int]]:
+    """Cut ``order`` (longest first) into batches: fixed size, or filling a token budget."""
+    batches, pos = [], 0
+    while pos < len(order):
+        if batch_size is not None:
+            rows = batch_size
+        else:
+            rows = plan_rows(lengths[order[pos]], token_budget, max_rows)
+        batches.append(list(order[pos : pos + rows]))
+        pos += rows
+    return batches
+
+
+def run_planned(
+    batches: Sequence[Sequence[int]],
+    lengths: Sequence[int],
+    forward: Callable[[list[int]], list],
+    emit: Callable[[list[int], list], None],
+    *,
+    on_oom: Callable[[], None] = lambda: None,
+    progress: Callable[[int], None] = lambda n: None,
+) -> int:
+    """Run ``forward`` over planned batches, halving a batch on out-of-memory.
+
+    After an out-of-memory error on a batch of n inputs, that batch and every later one run
+    in pieces of at most n // 2 inputs.
+
+    Returns:
+        The number of out-of-memory retries.
+
+    Raises:
+        OutOfMemory: A single input does not fit.
+
+    """
+    retries, cap = 0, None
+    for planned in batches:
+        queue = [list(planned)]
+        while queue:
+            batch = queue.pop(0)
+            if cap is not None and len(batch) > cap:
+                queue[:0] = [batch[i : i + cap] for i in range(0, len(batch), cap)]
+                continue
+            try:
+                results = forward(batch)
+            except Exception as exc:  # noqa: BLE001 - only OOM is handled, the rest re-raised
+                if not is_oom(exc):
+                    raise
+                on_oom()
+                retries += 1
+                if len(batch) == 1:
+                    raise OutOfMemory(
+                        f"out of memory on a single input of {lengths[batch[0]]} tokens; "
+                        "lower --max-length or use a larger device"
+                    ) from exc
+                cap = max(1, len(batch) // 2)
+                print(f"out of memory on a batch of {len(batch)}; retrying with {cap}",
+                      file=sys.stderr)
+                queue.insert(0, batch)
+                continue
+            emit(batch, results)
+            progress(len(batch))
+    return retries
+
+
 def run_batches(
     order: Sequence[int],
     lengths: Sequence[int],
@@ -306,7 +382,7 @@ def run_batches(
     on_oom: Callable[[], None] = lambda: None,
     progress: Callable[[int], None] = lambda n: None,
 ) -> int:
-    """Run ``forward`` over ``order`` in batches, halving the batch on out-of-memory.
+    """:func:`plan_batches` then :func:`run_planned`.
 
     Args:
         order: Input indices, longest first.
@@ -326,47 +402,23 @@ def run_batches(
         OutOfMemory: A single input does not fit.
 
     """
-    retries, pos = 0, 0
-    while pos < len(order):
-        if batch_size is not None:
-            rows = batch_size
-        else:
-            rows = plan_rows(lengths[order[pos]], token_budget, max_rows)
-        batch = list(order[pos : pos + rows])
-        try:
-            results = forward(batch)
-        except Exception as exc:  # noqa: BLE001 - only OOM is handled, the rest re-raised
-            if not is_oom(exc):
-                raise
-            on_oom()
-            retries += 1
-            if len(batch) == 1:
-                raise OutOfMemory(
-                    f"out of memory on a single input of {lengths[batch[0]]} tokens; "
-                    "lower --max-length or use a larger device"
-                ) from exc
-            half = max(1, len(batch) // 2)
-            if batch_size is not None:
-                batch_size = half
-            else:
-                token_budget = max(1, half * max(1, lengths[order[pos]]))
-                max_rows = min(max_rows, half)
-            print(f"out of memory on a batch of {len(batch)}; retrying with {half}",
-                  file=sys.stderr)
-            continue
-        emit(batch, results)
-        progress(len(batch))
-        pos += len(batch)
-    return retries
+    batches = plan_batches(order, lengths, batch_size=batch_size, token_budget=token_budget,
+                           max_rows=max_rows)
+    return run_planned(batches, lengths, forward, emit, on_oom=on_oom, progress=progress)
 
 
 class ShardStore:
-    """Finished results on disk: ``<out>.parts/shard-<rank>-<n>.jsonl``, written atomically."""
+    """Finished results on disk: ``<out>.parts/shard-<rank>-<n>.jsonl``, written atomically.
+
+    A parts folder whose ``run.json`` names other settings is refused when it holds results;
+    one that holds none (left by a run refused before its first batch) is taken over.
+    """
 
     def __init__(self, parts: Path, fingerprint: dict, rank: int = 0, *, create: bool = True):
         self.parts, self.rank = parts, rank
         run_file = parts / RUN_FILE
-        if run_file.is_file():
+        has_results = parts.is_dir() and any(parts.glob("shard-*.jsonl"))
+        if run_file.is_file() and has_results:
             old = json.loads(run_file.read_text(encoding="utf-8"))
             if old != fingerprint:
                 raise ConfigError(
@@ -399,18 +451,30 @@ class ShardStore:
         self._next += 1
         self._buffer = []
 
+    def remove_own(self) -> None:
+        """Delete this rank's shard files (after the output is written)."""
+        for shard in self.parts.glob(f"shard-{self.rank}-*.jsonl"):
+            shard.unlink(missing_ok=True)
 
-def _fingerprint(model_name: str, loaded: LoadedModel, options: RunnerOptions) -> dict:
-    config = getattr(loaded.model, "config", None)
+
+def _config_of(model):
+    config = getattr(model, "config", None)
+    if config is None and hasattr(model, "model"):
+        config = getattr(model.model, "config", None)
+    return config
+
+
+def _fingerprint(model_name: str, model, options: RunnerOptions) -> dict:
+    config = _config_of(model)
     config_text = config.to_json_string() if config is not None else ""
     return {
         "model": str(model_name),
         "config_sha1": hashlib.sha1(config_text.encode("utf-8")).hexdigest(),
-        "seq2seq": loaded.is_seq2seq,
-        "causal": getattr(loaded, "is_causal", False),
-        "max_length": max_length_of(loaded, options),
+        "seq2seq": model.is_seq2seq,
+        "causal": getattr(model, "is_causal", False),
+        "max_length": max_length_of(model, options),
         "wic_format": options.wic_format,
-        "max_new_tokens": options.max_new_tokens if loaded.is_seq2seq else None,
+        "max_new_tokens": options.max_new_tokens if model.is_seq2seq else None,
     }
 
 
@@ -418,31 +482,38 @@ def _fingerprint(model_name: str, loaded: LoadedModel, options: RunnerOptions) -
 DEFAULT_MAX_LENGTH = 512
 
 
-def max_length_of(loaded: LoadedModel, options: RunnerOptions) -> int:
+def max_length_of(model, options: RunnerOptions) -> int:
     """The truncation length: ``--max-length``, else 512, else a causal LM's context length.
 
     A causal LM's length is read as lm-eval reads it: ``n_positions``,
-    ``max_position_embeddings`` or ``n_ctx`` of the config, else the tokenizer's
-    ``model_max_length`` when set, else 2048.
+    ``max_position_embeddings`` or ``n_ctx`` of the config (of its ``text_config`` for a
+    multimodal checkpoint), else the tokenizer's ``model_max_length`` when set, else 2048.
     """
     if options.max_length is not None:
         return options.max_length
-    if not getattr(loaded, "is_causal", False):
+    if not getattr(model, "is_causal", False):
         return DEFAULT_MAX_LENGTH
-    config = getattr(loaded.model, "config", None)
-    for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
-        value = getattr(config, attr, None)
-        if isinstance(value, int) and value > 0:
-            return value
-    limit = getattr(loaded.tokenizer, "model_max_length", None)
+    config = _config_of(model)
+    for cfg in (config, getattr(config, "text_config", None)):
+        for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
+            value = getattr(cfg, attr, None)
+            if isinstance(value, int) and value > 0:
+                return value
+    limit = getattr(model.tokenizer, "model_max_length", None)
     if isinstance(limit, int) and 0 < limit < 1_000_000_000:
         return limit
     return 2048
 
 
-def _tokenize(tokenizer, unique: Sequence[tuple[str, str | None]], max_length: int) -> list[dict]:
-    """Token ids of every input (no padding), singles and pairs tokenised in two calls."""
+def _tokenize(tokenizer, unique: Sequence[tuple[str, str | None]], max_length: int
+              ) -> tuple[list[dict], set[int]]:
+    """Token ids of every input (no padding), and the inputs truncation cut.
+
+    Singles and pairs are tokenised in two calls; an input is cut when it is ``max_length``
+    tokens long after truncation and longer without it.
+    """
     encoded: list[dict | None] = [None] * len(unique)
+    cut: set[int] = set()
     for has_pair in (False, True):
         idx = [i for i, (_, p) in enumerate(unique) if (p is not None) == has_pair]
         if not idx:
@@ -453,7 +524,13 @@ def _tokenize(tokenizer, unique: Sequence[tuple[str, str | None]], max_length: i
         keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
         for j, i in enumerate(idx):
             encoded[i] = {k: enc[k][j] for k in keys}
-    return encoded  # type: ignore[return-value]
+        full = [j for j, i in enumerate(idx) if len(enc["input_ids"][j]) >= max_length]
+        if full:
+            whole = tokenizer([texts[j] for j in full],
+                              [pairs[j] for j in full] if pairs is not None else None)
+            cut.update(idx[j] for j, ids in zip(full, whole["input_ids"], strict=True)
+                       if len(ids) > max_length)
+    return encoded, cut  # type: ignore[return-value]
 
 
 def make_forward(loaded: LoadedModel, encoded: Sequence[dict], options: RunnerOptions):
@@ -499,13 +576,119 @@ def make_forward(loaded: LoadedModel, encoded: Sequence[dict], options: RunnerOp
     return forward
 
 
-def _distributed_state():
-    """Accelerate's ``PartialState`` when launched with several processes, else None."""
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
-        return None
-    from accelerate import PartialState
+@dataclass
+class Prepared:
+    """Everything a run needs before the model's weights load (:func:`prepare`).
 
-    return PartialState()
+    Attributes:
+        collected: The suites' rows and their distinct inputs.
+        keys: Stable key of each distinct input (resume files).
+        encoded: Token ids of each distinct input.
+        lengths: Token length of each distinct input.
+        mappings: Task -> label mapping (classifiers).
+        fingerprint: Settings the resume files must share.
+        settings: Settings a part file records (fingerprint, output options, suite hashes).
+        seq2seq: Whether answers are generated text.
+        causal: Whether the model is a causal LM.
+        truncated: Distinct inputs that truncation cut.
+
+    """
+
+    collected: CollectedInputs
+    keys: list[str]
+    encoded: list
+    lengths: list[int]
+    mappings: dict
+    fingerprint: dict
+    settings: dict
+    seq2seq: bool
+    causal: bool
+    truncated: set[int]
+
+    @property
+    def truncated_rows(self) -> int:
+        """Suite rows whose input was cut."""
+        return sum(1 for s in self.collected.suites for i in s.inputs if i in self.truncated)
+
+    def order(self) -> list[int]:
+        """Distinct inputs, longest first (ties by first appearance)."""
+        return sorted(range(len(self.keys)), key=lambda i: (-self.lengths[i], i))
+
+
+def prepare(
+    model,
+    model_name: str,
+    data_dir: str | os.PathLike,
+    suites: Sequence[str],
+    options: RunnerOptions | None = None,
+) -> Prepared:
+    """Read the suites, build, deduplicate and tokenise the inputs, resolve the labels.
+
+    Needs only the config and tokenizer (``bench.modeling.ModelInfo``, or a loaded model),
+    so every error about suites, prompts, few-shot pools, lengths or labels comes before the
+    weights load.
+
+    Raises:
+        DataError: A suite is not in the folder or its file is missing.
+        ConfigError: Labels that cannot be mapped, a few-shot pool too small, a verbaliser
+            longer than ``--max-length``.
+
+    """
+    options = options or RunnerOptions()
+    causal = getattr(model, "is_causal", False)
+    if causal:
+        collected = collect_causal_inputs(data_dir, suites, options, model.tokenizer)
+    else:
+        collected = collect_inputs(
+            data_dir, suites, seq2seq=model.is_seq2seq, wic_format=options.wic_format
+        )
+    mappings = {}
+    if not model.is_seq2seq and not causal:
+        for suite in collected.suites:
+            if suite.task not in mappings:
+                mappings[suite.task] = resolve_label_mapping(
+                    model.id2label, suite.task_spec, options.label_map
+                )
+    keys = [input_key(t, p) for t, p in collected.unique]
+    max_length = max_length_of(model, options)
+    if causal:
+        from bench.causal import encode, split_key
+
+        encoded = encode(model.tokenizer, [split_key(*u) for u in collected.unique], max_length)
+        lengths = [e.length for e in encoded]
+        truncated = {i for i, e in enumerate(encoded) if e.truncated}
+    else:
+        encoded, truncated = _tokenize(model.tokenizer, collected.unique, max_length)
+        lengths = [len(e["input_ids"]) for e in encoded]
+    fingerprint = _fingerprint(model_name, model, options)
+    from bench.manifest import read_manifest
+
+    manifest = read_manifest(data_dir)
+    settings = {
+        **fingerprint,
+        "label_map": {t: {k: list(v) for k, v in m.items()}
+                      for t, m in sorted(options.label_map.items())},
+        "length_norm": options.length_norm, "chat": options.chat,
+        "num_fewshot": options.num_fewshot, "fewshot_seed": options.seed,
+        "batch_size": options.batch_size,
+        "suites": [[s.suite, manifest[s.suite].get("sha256"), len(s.ids)]
+                   for s in collected.suites],
+    }
+    return Prepared(collected, keys, encoded, lengths, mappings, fingerprint, settings,
+                    model.is_seq2seq, causal, truncated)
+
+
+def truncation_warning(prepared: Prepared, max_length: int) -> str | None:
+    """One line on how many rows truncation cut, or None when none were."""
+    if not prepared.truncated:
+        return None
+    how = "contexts cut from the left" if prepared.causal else "inputs truncated"
+    return (
+        f"warning: --max-length {max_length}: {prepared.truncated_rows} of "
+        f"{prepared.collected.rows} rows ({len(prepared.truncated)} of {len(prepared.keys)} "
+        f"distinct inputs) are longer and were cut ({how}); raise --max-length to keep them "
+        "whole"
+    )
 
 
 def predict(
@@ -517,17 +700,23 @@ def predict(
     options: RunnerOptions | None = None,
     *,
     forward_factory=make_forward,
+    shard: Shard | None = None,
+    procs: Processes | None = None,
 ) -> RunStats:
     """Predict every row of ``suites`` and write the prediction file ``out``.
+
+    :func:`prepare` then :func:`execute`.
 
     Args:
         loaded: The model (``bench.modeling.load_classifier``).
         model_name: Its name or path (recorded in the resume fingerprint).
         data_dir: Built suite folder.
         suites: Suite names to predict.
-        out: Prediction file (JSONL).
+        out: Prediction file (JSONL), or the part file with ``shard``.
         options: Runner settings.
         forward_factory: Builds the batch function (tests swap in fakes).
+        shard: Run only part ``shard`` of the batches and write a part file.
+        procs: The launched processes this one belongs to (``bench.distributed``).
 
     Returns:
         Counts and timing of the run.
@@ -539,51 +728,59 @@ def predict(
     """
     options = options or RunnerOptions()
     start = time.perf_counter()
-    causal = getattr(loaded, "is_causal", False)
-    if causal:
-        collected = collect_causal_inputs(data_dir, suites, options, loaded.tokenizer)
-    else:
-        collected = collect_inputs(
-            data_dir, suites, seq2seq=loaded.is_seq2seq, wic_format=options.wic_format
-        )
-    mappings = {}
-    if not loaded.is_seq2seq and not causal:
-        for suite in collected.suites:
-            if suite.task not in mappings:
-                mappings[suite.task] = resolve_label_mapping(
-                    loaded.id2label, suite.task_spec, options.label_map
-                )
-    keys = [input_key(t, p) for t, p in collected.unique]
+    prepared = prepare(loaded, model_name, data_dir, suites, options)
+    return execute(prepared, loaded, out, options, forward_factory=forward_factory,
+                   shard=shard, procs=procs, start=start)
+
+
+def execute(
+    prepared: Prepared,
+    loaded: LoadedModel,
+    out: str | os.PathLike,
+    options: RunnerOptions,
+    *,
+    forward_factory=make_forward,
+    shard: Shard | None = None,
+    procs: Processes | None = None,
+    start: float | None = None,
+) -> RunStats:
+    """Run the model over the prepared inputs and write ``out`` (see :func:`predict`).
+
+    The batches are planned over every distinct input; shard ``i/N`` takes batches
+    ``i, i+N, ...`` and launched process ``r`` of ``W`` every ``W``-th of those. A batch
+    whose inputs are all in the resume files is skipped; any other is computed whole, so a
+    batch's inputs always share one forward pass and the output does not depend on how the
+    run was split or resumed.
+    """
+    from bench import distributed
+
+    start = time.perf_counter() if start is None else start
+    keys, lengths = prepared.keys, prepared.lengths
+    device_type = loaded.device.type if hasattr(loaded, "device") else "cpu"
+    batches = plan_batches(
+        prepared.order(), lengths, batch_size=options.batch_size,
+        token_budget=AUTO_TOKENS.get(device_type, AUTO_TOKENS["cpu"]),
+        max_rows=AUTO_MAX_ROWS.get(device_type, AUTO_MAX_ROWS["cpu"]),
+    )
+    shard = shard or Shard()
+    share = batches[shard.index::shard.count]
+    mine = share[procs.rank::procs.world] if procs else share
     out = Path(out)
     parts = out.with_name(out.name + PARTS_SUFFIX)
-    state = _distributed_state()
-    rank = state.process_index if state else 0
-    world = state.num_processes if state else 1
-    store = ShardStore(parts, _fingerprint(model_name, loaded, options), rank)
-    if state is not None:  # every rank must see the same finished set before splitting work
-        state.wait_for_everyone()
-    resumed = sum(1 for k in keys if k in store.done)
-    todo = [i for i, k in enumerate(keys) if k not in store.done]
-    if causal:
-        from bench.causal import encode, split_key
-
-        encoded = encode(loaded.tokenizer, [split_key(*collected.unique[i]) for i in todo],
-                         max_length_of(loaded, options))
-        local = {i: e for i, e in zip(todo, encoded, strict=True)}
-        lengths = {i: e.length for i, e in local.items()}
-    else:
-        encoded = _tokenize(loaded.tokenizer, [collected.unique[i] for i in todo],
-                            max_length_of(loaded, options))
-        local = {i: e for i, e in zip(todo, encoded, strict=True)}
-        lengths = {i: len(e["input_ids"]) for i, e in local.items()}
-    order = sorted(todo, key=lambda i: (-lengths[i], i))[rank::world]
-    forward = forward_factory(loaded, local, options)
-    device_type = loaded.device.type if hasattr(loaded, "device") else "cpu"
+    rank = procs.rank if procs else 0
+    store = ShardStore(parts, prepared.fingerprint, rank)
+    done_keys = set(store.done)
+    if procs is not None:  # ranks on other disks may hold other finished results
+        done_keys = set().union(*distributed.all_gather(done_keys))
+    todo = [b for b in mine if not all(keys[i] in done_keys for i in b)]
+    computed = sum(len(b) for b in todo)
+    resumed = sum(len(b) for b in mine) - computed
+    forward = forward_factory(loaded, prepared.encoded, options)
     uses = [0] * len(keys)  # suite rows per distinct input: the bar counts rows
-    for suite_inputs in collected.suites:
+    for suite_inputs in prepared.collected.suites:
         for i in suite_inputs.inputs:
             uses[i] += 1
-    bar = _progress_bar(sum(uses[i] for i in order), options.progress and rank == 0)
+    bar = _progress_bar(sum(uses[i] for b in todo for i in b), options.progress and rank == 0)
     pending = [0]
 
     def emit(batch: list[int], results: list) -> None:
@@ -602,27 +799,57 @@ def predict(
             torch.cuda.empty_cache()
 
     try:
-        retries = run_batches(
-            order, lengths, forward, emit,
-            batch_size=options.batch_size,
-            token_budget=AUTO_TOKENS.get(device_type, AUTO_TOKENS["cpu"]),
-            max_rows=AUTO_MAX_ROWS.get(device_type, AUTO_MAX_ROWS["cpu"]),
-            on_oom=on_oom,
-        )
+        retries = run_planned(todo, lengths, forward, emit, on_oom=on_oom)
     finally:
         store.flush()  # keep what is done for a restart, also on errors and Ctrl-C
         bar.close()
-    if state is not None:
-        state.wait_for_everyone()
-        if not state.is_main_process:
-            return RunStats(collected.rows, len(keys), resumed, len(order),
-                            time.perf_counter() - start, retries)
-        store = ShardStore(parts, _fingerprint(model_name, loaded, options), create=False)
-    write_predictions(out, collected, keys, store.done, mappings, loaded.is_seq2seq, options,
-                      causal=causal)
-    shutil.rmtree(parts)
-    return RunStats(collected.rows, len(keys), resumed, len(order),
+    done = store.done
+    if procs is not None:
+        gathered = distributed.gather(done)
+        if procs.is_main:
+            done = {}
+            for part in gathered:
+                done.update(part)
+    if procs is None or procs.is_main:
+        if shard.count > 1:
+            wanted = {i for b in share for i in b}
+            write_part(out, prepared, done, options, shard, wanted, device_type)
+        else:
+            write_predictions(out, prepared.collected, keys, done, prepared.mappings,
+                              prepared.seq2seq, options, causal=prepared.causal)
+    if procs is not None:
+        distributed.barrier()  # the output is written: every rank drops its resume files
+        store.remove_own()
+        distributed.barrier()
+    shutil.rmtree(parts, ignore_errors=procs is not None)
+    return RunStats(prepared.collected.rows, len(keys), resumed, computed,
                     time.perf_counter() - start, retries)
+
+
+def _records(collected: CollectedInputs, keys: Sequence[str], done: dict[str, object],
+             mappings: dict, seq2seq: bool, options: RunnerOptions, causal: bool,
+             wanted: set[int] | None = None):
+    """``(row position, record)`` of every row (or of the rows whose input is ``wanted``)."""
+    from bench.causal import choice_probs
+
+    pos = -1
+    for suite in collected.suites:
+        for row_id, i in zip(suite.ids, suite.inputs, strict=True):
+            pos += 1
+            if wanted is not None and i not in wanted:
+                continue
+            value = done[keys[i]]
+            if seq2seq:
+                yield pos, {"id": row_id, "label": match_generated(value, suite.task_spec,
+                                                                     options.label_map)}
+                continue
+            if causal:
+                lls, ntokens = value
+                probs = choice_probs(lls, ntokens, suite.choices, options.length_norm)
+            else:
+                probs = map_probs(value, mappings[suite.task])
+            label = max(range(len(probs)), key=probs.__getitem__)
+            yield pos, {"id": row_id, "label": label, "probs": [round(p, 6) for p in probs]}
 
 
 def write_predictions(
@@ -637,28 +864,136 @@ def write_predictions(
     causal: bool = False,
 ) -> None:
     """Write one JSONL record per suite row (``id``, ``label``, ``probs``), atomically."""
-    from bench.causal import choice_probs
-
     missing = sum(1 for k in keys if k not in done)
     if missing:
         raise BenchError(f"{missing} inputs have no result; rerun to resume")
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-        for suite in collected.suites:
-            for row_id, i in zip(suite.ids, suite.inputs, strict=True):
-                value = done[keys[i]]
-                if seq2seq:
-                    record = {"id": row_id, "label": match_generated(value, suite.task_spec,
-                                                                       options.label_map)}
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    continue
-                if causal:
-                    lls, ntokens = value
-                    probs = choice_probs(lls, ntokens, suite.choices, options.length_norm)
-                else:
-                    probs = map_probs(value, mappings[suite.task])
-                label = max(range(len(probs)), key=probs.__getitem__)
-                record = {"id": row_id, "label": label, "probs": [round(p, 6) for p in probs]}
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        for _, record in _records(collected, keys, done, mappings, seq2seq, options, causal):
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+#: First-line marker and version of a part file (``--shard``).
+PART_FORMAT = "consistency-bench-part"
+PART_VERSION = 1
+
+
+def write_part(out: Path, prepared: Prepared, done: dict[str, object], options: RunnerOptions,
+               shard: Shard, wanted: set[int], device_type: str = "cpu") -> None:
+    """Write the part file of ``shard``: a header line, then ``[row position, record]`` lines.
+
+    The header carries the shard, the total row count and the run's settings (model, config
+    hash, options, suites with their sha256, and the device type, which sets the automatic
+    batch plan), which :func:`merge_parts` compares.
+    """
+    keys = prepared.keys
+    missing = sum(1 for i in wanted if keys[i] not in done)
+    if missing:
+        raise BenchError(f"{missing} inputs have no result; rerun to resume")
+    header = {"format": PART_FORMAT, "version": PART_VERSION, "shard": [shard.index, shard.count],
+              "rows": prepared.collected.rows,
+              "run": {**prepared.settings, "batch_plan_device": device_type}}
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")
+        for pos, record in _records(prepared.collected, keys, done, prepared.mappings,
+                                    prepared.seq2seq, options, prepared.causal, wanted):
+            handle.write(json.dumps([pos, record], ensure_ascii=False) + "\n")
+
+
+def _read_part(path: Path) -> tuple[dict, list[tuple[int, dict]]]:
+    """Header and ``(position, record)`` rows of a part file, checked for order."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not a part file (not UTF-8: {exc})") from None
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != PART_FORMAT:
+        raise DataError(f"{path}:1: not a part file of `predict --shard` (no {PART_FORMAT} "
+                        "header); pass the files written with --shard i/N")
+    if header.get("version") != PART_VERSION:
+        raise DataError(f"{path}:1: part format version {header.get('version')!r}; this "
+                        f"version reads {PART_VERSION}")
+    rows, last = [], -1
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            pos, record = json.loads(line)
+        except (json.JSONDecodeError, TypeError, ValueError):
+            raise DataError(f"{path}:{number}: expected [row position, record], got "
+                            f"{line[:80]!r}") from None
+        if not isinstance(pos, int) or not 0 <= pos < header["rows"] or pos <= last:
+            raise DataError(f"{path}:{number}: row position {pos!r} after {last}: a part lists "
+                            f"its rows in increasing order below {header['rows']}; the file "
+                            "was edited or cut")
+        rows.append((pos, record))
+        last = pos
+    return header, rows
+
+
+def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> int:
+    """Join the part files of ``predict --shard i/N`` into one prediction file.
+
+    Checks that the parts are parts ``0 .. N-1`` of one run, each given once, with the same
+    settings and suites (sha256), and that together they hold every row exactly once; writes
+    the rows in the order of a single-process run (the file is byte-identical to it).
+
+    Returns:
+        The number of rows written.
+
+    Raises:
+        DataError: A file that is not a part, a missing or repeated part, parts of different
+            runs, a row missing or in two parts (names the files and what differs).
+
+    """
+    parsed = [(Path(p), *_read_part(Path(p))) for p in paths]
+    if not parsed:
+        raise ConfigError("merge-predictions: no part files given")
+    first_path, first, _ = parsed[0]
+    count = first["shard"][1]
+    by_index: dict[int, Path] = {}
+    for path, header, _ in parsed:
+        index, n = header["shard"]
+        if n != count:
+            raise DataError(f"{path}: part {index}/{n}, but {first_path} is part of {count}")
+        if index in by_index:
+            raise DataError(f"part {index}/{count} given twice: {by_index[index]} and {path}")
+        by_index[index] = path
+        for field_name in ("rows", "run"):
+            if header[field_name] != first[field_name]:
+                diff = _first_difference(first[field_name], header[field_name])
+                raise DataError(f"{path}: not a part of the same run as {first_path} "
+                                f"({field_name}: {diff})")
+    missing = [f"{i}/{count}" for i in range(count) if i not in by_index]
+    if missing:
+        raise DataError(f"missing part(s) {', '.join(missing)} (given: "
+                        f"{', '.join(f'{i}/{count}' for i in sorted(by_index))})")
+    owner: dict[int, Path] = {}
+    records: list[tuple[int, dict]] = []
+    for path, _, rows in parsed:
+        for pos, record in rows:
+            if pos in owner:
+                raise DataError(f"row {pos} is in {owner[pos]} and in {path}: the parts were "
+                                "not made with the same batch plan")
+            owner[pos] = path
+            records.append((pos, record))
+    if len(owner) != first["rows"]:
+        gap = next(i for i in range(first["rows"]) if i not in owner)
+        raise DataError(f"the parts hold {len(owner)} of {first['rows']} rows (row {gap} is "
+                        "in none): a part was cut or made with another batch plan")
+    records.sort(key=lambda r: r[0])
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        for _, record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return len(records)
+
+
+def _first_difference(a, b) -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                return f"{key} {a.get(key)!r} vs {b.get(key)!r}"
+    return f"{a!r} vs {b!r}"
 
 
 class _NoBar:

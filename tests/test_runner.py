@@ -145,9 +145,8 @@ def test_resume_after_interruption_skips_done_inputs(folder, bert, tmp_path):
     assert not parts.exists()
     fresh = tmp_path / "fresh.jsonl"
     predict(loaded, str(bert), folder, SUITES, fresh, options)
-    for a, b in zip(read_jsonl(out), read_jsonl(fresh), strict=True):
-        assert a["id"] == b["id"] and a["label"] == b["label"]
-        assert a["probs"] == pytest.approx(b["probs"], abs=1e-5)
+    # the batch plan does not depend on what was done: the same batches, the same bytes
+    assert out.read_bytes() == fresh.read_bytes()
 
 
 def test_resume_refuses_parts_of_another_run(folder, bert, tmp_path):
@@ -156,8 +155,20 @@ def test_resume_refuses_parts_of_another_run(folder, bert, tmp_path):
     parts = out.with_name(out.name + ".parts")
     parts.mkdir()
     (parts / "run.json").write_text(json.dumps({"model": "other"}))
+    (parts / "shard-0-000000.jsonl").write_text('{"k": "x", "v": [0.5, 0.5]}\n')
     with pytest.raises(ConfigError, match="different run"):
         predict(loaded, str(bert), folder, ["rte_semantic"], out, opts())
+
+
+def test_stale_parts_without_results_do_not_block_the_rerun(folder, bert, tmp_path):
+    """A run refused before its first batch left run.json only: the corrected run goes on."""
+    loaded = load_classifier(bert, device="cpu")
+    out = tmp_path / "pred.jsonl"
+    parts = out.with_name(out.name + ".parts")
+    parts.mkdir()
+    (parts / "run.json").write_text(json.dumps({"model": "other", "max_length": 1}))
+    predict(loaded, str(bert), folder, ["rte_semantic"], out, opts())
+    assert out.is_file() and not parts.exists()
 
 
 def test_unmatched_labels_error_names_them(folder, bert, tmp_path):

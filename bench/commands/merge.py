@@ -1,0 +1,30 @@
+"""``consistency-bench merge-predictions``: join the part files of ``predict --shard i/N``."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register the ``merge-predictions`` command."""
+    parser = subparsers.add_parser(
+        "merge-predictions",
+        help="join the part files of predict --shard i/N into one prediction file",
+        description="Check that the part files are parts 0..N-1 of one run (each once, the "
+        "same model, options and suites' sha256, every row exactly once) and write the "
+        "prediction file, byte-identical to a single-process run (docs/runner.md).",
+    )
+    parser.add_argument("parts", nargs="+", metavar="PART", help="part files, in any order")
+    parser.add_argument("--out", required=True, metavar="PREDICTIONS", help="JSONL to write")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Merge and print a summary line."""
+    from bench.atomic import check_output_file
+    from bench.runner import merge_parts
+
+    check_output_file(args.out, inputs=tuple(args.parts))
+    rows = merge_parts(args.parts, args.out)
+    print(f"wrote {rows} rows from {len(args.parts)} parts to {args.out}")
+    return 0
