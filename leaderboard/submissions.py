@@ -270,12 +270,13 @@ def _stage(root: Path) -> Path:
     return stage
 
 
-def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> None:
+def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping,
+                 target: Path) -> None:
     try:
         _write_files(stage, jsonl, meta, results)
-    except OSError as exc:  # a full disk names no file: name the entry being staged
+    except OSError as exc:  # a full disk names no file: name the entry
         raise OSError(exc.errno, f"cannot write the entry ({exc.strerror or exc}); nothing "
-                      "was stored", str(exc.filename or stage)) from None
+                      "was stored", str(target)) from None
 
 
 def _write_files(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> None:
@@ -354,7 +355,7 @@ def submit(
     root.mkdir(parents=True, exist_ok=True)
     stage = _stage(root)
     try:
-        _write_entry(stage, jsonl, meta, results)
+        _write_entry(stage, jsonl, meta, results, target)
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
         with lock(root):
             if pause:
@@ -578,6 +579,7 @@ def site_entries(record: Mapping | None, site: Path, root: Path) -> dict[str, Pa
             "this check existed, or not by `consistency-bench leaderboard`); render it again "
             "with `consistency-bench leaderboard --submissions DIR --out SITE`"
         )
+    recover(root, _default_warn)
     found = {d.name: d for d in entry_dirs(root)}
     problems = []
     for name, files in sorted(record["entries"].items()):
