@@ -15,6 +15,7 @@ the next run can sweep those whose owner died (:func:`sweep_stale`).
 from __future__ import annotations
 
 import errno
+import fnmatch
 import json
 import os
 import re
@@ -240,6 +241,7 @@ def atomic_dir(
     *,
     owner: str | None = None,
     record: dict | None = None,
+    legacy: tuple[str, ...] = (),
 ) -> Iterator[Path]:
     """Yield a temporary directory; on success it replaces ``target``.
 
@@ -247,7 +249,9 @@ def atomic_dir(
     itself). With ``owner`` (the command's name) only the files the previous run recorded in
     :data:`OWNED` are replaced: every other file of the old folder is carried over into the
     new one (hard links), and the new :data:`OWNED` lists the files written now, plus
-    ``record``.
+    ``record``. A folder written before that record existed has none: there the files
+    matching a ``legacy`` pattern (``fnmatch``, e.g. ``submissions/*/meta.yaml``) count as the
+    command's own.
 
     Stale staging folders of dead runs are swept first (:func:`sweep_stale`). An ``OSError``
     that names no file (a full disk during a write) is reported naming ``target``.
@@ -277,7 +281,9 @@ def atomic_dir(
                 written = _files_under(tmp)
                 if target.is_dir():
                     previous = read_owned(target)
-                    owned = set(previous["files"]) if previous else set()
+                    owned = (set(previous["files"]) if previous else
+                             {f for f in _files_under(target)
+                              if any(fnmatch.fnmatchcase(f, p) for p in legacy)})
                     _carry_foreign(target, tmp, owned)
                 body = {"command": owner, "files": written, **(record or {})}
                 (tmp / OWNED).write_text(json.dumps(body, indent=1, sort_keys=True) + "\n",

@@ -125,7 +125,8 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     group = {"group": GROUP, "task": [task_name(s) for s in chosen],
              "metadata": {"version": 1.0}}
     texts[f"{GROUP}.yaml"] = yaml.safe_dump(group, sort_keys=False)
-    with atomic_dir(out, owner="export-lm-eval") as tmp:  # the user's own files are kept
+    with atomic_dir(out, owner="export-lm-eval",  # the user's own files are kept
+                    legacy=(f"{GROUP}*.yaml",)) as tmp:
         for name, text in texts.items():
             (tmp / name).write_text(text, encoding="utf-8")
     return [out / name for name in texts]

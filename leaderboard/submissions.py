@@ -551,7 +551,7 @@ def site_record(root: str | os.PathLike, subs: list[Submission]) -> dict:
     so a site is never published beside entries of another ``--submissions``.
     """
     return {
-        "submissions": str(Path(root).resolve()),
+        "submissions": str(root),  # as given, so the record does not depend on the machine
         "entries": {s.slug: {name: _file_sha256(s.path / name) for name in (META, RESULTS)}
                     for s in subs},
     }

@@ -221,8 +221,16 @@ def test_leaderboard_keeps_files_it_did_not_write(work, capsys):
     site.mkdir()
     (site / "leaderboard.json").write_text("{}")  # an old site, before the owned record
     (site / "thesis.tex").write_text("my thesis")
+    (site / "submissions/gone").mkdir(parents=True)
+    (site / "submissions/gone/meta.yaml").write_text("model: gone\n")  # the old site's own
     assert _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")[0] == 0
     assert (site / "thesis.tex").read_text() == "my thesis"
+    assert not (site / "submissions/gone").exists()
+    bad.stored(work, ("beta",))
+    assert _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")[0] == 0
+    shutil.rmtree(work / "subs/beta")
+    assert _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")[0] == 0
+    assert sorted(p.name for p in (site / "submissions").iterdir()) == ["alpha"]
     (site / "CNAME").write_text("board.example.org\n")
     (site / ".nojekyll").write_text("")
     assert _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")[0] == 0

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.atomic import atomic_dir, check_output_dir
     from bench.errors import BenchError
     from leaderboard.ranking import Entry, rank
-    from leaderboard.render import JSON, render_all
+    from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
     from leaderboard.stored import verify
     from leaderboard.submissions import load_all, site_record
 
@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         subs = kept
     lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
     record = site_record(args.submissions, subs)
-    with atomic_dir(out, owner="leaderboard", record=record) as tmp:  # no page without its PNG
+    legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
+    with atomic_dir(out, owner="leaderboard", record=record, legacy=legacy) as tmp:
         written = render_all(lb, tmp, args.submissions)
     print(f"{len(subs)} entries, {len(lb.suites)} suites; wrote {len(written)} files to {out}")
     return 0
