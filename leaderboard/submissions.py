@@ -662,8 +662,10 @@ def rescore(
         found = diff_results(sub.slug, sub.results, new)
         changes.extend(found)
         if found:
-            new["provenance"] = provenance("rescore", {"submissions": str(root),
-                                                       "data": str(data_dir)})
+            arguments = {"submissions": str(root), "data": str(data_dir)}
+            if (name := stored_name(sub.path)) is not None:
+                arguments["name"] = name  # keeps the entry's own name (`submit --replace`)
+            new["provenance"] = provenance("rescore", arguments)
             rewrites.append((sub, new, hashlib.sha256(stored).hexdigest()))
     if not dry_run:
         for sub, new, digest in rewrites:

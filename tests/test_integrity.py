@@ -132,9 +132,12 @@ def test_bad_ranked_score_is_refused_without_data(work, capsys, value):
     _edit(work / "subs/alpha/results.json", "rte_semantic", consistent_accuracy_cc=value)
     code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")
     assert code == 0, err
-    assert "alpha/results.json: suite 'rte_semantic' field 'consistent_accuracy_cc'" in err
-    assert "entry skipped" in err
+    field = "alpha/results.json: suite 'rte_semantic' field 'consistent_accuracy_cc'"
+    assert field in err and "entry skipped" in err
     assert _board(work / "site") == ["beta"]
+    code, err = _run(capsys, "publish-results", "--entry", "alpha", "--model", "org/m",
+                     "--dataset", "org/d", "--submissions", "subs", "--dry-run")
+    assert code == 2 and field in err  # nor is it sent to a model repo
 
 
 def test_hand_edited_score_is_refused_with_data(work, capsys):
@@ -323,6 +326,11 @@ def test_slugs_keep_information_and_refuse_a_collision(work, capsys):
                      *D, "--submissions", "subs", "--replace")
     assert code == 2 and "which is the entry 'My Model'" in err
     assert bad.snapshot(work / "subs") == before
+    _edit(work / "subs/my-model/results.json", "rte_semantic", version="0.0.1")
+    assert _run(capsys, "rescore", *D, "--submissions", "subs")[0] == 0  # rewrites it ...
+    code, err = _run(capsys, "submit", "p.jsonl", "--name", "my model", "--meta", "meta.yaml",
+                     *D, "--submissions", "subs", "--replace")
+    assert code == 2 and "which is the entry 'My Model'" in err  # ... keeping its name
 
 
 @pytest.mark.parametrize("command", ["leaderboard", "rescore"])

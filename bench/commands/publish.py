@@ -91,6 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _read_results(submissions: str, entry: str) -> dict:
     """``submissions/entry/results.json``, with one-line errors."""
     from bench.errors import ConfigError
+    from leaderboard.stored import check_values
     from leaderboard.submissions import recover
 
     if not entry or Path(entry).name != entry or entry.startswith("."):
@@ -111,6 +112,8 @@ def _read_results(submissions: str, entry: str) -> dict:
         raise ConfigError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(results, dict):
         raise ConfigError(f"{path}: expected a JSON object")
+    if isinstance(results.get("suites"), dict):  # never publish a NaN or hand-edited score
+        check_values(results, str(path))
     return results
 
 
