@@ -77,7 +77,8 @@ def scored(**suites) -> dict:
                  "main_score": 0.1, "higher_is_better": False, "n": 10,
                  "content_hash": hashlib.sha256(PARQUET.get(name, b"")).hexdigest()}
         if cc != "absent":
-            entry.update(consistent_accuracy=None if cc is None else 0.5,
+            ca = None if cc is None else 0.25 + cc * 0.75  # cc follows from ca and chance
+            entry.update(consistent_accuracy=ca,
                          consistent_accuracy_chance=0.25, consistent_accuracy_cc=cc)
         out[name] = entry
     return {"schema_version": 1, "harness_version": "0.1.0", "suites": out}
