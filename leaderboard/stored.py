@@ -50,7 +50,8 @@ def check_values(results: Mapping, where: str) -> None:
     """Refuse a stored value the ranking would misread; every suite, every field it reads.
 
     The ranked score must be a finite number that follows from the stored consistent accuracy
-    ``ca`` and chance level ``c``: ``cc = (ca - c) / (1 - c)`` (docs/metrics.md), so a
+    ``ca`` and chance level ``c``: ``cc = (ca - c) / (1 - c)``
+    (:func:`bench.metrics.consistent.chance_corrected`, the scorer's own function), so a
     hand-edited ``consistent_accuracy_cc`` is refused even without the suites.
 
     Args:
@@ -107,11 +108,13 @@ def _check_cc(where: str, suite: str, res: Mapping) -> None:
     field = "consistent_accuracy_cc"
     if not _number(cc) or not math.isfinite(cc) or cc > 1.0:
         raise _bad(where, suite, field, cc, "expected a finite number <= 1 or null")
+    from bench.metrics.consistent import chance_corrected  # the scorer's own formula
+
     ca, chance = res.get("consistent_accuracy"), res.get("consistent_accuracy_chance")
-    if ca is None or chance is None or chance >= 1.0:
+    expected = chance_corrected(ca, chance)
+    if expected is None:
         raise _bad(where, suite, field, cc, "a ranked score needs consistent_accuracy and "
                    "consistent_accuracy_chance < 1 beside it")
-    expected = (ca - chance) / (1.0 - chance)
     if not math.isclose(cc, expected, rel_tol=1e-6, abs_tol=1e-9):
         raise _bad(where, suite, field, cc, f"does not follow from consistent_accuracy {ca} and "
                    f"its chance level {chance} (expected {expected:.6g}); the file was changed "
