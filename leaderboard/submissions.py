@@ -240,25 +240,30 @@ def _roll_back(root: Path) -> list[str]:
     return restored
 
 
-def recover(root: Path, warn: Callable[[str], None]) -> None:
+def recover(root: Path, warn: Callable[[str], None], *, repair: bool = True) -> None:
     """Roll back an interrupted replace before reading ``root``; say so through ``warn``.
 
-    A reader that cannot take the lock or rename (a read-only folder) warns instead: the entry
-    then exists only as ``.<slug>.old`` and is not shown.
+    A reader that cannot take the lock or rename (a read-only folder), or is told not to
+    write (``repair`` false: ``rescore --dry-run``), warns instead: the entry then exists only
+    as ``.<slug>.old`` and is not shown.
     """
     stranded = [p for p in root.glob(".*.old") if p.is_dir() and not p.is_symlink()
                 and not os.path.lexists(root / p.name[1:-4])]
     if not stranded:
         return
-    try:
-        with lock(root):
-            for line in _roll_back(root):
-                warn(line)
-    except OSError as exc:
-        for old in stranded:
-            warn(f"{old}: entry {old.name[1:-4]!r} exists only as this folder (a `submit "
-                 f"--replace` was interrupted) and could not be restored ({exc.strerror}); "
-                 f"it is not shown. Rename it to {old.name[1:-4]} to restore it")
+    why = "not restored by a dry run"
+    if repair:
+        try:
+            with lock(root):
+                for line in _roll_back(root):
+                    warn(line)
+            return
+        except OSError as exc:
+            why = f"could not be restored ({exc.strerror})"
+    for old in stranded:
+        warn(f"{old}: entry {old.name[1:-4]!r} exists only as this folder (a `submit "
+             f"--replace` was interrupted) and {why}; it is not shown. Rename it to "
+             f"{old.name[1:-4]} to restore it")
 
 
 def _stage(root: Path) -> Path:
@@ -468,6 +473,7 @@ def load_all(
     *,
     check_values: bool = True,
     warn: Callable[[str], None] | None = None,
+    repair: bool = True,
 ) -> list[Submission]:
     """Every stored submission, sorted by slug (dot-folders are skipped).
 
@@ -482,6 +488,7 @@ def load_all(
         check_values: Check the stored values (:func:`leaderboard.stored.check_values`);
             ``rescore`` turns it off, since it recomputes them.
         warn: Receives the roll-back notes (default: stderr).
+        repair: Roll back an interrupted replace (else only warn about it).
 
     Raises:
         ConfigError: The folder is missing, or (without ``on_error``) an entry is unreadable.
@@ -492,7 +499,7 @@ def load_all(
         raise ConfigError(f"{root}: the submissions folder is a symbolic link; name it itself")
     if not root.is_dir():
         raise ConfigError(f"{root}: submissions folder not found")
-    recover(root, warn or on_error or _default_warn)
+    recover(root, warn or on_error or _default_warn, repair=repair)
     out = []
     for d in entry_dirs(root, on_error):
         try:
@@ -656,7 +663,7 @@ def rescore(
     scorer = scorer or score_file
     changes: list[Change] = []
     rewrites = []
-    for sub in load_all(root, check_values=False):
+    for sub in load_all(root, check_values=False, repair=not dry_run):
         stored = read_stored_predictions(sub)
         new = _score(sub.path / PREDICTIONS, data_dir, scorer, stored)
         found = diff_results(sub.slug, sub.results, new)

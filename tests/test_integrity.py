@@ -337,6 +337,9 @@ def test_slugs_keep_information_and_refuse_a_collision(work, capsys):
 def test_interrupted_replace_is_rolled_back_by_readers(work, capsys, command):
     bad.stored(work, ("alpha",))
     os.replace(work / "subs/alpha", work / "subs/.alpha.old")  # crash between the renames
+    code, err = _run(capsys, "rescore", *D, "--submissions", "subs", "--dry-run")
+    assert code == 0 and "'alpha' exists only as this folder" in err  # warned, not touched
+    assert not (work / "subs/alpha").exists()
     argv = (["leaderboard", "--submissions", "subs", "--out", "site"] if command == "leaderboard"
             else ["rescore", *D, "--submissions", "subs"])
     code, err = _run(capsys, *argv)
