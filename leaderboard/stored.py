@@ -111,6 +111,14 @@ def _check_cc(where: str, suite: str, res: Mapping) -> None:
     from bench.metrics.consistent import chance_corrected  # the scorer's own formula
 
     ca, chance = res.get("consistent_accuracy"), res.get("consistent_accuracy_chance")
+    metrics = res.get("metrics") or {}
+    if metrics.get("ranked_units") is not None:
+        # Another ranked statistic (the word-salad score of issue 18): not a function of ca;
+        # still a chance-corrected fraction, so within [-chance / (1 - chance), 1].
+        if chance is not None and chance < 1.0 and cc < -chance / (1.0 - chance) - 1e-9:
+            raise _bad(where, suite, field, cc, f"below the lowest chance-corrected value "
+                       f"{-chance / (1.0 - chance):.6g} for its chance level {chance}")
+        return
     expected = chance_corrected(ca, chance)
     if expected is None:
         raise _bad(where, suite, field, cc, "a ranked score needs consistent_accuracy and "

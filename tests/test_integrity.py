@@ -453,3 +453,25 @@ def test_full_disk_names_the_file(work, capsys, monkeypatch):
                      "--submissions", "subs")
     assert code == 2 and "subs/beta: cannot write the entry (No space left on device)" in err
     assert not (work / "subs/beta").exists()
+
+
+def test_value_checks_of_another_ranked_statistic():
+    """A suite ranked on another statistic (``metrics.ranked_units``, the word-salad score of
+    issue 18) is not a function of ``consistent_accuracy``: only its bounds are checked."""
+    from bench.errors import ConfigError
+    from leaderboard.stored import check_values
+
+    def results(cc, ranked_units=None):
+        metrics = {"ranked_units": ranked_units} if ranked_units else {}
+        return {"suites": {"s": {
+            "main_metric": "agreement", "higher_is_better": True, "main_score": 0.5,
+            "consistent_accuracy": 0.09, "consistent_accuracy_chance": 0.5,
+            "consistent_accuracy_cc": cc, "metrics": metrics}}}
+
+    spec = {"statistic": "salad_no_signal", "n_labels": 2, "copy": True}
+    check_values(results(0.02, spec), "r.json")  # not (0.09 - 0.5) / 0.5, and fine
+    with pytest.raises(ConfigError, match="does not follow from consistent_accuracy"):
+        check_values(results(0.02), "r.json")
+    for bad_cc in (-50.0, 1e300, float("nan")):
+        with pytest.raises(ConfigError, match="field 'consistent_accuracy_cc'"):
+            check_values(results(bad_cc, spec), "r.json")
