@@ -183,6 +183,7 @@ def read_owned(folder: str | os.PathLike) -> dict | None:
         return None
     if not isinstance(record, dict) or not isinstance(record.get("files"), list):
         return None
+    record["files"] = [f for f in record["files"] if isinstance(f, str)]
     return record
 
 
