@@ -89,7 +89,8 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     """Write one task YAML per suite and the group YAML into ``out``; return the files.
 
     ``out`` is written as a whole (a temporary sibling renamed into place), so an earlier
-    export's task files do not linger beside the new ones.
+    export's task files do not linger beside the new ones; files the export did not write (a
+    user's ``my_task.yaml``) are kept.
 
     Raises:
         DataError: ``data_dir`` is not a built folder, or a suite is not in it.
@@ -112,7 +113,8 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     unknown = [s for s in chosen if s not in manifest]
     if unknown:
         raise DataError(f"suites not in {root / 'suites.json'}: {', '.join(unknown)}")
-    out = check_output_dir(out, overwrite=overwrite, replaceable=f"{GROUP}.yaml")
+    out = check_output_dir(out, overwrite=overwrite, replaceable=f"{GROUP}.yaml",
+                           owner="export-lm-eval")
     texts = {}
     for suite in chosen:
         pairs = pq.read_table(parquet_path(root, suite), columns=["text_pair"]).column(0)
@@ -123,7 +125,8 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     group = {"group": GROUP, "task": [task_name(s) for s in chosen],
              "metadata": {"version": 1.0}}
     texts[f"{GROUP}.yaml"] = yaml.safe_dump(group, sort_keys=False)
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, owner="export-lm-eval",  # the user's own files are kept
+                    legacy=(f"{GROUP}*.yaml",)) as tmp:
         for name, text in texts.items():
             (tmp / name).write_text(text, encoding="utf-8")
     return [out / name for name in texts]

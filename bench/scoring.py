@@ -405,6 +405,12 @@ def align(data: SuiteData, preds: SuitePredictions) -> Aligned | str:
 
 def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dict:
     """The results entry of one suite."""
+    return scored_suite(data, aligned, options)[0]
+
+
+def scored_suite(data: SuiteData, aligned: Aligned,
+                 options: ScoreOptions) -> tuple[dict, Mapping[str, float] | None]:
+    """The results entry of one suite, and the per-unit outcomes of its ranked score."""
     info = data.info
     result = get_scorer(info["kind"])(data, aligned, options)
     if result.consistent is not None:  # a single-label suite cannot be ranked on accuracy
@@ -430,7 +436,7 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
     }
     if result.best_near is not None:
         entry["best_near"] = result.best_near
-    return entry
+    return entry, result.units
 
 
 def consistent_keys(consistent: Consistent | None) -> dict[str, float | None]:
@@ -524,6 +530,53 @@ def score_file(
     return score_predictions(predictions, folder, options, suites)
 
 
+@dataclass(frozen=True)
+class Recomputed:
+    """A stored prediction file scored again (:func:`recompute`).
+
+    Attributes:
+        sha256: Hash of the file's content (uncompressed for ``.gz``), as results record it.
+        suites: Results entry of every fully covered suite (``ci95`` from few resamples).
+        units: Per-unit outcomes of the ranked score, by suite, where the scorer gives them.
+        manifest: The built folder's manifest entries, by suite.
+
+    """
+
+    sha256: str
+    suites: dict[str, dict]
+    units: dict[str, dict[str, float]]
+    manifest: Mapping[str, Mapping]
+
+
+def recompute(
+    predictions_path: str | Path,
+    data_dir: str | Path,
+    suites: list[str] | None = None,
+    n_boot: int = 100,
+) -> Recomputed:
+    """Score a stored prediction file again, for verifying and for paired tests.
+
+    Every point estimate is what ``score`` computes; only ``ci95`` differs (``n_boot``
+    resamples instead of 10,000), so callers compare everything but ``ci95``.
+    """
+    folder = SuiteFolder(data_dir)
+    predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
+    options = ScoreOptions(n_boot=n_boot)
+    entries: dict[str, dict] = {}
+    out: dict[str, dict[str, float]] = {}
+    for name, preds in predictions.suites.items():
+        if (suites and name not in suites) or name not in folder.manifest:
+            continue
+        data = folder.load(name)
+        aligned = align(data, preds)
+        if isinstance(aligned, str):
+            continue
+        entries[name], units = scored_suite(data, aligned, options)
+        if units is not None:
+            out[name] = dict(units)
+    return Recomputed(predictions.sha256, entries, out, folder.manifest)
+
+
 def unit_outcomes(
     predictions_path: str | Path,
     data_dir: str | Path,
@@ -534,18 +587,4 @@ def unit_outcomes(
     Used by the leaderboard for paired tests (McNemar / paired bootstrap) between neighbouring
     entries on the units both were scored on.
     """
-    folder = SuiteFolder(data_dir)
-    predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
-    options = ScoreOptions(n_boot=100)
-    out: dict[str, dict[str, float]] = {}
-    for name, preds in predictions.suites.items():
-        if (suites and name not in suites) or name not in folder.manifest:
-            continue
-        data = folder.load(name)
-        aligned = align(data, preds)
-        if isinstance(aligned, str):
-            continue
-        result = get_scorer(data.info["kind"])(data, aligned, options)
-        if result.units is not None:
-            out[name] = dict(result.units)
-    return out
+    return recompute(predictions_path, data_dir, suites).units

@@ -226,7 +226,7 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
     }
     if dev_accuracy:
         record["validation_file"], record["validation_accuracy"] = next(iter(dev_accuracy.items()))
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, owner="train") as tmp:  # files train did not write are kept
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         (tmp / "training.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

@@ -68,11 +68,31 @@ def check_repo_id(repo_id: str, option: str = "--repo") -> str:
 
 
 def _folder_files(root: Path, prefix: str = "") -> dict[str, Path]:
-    return {
-        prefix + p.relative_to(root).as_posix(): p
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    }
+    """Every regular file under ``root`` (dot-files left out); a symbolic link is refused.
+
+    Raises:
+        ConfigError: A file or folder to be sent is a symbolic link (its bytes could be any
+            file of the machine: a token) or not a regular file.
+
+    """
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(dirnames + filenames):
+            if name.startswith("."):
+                continue
+            path = here / name
+            if path.is_symlink():
+                raise ConfigError(
+                    f"{path}: is a symbolic link (to {os.readlink(path)}); a publish sends only "
+                    "the folder's own regular files. Nothing was sent"
+                )
+            if name in filenames:
+                if not path.is_file():
+                    raise ConfigError(f"{path}: not a regular file; nothing was sent")
+                out[prefix + path.relative_to(root).as_posix()] = path
+    return dict(sorted(out.items()))
 
 
 def leaderboard_card(site: Path, repo_id: str) -> str:
@@ -94,23 +114,32 @@ def leaderboard_card(site: Path, repo_id: str) -> str:
 
 def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | None,
                      repo_id: str) -> Plan:
-    """Files of a leaderboard publish: the rendered site, each entry's results, the card."""
+    """Files of a leaderboard publish: the rendered site, each entry's results, the card.
+
+    The entries sent are exactly those the site was rendered from (its record, written by
+    ``leaderboard``), checked by hash against ``submissions``; nothing is followed through a
+    symbolic link.
+    """
     site = Path(site)
     if not (site / "leaderboard.md").is_file():
         raise ConfigError(
             f"{site}: no rendered leaderboard; run `consistency-bench leaderboard --out {site}`"
         )
+    if site.is_symlink():
+        raise ConfigError(f"--site {site}: is a symbolic link; name the folder itself")
     files: dict[str, Path | bytes] = {
         k: v for k, v in _folder_files(site).items() if not k.startswith("submissions/")
     }
     if submissions is not None:
-        if not Path(submissions).is_dir():
-            raise ConfigError(f"--submissions {submissions}: no such folder")
-        for d in sorted(Path(submissions).iterdir()):
-            if d.is_dir() and not d.name.startswith("."):
-                for name in ("meta.yaml", "results.json"):
-                    if (d / name).is_file():
-                        files[f"submissions/{d.name}/{name}"] = d / name
+        from bench.atomic import read_owned
+        from leaderboard.submissions import site_entries
+
+        root = Path(submissions)
+        if root.is_symlink() or not root.is_dir():
+            raise ConfigError(f"--submissions {submissions}: no such folder (or a link)")
+        for name, d in site_entries(read_owned(site), site, root).items():
+            for file in ("meta.yaml", "results.json"):
+                files[f"submissions/{name}/{file}"] = d / file
     files["README.md"] = leaderboard_card(site, repo_id).encode("utf-8")
     return Plan(repo_id, "dataset", dict(sorted(files.items())), "Update leaderboard")
 

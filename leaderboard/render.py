@@ -217,7 +217,7 @@ def render_all(
             if not _SAFE_NAME.fullmatch(name):  # only slug-like names name a folder
                 continue
             src = Path(submissions) / name / "meta.yaml"
-            if src.is_file():
+            if src.is_file() and not src.is_symlink() and not src.parent.is_symlink():
                 dst = out / "submissions" / name / "meta.yaml"
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, dst)

@@ -15,7 +15,13 @@ directory *outside* the lock. Only the final step takes the
 lock: check that the slug is free (or ``replace``), then one ``rename`` of the staging
 directory to ``<slug>``. A process killed before that rename leaves the previous state intact
 (the staging directory is swept by the next submit once its owner is dead); a replace moves the
-old entry aside first and a crashed replace is rolled back by the next locked operation.
+old entry aside first and a crashed replace is rolled back by the next locked operation, or
+by the next command that reads the folder (``leaderboard``, ``rescore``, ``publish``), which
+says so.
+
+Nothing here follows a symbolic link: an entry folder, or a file in it, that is a link (or
+resolves outside the submissions folder) is refused, never ranked, published or written
+through (:func:`entry_dirs`).
 """
 
 from __future__ import annotations
@@ -28,15 +34,17 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock
 
-from bench.atomic import dir_mode, write_text
+from bench.atomic import dir_mode, pid_alive, write_text
 from bench.contamination import parse_training_data
 from bench.errors import BenchError, ConfigError
 from bench.predictions import read_payload, to_jsonl
@@ -70,6 +78,11 @@ class Submission:
 def slugify(name: str) -> str:
     """Turn a display name into a folder name; reject anything that could escape the folder.
 
+    Letters are transliterated (NFKD, accents dropped: ``café`` -> ``cafe``). When anything
+    but case, spaces and ASCII punctuation is lost doing so, a short hash of the name is
+    appended (``café`` -> ``cafe-2f3a9c``, ``cafè`` -> ``cafe-8b0e41``), so two different names
+    do not share a slug by accident.
+
     Raises:
         ConfigError: Empty names, path separators, ``..``, or nothing left after slugging.
 
@@ -81,7 +94,12 @@ def slugify(name: str) -> str:
             f"submission name {name!r} contains a path separator or '..'; use letters, "
             "digits, '.', '_' and '-' only"
         )
-    slug = re.sub(r"[^a-z0-9._-]+", "-", name.strip().lower()).strip("-.")
+    text = unicodedata.normalize("NFC", name.strip())
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9._-]+", "-", ascii_text.lower()).strip("-.")
+    if not text.isascii():
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+        slug = f"{slug[:57]}-{digest}" if slug else f"x-{digest}"
     if not SLUG_RE.match(slug):
         raise ConfigError(
             f"submission name {name!r} gives slug {slug!r}, which is not valid: it must start "
@@ -182,16 +200,6 @@ def gzip_bytes(data: bytes) -> bytes:
     return buf.getvalue()
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _sweep(root: Path) -> None:
     """Under the lock: remove dead stagings, roll back a crashed replace."""
     staging = root / STAGING
@@ -201,15 +209,61 @@ def _sweep(root: Path) -> None:
                 pid = int(d.name.split("-", 1)[0])
             except ValueError:
                 pid = -1
-            if pid <= 0 or not _pid_alive(pid):
+            if pid <= 0 or not pid_alive(pid):
                 shutil.rmtree(d, ignore_errors=True)
-    for old in root.glob(".*.old"):
+    _roll_back(root)
+
+
+def _roll_back(root: Path) -> list[str]:
+    """Under the lock: undo replaces interrupted between their two renames.
+
+    ``submit --replace`` moves ``<slug>`` to ``.<slug>.old`` and the new entry to ``<slug>``;
+    a crash in between leaves only ``.<slug>.old``. Put it back (or drop it when the new entry
+    did land).
+
+    Returns:
+        One line per entry put back.
+
+    """
+    restored = []
+    for old in sorted(root.glob(".*.old")):
         slug = old.name[1:-4]
         target = root / slug
-        if target.exists():
+        if old.is_symlink() or not old.is_dir() or not SLUG_RE.match(slug):
+            continue
+        if os.path.lexists(target):
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(old, target)
+            restored.append(f"{root}: entry {slug!r} restored from {old.name} (a `submit "
+                            "--replace` was interrupted between its two renames)")
+    return restored
+
+
+def recover(root: Path, warn: Callable[[str], None], *, repair: bool = True) -> None:
+    """Roll back an interrupted replace before reading ``root``; say so through ``warn``.
+
+    A reader that cannot take the lock or rename (a read-only folder), or is told not to
+    write (``repair`` false: ``rescore --dry-run``), warns instead: the entry then exists only
+    as ``.<slug>.old`` and is not shown.
+    """
+    stranded = [p for p in root.glob(".*.old") if p.is_dir() and not p.is_symlink()
+                and not os.path.lexists(root / p.name[1:-4])]
+    if not stranded:
+        return
+    why = "not restored by a dry run"
+    if repair:
+        try:
+            with lock(root):
+                for line in _roll_back(root):
+                    warn(line)
+            return
+        except OSError as exc:
+            why = f"could not be restored ({exc.strerror})"
+    for old in stranded:
+        warn(f"{old}: entry {old.name[1:-4]!r} exists only as this folder (a `submit "
+             f"--replace` was interrupted) and {why}; it is not shown. Rename it to "
+             f"{old.name[1:-4]} to restore it")
 
 
 def _stage(root: Path) -> Path:
@@ -221,7 +275,16 @@ def _stage(root: Path) -> Path:
     return stage
 
 
-def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> None:
+def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping,
+                 target: Path) -> None:
+    try:
+        _write_files(stage, jsonl, meta, results)
+    except OSError as exc:  # a full disk names no file: name the entry
+        raise OSError(exc.errno, f"cannot write the entry ({exc.strerror or exc}); nothing "
+                      "was stored", str(target)) from None
+
+
+def _write_files(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> None:
     import yaml
 
     (stage / PREDICTIONS).write_bytes(gzip_bytes(jsonl))
@@ -284,8 +347,9 @@ def submit(
     slug = slugify(name)
     meta = read_meta(meta_path)
     target = root / slug
-    if target.exists() and not replace:
+    if os.path.lexists(target) and not replace:
         raise ConfigError(_taken(slug, root))
+    _check_same_name(target, name)
     jsonl = to_jsonl(predictions)
     scorer = scorer or score_file
     results = _score(predictions, data_dir, scorer, jsonl)
@@ -296,15 +360,16 @@ def submit(
     root.mkdir(parents=True, exist_ok=True)
     stage = _stage(root)
     try:
-        _write_entry(stage, jsonl, meta, results)
+        _write_entry(stage, jsonl, meta, results, target)
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
         with lock(root):
             if pause:
                 time.sleep(pause)
             _sweep(root)
-            if target.exists():
+            if os.path.lexists(target):
                 if not replace:
                     raise ConfigError(_taken(slug, root))
+                _check_same_name(target, name)
                 old = root / f".{slug}.old"
                 os.replace(target, old)
                 os.replace(stage, target)
@@ -320,9 +385,37 @@ def submit(
 
 def _check_root(root: str | os.PathLike) -> Path:
     root = Path(root)
+    if root.is_symlink():
+        raise ConfigError(f"--submissions {root}: is a symbolic link; name the folder itself")
     if root.exists() and not root.is_dir():
         raise ConfigError(f"--submissions {root}: is a file, not a folder")
     return root
+
+
+def stored_name(entry: Path) -> str | None:
+    """The ``--name`` an entry was submitted under (its results' provenance), if recorded."""
+    try:
+        results = json.loads((entry / RESULTS).read_text(encoding="utf-8"))
+        name = results["provenance"]["arguments"]["name"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _check_same_name(target: Path, name: str) -> None:
+    """Refuse to replace an entry that was submitted under another name with the same slug."""
+    if target.is_symlink():
+        raise ConfigError(f"{target}: is a symbolic link, not an entry; remove it first")
+    if not target.is_dir():
+        return
+    before = stored_name(target)
+    if before is not None and unicodedata.normalize("NFC", before.strip()) != \
+            unicodedata.normalize("NFC", name.strip()):
+        raise ConfigError(
+            f"--name {name!r} gives slug {target.name!r}, which is the entry {before!r}; "
+            f"--replace replaces an entry only under its own name. Pass --name {before!r}, "
+            "or choose another name"
+        )
 
 
 def _taken(slug: str, root: Path) -> str:
@@ -337,29 +430,80 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _default_warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def entry_dirs(root: Path, on_error: Callable[[str], None] | None = None) -> list[Path]:
+    """The entry folders of ``root`` (dot-folders skipped), sorted; links refused.
+
+    An entry that is a symbolic link, or resolves outside ``root``, is reported to
+    ``on_error`` and left out (raised without ``on_error``): it is never ranked, published or
+    written through.
+
+    Raises:
+        ConfigError: Without ``on_error``, an entry is a link.
+
+    """
+    real_root = root.resolve()
+    out = []
+    for d in sorted(root.iterdir()):
+        if d.name.startswith("."):
+            continue
+        problem = None
+        if d.is_symlink():
+            problem = (f"{d}: is a symbolic link (to {os.readlink(d)}), not an entry folder; "
+                       "entries are never followed through links")
+        elif not d.is_dir():
+            continue
+        elif d.resolve().parent != real_root:
+            problem = f"{d}: resolves outside {root}; entry refused"
+        if problem is None:
+            out.append(d)
+        elif on_error is None:
+            raise ConfigError(problem)
+        else:
+            on_error(f"{problem}; entry skipped")
+    return out
+
+
 def load_all(
     root: str | os.PathLike = "submissions",
     on_error: Callable[[str], None] | None = None,
+    *,
+    check_values: bool = True,
+    warn: Callable[[str], None] | None = None,
+    repair: bool = True,
 ) -> list[Submission]:
     """Every stored submission, sorted by slug (dot-folders are skipped).
+
+    A replace interrupted between its two renames is rolled back first, with a warning.
 
     Args:
         root: The submissions folder.
         on_error: When given, an unreadable entry (missing file, bad ``meta.yaml``, corrupt
-            ``results.json``) is reported to it as one line and skipped, so one stray folder
-            does not block the whole leaderboard; otherwise it raises.
+            ``results.json``, a value out of range, a symbolic link) is reported to it as one
+            line and skipped, so one stray folder does not block the whole leaderboard;
+            otherwise it raises.
+        check_values: Check the stored values (:func:`leaderboard.stored.check_values`);
+            ``rescore`` turns it off, since it recomputes them.
+        warn: Receives the roll-back notes (default: stderr).
+        repair: Roll back an interrupted replace (else only warn about it).
 
     Raises:
         ConfigError: The folder is missing, or (without ``on_error``) an entry is unreadable.
 
     """
     root = Path(root)
+    if root.is_symlink():
+        raise ConfigError(f"{root}: the submissions folder is a symbolic link; name it itself")
     if not root.is_dir():
         raise ConfigError(f"{root}: submissions folder not found")
+    recover(root, warn or on_error or _default_warn, repair=repair)
     out = []
-    for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for d in entry_dirs(root, on_error):
         try:
-            out.append(load_entry(d))
+            out.append(load_entry(d, check_values=check_values))
         except BenchError as exc:
             if on_error is None:
                 raise
@@ -367,14 +511,21 @@ def load_all(
     return out
 
 
-def load_entry(d: Path) -> Submission:
+def load_entry(d: Path, *, check_values: bool = True) -> Submission:
     """One stored entry, its metadata and results checked.
 
     Raises:
-        ConfigError: A missing file, invalid ``meta.yaml`` or corrupt ``results.json``, naming
-            the file.
+        ConfigError: A missing file, a file that is a symbolic link, invalid ``meta.yaml`` or
+            corrupt ``results.json`` (a value of the wrong type or out of range included),
+            naming the file.
 
     """
+    from leaderboard.stored import check_values as check
+
+    links = [f for f in (PREDICTIONS, META, RESULTS) if (d / f).is_symlink()]
+    if links:
+        raise ConfigError(f"{d / links[0]}: is a symbolic link; an entry's files must be its "
+                          "own regular files")
     missing = [f for f in (PREDICTIONS, META, RESULTS) if not (d / f).is_file()]
     if missing:
         raise ConfigError(f"{d}: incomplete submission, missing {missing}")
@@ -383,12 +534,81 @@ def load_entry(d: Path) -> Submission:
         results = json.loads((d / RESULTS).read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{d / RESULTS}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{d / RESULTS}: not valid JSON (nested too deeply)") from None
     if not isinstance(results, dict) or not isinstance(results.get("suites"), dict):
         raise ConfigError(f"{d / RESULTS}: not a results JSON (no 'suites' mapping)")
     for suite, entry in results["suites"].items():
         if not isinstance(entry, dict) or "main_score" not in entry:
             raise ConfigError(f"{d / RESULTS}: suite {suite!r} has no 'main_score'")
+    if check_values:
+        check(results, str(d / RESULTS))
     return Submission(d.name, d, meta, results)
+
+
+def _file_sha256(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def site_record(root: str | os.PathLike, subs: list[Submission]) -> dict:
+    """What a rendered site was made from: the submissions folder and each entry's files.
+
+    ``publish`` checks the entries it sends against this record (:func:`check_site_record`),
+    so a site is never published beside entries of another ``--submissions``.
+    """
+    return {
+        "submissions": str(root),  # as given, so the record does not depend on the machine
+        "entries": {s.slug: {name: _file_sha256(s.path / name) for name in (META, RESULTS)}
+                    for s in subs},
+    }
+
+
+def site_entries(record: Mapping | None, site: Path, root: Path) -> dict[str, Path]:
+    """The entries a rendered site shows, as folders of ``root``, checked against the site.
+
+    ``publish`` sends exactly these, so a site is never published beside the entries of
+    another ``--submissions`` (entries of ``root`` that the site does not show are left out).
+
+    Args:
+        record: The site's record (:func:`site_record`), ``None`` when it has none.
+        site: The site folder, for the message.
+        root: The submissions folder.
+
+    Raises:
+        ConfigError: The site has no record, or an entry it shows is missing from ``root``, a
+            link, or its ``meta.yaml`` / ``results.json`` differ from what was rendered.
+
+    """
+    if record is None or not isinstance(record.get("entries"), Mapping):
+        raise ConfigError(
+            f"{site}: the site does not record which submissions it shows (rendered before "
+            "this check existed, or not by `consistency-bench leaderboard`); render it again "
+            "with `consistency-bench leaderboard --submissions DIR --out SITE`"
+        )
+    recover(root, _default_warn)
+    found = {d.name: d for d in entry_dirs(root)}
+    problems = []
+    for name, files in sorted(record["entries"].items()):
+        if name not in found:
+            problems.append(f"{name}: not in {root}")
+            continue
+        for file in (META, RESULTS):
+            path = found[name] / file
+            want = files.get(file) if isinstance(files, Mapping) else None
+            if path.is_symlink() or not path.is_file():
+                problems.append(f"{name}/{file}: missing or a symbolic link")
+            elif _file_sha256(path) != want:
+                problems.append(f"{name}/{file}: differs from the one the site was rendered "
+                                "from")
+    if problems:
+        more = f" (and {len(problems) - 4} more)" if len(problems) > 4 else ""
+        raise ConfigError(
+            f"--site {site} was rendered from other submissions than --submissions {root} "
+            f"(recorded: {record.get('submissions')}): " + "; ".join(problems[:4]) + more
+            + "; render the site again from these submissions. Nothing was sent"
+        )
+    return {name: found[name] for name in sorted(record["entries"])}
 
 
 def read_stored_predictions(sub: Submission) -> bytes:
@@ -447,20 +667,33 @@ def rescore(
     scorer = scorer or score_file
     changes: list[Change] = []
     rewrites = []
-    for sub in load_all(root):
-        stored = sub.path / PREDICTIONS
-        new = _score(stored, data_dir, scorer, read_stored_predictions(sub))
+    for sub in load_all(root, check_values=False, repair=not dry_run):
+        stored = read_stored_predictions(sub)
+        new = _score(sub.path / PREDICTIONS, data_dir, scorer, stored)
         found = diff_results(sub.slug, sub.results, new)
         changes.extend(found)
         if found:
-            new["provenance"] = provenance("rescore", {"submissions": str(root),
-                                                       "data": str(data_dir)})
-            rewrites.append((sub, new))
+            arguments = {"submissions": str(root), "data": str(data_dir)}
+            if (name := stored_name(sub.path)) is not None:
+                arguments["name"] = name  # keeps the entry's own name (`submit --replace`)
+            new["provenance"] = provenance("rescore", arguments)
+            rewrites.append((sub, new, hashlib.sha256(stored).hexdigest()))
     if not dry_run:
-        for sub, new in rewrites:
+        for sub, new, digest in rewrites:
+            # Under the lock, the entry must still be the one scored: a `submit --replace`
+            # that landed meanwhile has new predictions, and the old scores must not go there.
             with lock(root):
+                path = root / sub.slug
+                if path.is_symlink() or not path.is_dir() or (path / RESULTS).is_symlink():
+                    raise ConfigError(f"{path}: is no longer an entry folder; not rewritten")
+                now = hashlib.sha256(read_payload(path / PREDICTIONS)).hexdigest()
+                if now != digest:
+                    _default_warn(f"{path}: was replaced while rescoring; its new results "
+                                  "were kept (run rescore again to check them)")
+                    changes = [c for c in changes if c.slug != sub.slug]
+                    continue
                 write_text(
-                    sub.path / RESULTS,
+                    path / RESULTS,
                     json.dumps(new, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
                 )
     return changes

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 
 from bench.atomic import check_output_dir, check_output_file
@@ -50,3 +53,24 @@ def test_output_file_checks(tmp_path):
     with pytest.raises(ConfigError, match="is the input file"):
         check_output_file(tmp_path / "." / "p.jsonl", inputs=(source,))
     assert check_output_file(tmp_path / "r.json", inputs=(source,)) == tmp_path / "r.json"
+
+
+def test_owned_folder_keeps_foreign_files_and_survives_a_bad_record(tmp_path):
+    from bench.atomic import OWNED, atomic_dir, read_owned
+
+    out = tmp_path / "out"
+    with atomic_dir(out, owner="cmd") as tmp:
+        (tmp / "a.txt").write_text("1")
+        (tmp / "sub").mkdir()
+        (tmp / "sub" / "b.txt").write_text("2")
+    assert read_owned(out)["files"] == ["a.txt", "sub/b.txt"]
+    (out / "mine.txt").write_text("keep")
+    (out / "empty").mkdir()
+    (out / "link").symlink_to(tmp_path / "elsewhere")  # kept as a link, never followed
+    (out / OWNED).write_text(json.dumps({"command": "cmd", "files": ["a.txt", "sub/b.txt", 3]}))
+    with atomic_dir(out, owner="cmd") as tmp:
+        (tmp / "a.txt").write_text("new")
+    assert sorted(p.name for p in out.iterdir()) == [OWNED, "a.txt", "empty", "link",
+                                                     "mine.txt"]
+    assert (out / "a.txt").read_text() == "new" and (out / "mine.txt").read_text() == "keep"
+    assert os.readlink(out / "link") == str(tmp_path / "elsewhere")

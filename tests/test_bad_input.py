@@ -589,10 +589,11 @@ def test_export_lm_eval_replaces_its_own_earlier_export(case_dir):
     assert main(["export-lm-eval", *D, "--out", "t"]) == 0
     assert main(["export-lm-eval", *D, "--out", "t", "--suites", "rte_semantic"]) == 0
     assert sorted(p.name for p in (case_dir / "t").iterdir()) == [
+        ".consistency-bench-owned.json",  # the record of what the export wrote
         "consistency_bench.yaml", "consistency_bench_rte_semantic.yaml"]  # no stale tasks
     other_folder(case_dir)
     assert main(["export-lm-eval", *D, "--out", "other", "--overwrite"]) == 0
-    assert not (case_dir / "other" / "notes.txt").exists()
+    assert (case_dir / "other" / "notes.txt").read_text() == "mine"  # not ours: kept
 
 
 def test_convert_lm_eval_of_complete_samples_scores(case_dir):

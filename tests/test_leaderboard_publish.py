@@ -15,10 +15,12 @@ import httpx
 import pytest
 import yaml
 
+from bench.atomic import OWNED
 from leaderboard.hub_eval import eval_result_entries, eval_results_yaml, eval_yaml
 from leaderboard.publish import write_model_card
 from leaderboard.ranking import Entry, rank
 from leaderboard.render import render_all
+from leaderboard.submissions import Submission, site_record
 from tests.hub_standin import TOKEN, Hub
 from tests.test_leaderboard_ranking import res, suite
 
@@ -38,6 +40,10 @@ def site(tmp_path):
         (subs / name / "meta.yaml").write_text(f"model: {name}\n")
         (subs / name / "results.json").write_text(json.dumps(r))
     render_all(rank([Entry(n, r) for n, r in results.items()]), tmp_path / "site", subs)
+    # what `consistency-bench leaderboard` records: the entries the site was rendered from
+    stored = [Submission(n, subs / n, {}, r) for n, r in results.items()]
+    (tmp_path / "site" / OWNED).write_text(json.dumps(
+        {"command": "leaderboard", "files": [], **site_record(subs, stored)}))
     return tmp_path
 
 
@@ -71,7 +77,8 @@ def scored(**suites) -> dict:
                  "main_score": 0.1, "higher_is_better": False, "n": 10,
                  "content_hash": hashlib.sha256(PARQUET.get(name, b"")).hexdigest()}
         if cc != "absent":
-            entry.update(consistent_accuracy=None if cc is None else 0.5,
+            ca = None if cc is None else 0.25 + cc * 0.75  # cc follows from ca and chance
+            entry.update(consistent_accuracy=ca,
                          consistent_accuracy_chance=0.25, consistent_accuracy_cc=cc)
         out[name] = entry
     return {"schema_version": 1, "harness_version": "0.1.0", "suites": out}

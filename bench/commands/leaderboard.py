@@ -19,16 +19,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--submissions", default="submissions", metavar="DIR",
                         help="folder of stored entries")
     parser.add_argument("--out", default="leaderboard/site", metavar="DIR",
-                        help="site folder; replaced when it holds an earlier leaderboard.json "
-                        "(or with --overwrite), refused when it holds anything else")
+                        help="site folder; the files an earlier run wrote there are replaced, "
+                        "any other file is kept; a non-empty folder that is not an earlier site "
+                        "is refused without --overwrite")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace a non-empty --out that is not an earlier leaderboard")
+                        help="write into a non-empty --out that is not an earlier leaderboard "
+                        "(its other files are kept)")
     parser.add_argument(
         "--data",
         metavar="DIR",
-        help="built suite folder: when given, per-unit outcomes are recomputed from the stored "
-        "predictions, for paired tests between neighbours (McNemar or paired bootstrap) and "
-        "95%% rank intervals (paired bootstrap over shared units)",
+        help="built suite folder: when given, every entry is scored again from its stored "
+        "predictions and refused (named, not ranked) when its predictions hash or any stored "
+        "score differs; the per-unit outcomes give paired tests between neighbours (McNemar or "
+        "paired bootstrap) and 95%% rank intervals (paired bootstrap over shared units)",
     )
     parser.set_defaults(func=run)
 
@@ -42,23 +45,29 @@ def run(args: argparse.Namespace) -> int:
     from bench.atomic import atomic_dir, check_output_dir
     from bench.errors import BenchError
     from leaderboard.ranking import Entry, rank
-    from leaderboard.render import JSON, render_all
-    from leaderboard.submissions import load_all
+    from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
+    from leaderboard.stored import verify
+    from leaderboard.submissions import load_all, site_record
 
-    out = check_output_dir(args.out, overwrite=args.overwrite, replaceable=JSON)
+    out = check_output_dir(args.out, overwrite=args.overwrite, replaceable=JSON,
+                           owner="leaderboard")
     subs = load_all(args.submissions, on_error=_warn)
     outcomes = None
     if args.data:
-        from bench.scoring import unit_outcomes
-
-        outcomes = {}
-        for s in list(subs):
+        outcomes, kept = {}, []
+        for s in subs:
             try:
-                outcomes[s.slug] = unit_outcomes(s.path / "predictions.jsonl.gz", args.data)
+                outcomes[s.slug] = verify(s.results, s.path / "predictions.jsonl.gz", args.data,
+                                          f"entry {s.slug!r} ({s.path})")
             except BenchError as exc:
-                _warn(f"{exc}; no paired tests for {s.slug}")
+                _warn(f"{exc}; not ranked")
+                continue
+            kept.append(s)
+        subs = kept
     lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
-    with atomic_dir(out) as tmp:  # no page without its PNG and JSON
+    record = site_record(args.submissions, subs)
+    legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
+    with atomic_dir(out, owner="leaderboard", record=record, legacy=legacy) as tmp:
         written = render_all(lb, tmp, args.submissions)
     print(f"{len(subs)} entries, {len(lb.suites)} suites; wrote {len(written)} files to {out}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 TOKEN_NOTE = ("Token: HF_TOKEN or the stored login (`hf auth login`); never printed. "
@@ -90,10 +91,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _read_results(submissions: str, entry: str) -> dict:
     """``submissions/entry/results.json``, with one-line errors."""
     from bench.errors import ConfigError
+    from leaderboard.stored import check_values
+    from leaderboard.submissions import recover
 
     if not entry or Path(entry).name != entry or entry.startswith("."):
         raise ConfigError(f"--entry {entry!r}: expected the name of a folder in {submissions}")
-    path = Path(submissions) / entry / "results.json"
+    root = Path(submissions)
+    if root.is_dir() and not root.is_symlink():
+        recover(root, lambda line: print(f"warning: {line}", file=sys.stderr))
+    path = root / entry / "results.json"
+    for link in (root, path.parent, path):
+        if link.is_symlink():
+            raise ConfigError(f"{link}: is a symbolic link; published results are read only "
+                              "from the submissions folder's own files")
     if not path.is_file():
         raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
     try:
@@ -102,6 +112,8 @@ def _read_results(submissions: str, entry: str) -> dict:
         raise ConfigError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(results, dict):
         raise ConfigError(f"{path}: expected a JSON object")
+    if isinstance(results.get("suites"), dict):  # never publish a NaN or hand-edited score
+        check_values(results, str(path))
     return results
 
 
