@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 TOKEN_NOTE = ("Token: HF_TOKEN or the stored login (`hf auth login`); never printed. "
@@ -131,6 +132,32 @@ def run_publish_suites(args: argparse.Namespace) -> int:
     return _go(plan, args.dry_run, show=("eval.yaml",))
 
 
+#: A git revision: a hex commit sha (7-64 digits) or a ref name (``main``, ``v1.0``,
+#: ``refs/pr/3``): letters, digits, ``. _ - /``, no ``..``, ``//``, leading ``-`` or ``/``,
+#: trailing ``/``, ``.`` or ``.lock`` (git check-ref-format, narrowed to safe characters).
+_REVISION = re.compile(r"[0-9a-f]{7,64}|[A-Za-z0-9_][A-Za-z0-9._/-]{0,127}")
+
+
+def check_revision(value: str | None, flag: str = "--dataset-revision") -> str | None:
+    """A git revision written into the results file; ``None`` passes.
+
+    Raises:
+        ConfigError: Anything but a hex sha or a plain ref name (``main; rm -rf /`` is
+            refused, not written verbatim).
+
+    """
+    from bench.errors import ConfigError, shorten
+
+    if value is None:
+        return None
+    if (not _REVISION.fullmatch(value) or ".." in value or "//" in value or "@{" in value
+            or value.endswith(("/", ".", ".lock")) or "/." in value):
+        raise ConfigError(f"{flag} {shorten(value)}: not a git revision; use a commit sha "
+                          "(hex) or a ref name such as main or refs/pr/3 (letters, digits, "
+                          ". _ - /)")
+    return value
+
+
 def run_publish_results(args: argparse.Namespace) -> int:
     """Open a pull request with an entry's Eval Results on the model repo."""
     from bench.manifest import read_manifest
@@ -139,6 +166,7 @@ def run_publish_results(args: argparse.Namespace) -> int:
 
     model = check_repo_id(args.model, "--model")
     dataset = check_repo_id(args.dataset, "--dataset")
+    check_revision(args.dataset_revision)
     results = _read_results(args.submissions, args.entry)
     manifest = read_manifest(args.data) if args.data else None
     plan, skipped = plan_results(results, args.entry, model, dataset,
