@@ -19,8 +19,8 @@ def parquet_path(root: Path, suite: str) -> Path:
     return Path(root) / suite / f"{SPLIT}.parquet"
 
 
-#: Fields every ``suites.json`` entry has (builders/export.py, builders/generate/writer.py),
-#: with a check and what it must be; anything the scorer, ``predict`` or ``publish`` reads.
+#: Fields of a ``suites.json`` entry (builders/export.py, builders/generate/writer.py) that
+#: the scorer, ``predict`` or ``publish`` read, with a check and what each must be.
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 REQUIRED_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "family": (lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
@@ -41,13 +41,17 @@ REQUIRED_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
 }
 
 
-def read_manifest(root: str | Path) -> dict[str, dict]:
+def read_manifest(root: str | Path,
+                  required: tuple[str, ...] = ("sha256", "path")) -> dict[str, dict]:
     """The ``suites.json`` entries of a built folder, by suite name.
+
+    Every field of :data:`REQUIRED_FIELDS` an entry has is checked; those in ``required``
+    must be there (``sha256`` and ``path`` by default: every reader hash-checks the files;
+    :class:`bench.scoring.SuiteFolder` asks for all).
 
     Raises:
         DataError: No ``suites.json``, or one that is not an object with a ``suites`` object
-            whose entries have every field of :data:`REQUIRED_FIELDS` (the message names the
-            suite, the field and the value).
+            of entries as above (the message names the suite, the field and the value).
 
     """
     path = Path(root) / MANIFEST
@@ -74,6 +78,8 @@ def read_manifest(root: str | Path) -> dict[str, dict]:
             raise DataError(f"{path}: suite {shorten(name)} is not an object")
         for field, (check, expected) in REQUIRED_FIELDS.items():
             if field not in entry:
+                if field not in required:
+                    continue
                 raise DataError(f"{path}: suite {shorten(name)} has no {field}; rebuild the "
                                 "folder with `consistency-bench build`")
             if not check(entry[field]):
