@@ -148,6 +148,8 @@ def find_samples(paths: Iterable[str | os.PathLike]) -> list[Path]:
             found.extend(sorted(p for p in path.rglob("samples_*.jsonl")))
         elif path.is_file():
             found.append(path)
+        elif path.exists():
+            raise DataError(f"{path}: not a regular file or folder (a FIFO, socket or device)")
         else:
             raise DataError(f"{path}: no such file or folder")
     if not found:
