@@ -17,10 +17,10 @@ SHOWN_CHARS = 80
 def shorten(value: object, limit: int = SHOWN_CHARS) -> str:
     """``repr(value)`` for a message, cut to ``limit`` characters with a length note.
 
-    A huge value (a 5 MB label) is never printed in full. Strings are measured without
-    building their whole ``repr``; lone surrogates and other unprintable characters come out
-    as escapes, so the line can be written whatever the terminal's encoding
-    (``ascii``-escaped when the text is not ASCII-safe: ``LC_ALL=C``).
+    A huge value (a 5 MB label) is never printed in full: a string's ``repr`` is built from
+    its first ``limit`` characters only; containers go through a bounded ``reprlib`` (at most
+    6 items per level, 3 levels). Lone surrogates and unprintable characters come out as
+    escapes (``repr``); the CLI escapes what the terminal cannot encode (bench/cli.py).
     """
     if isinstance(value, str):
         text = repr(value[: limit + 1])
@@ -62,7 +62,7 @@ class UnknownNameError(BenchError, KeyError):
         close = difflib.get_close_matches(name, known, n=3)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         self.kind, self.name = kind, name
-        super().__init__(f"Unknown {kind} {name!r}.{hint} Known: {', '.join(known)}")
+        super().__init__(f"Unknown {kind} {shorten(name)}.{hint} Known: {', '.join(known)}")
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.args[0]
@@ -102,7 +102,7 @@ class PredictionFileError(BenchError):
         has_value: bool = False,
     ):
         where = str(path) + (f":{line}" if line is not None else "")
-        what = f" field {field!r}" if field else ""
+        what = f" field {shorten(field, 60)}" if field else ""
         shown = f" value {shorten(value)}" if has_value else ""
         self.path, self.line, self.field, self.value = path, line, field, value
         super().__init__(f"{where}:{what}{shown}: {message}".replace(":: ", ": "))

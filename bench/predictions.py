@@ -37,7 +37,7 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from bench.arrays import float64, indices, int64, offsets, valid
-from bench.errors import DataError, PredictionFileError
+from bench.errors import DataError, PredictionFileError, shorten
 from bench.json_input import (
     DeepJsonError,
     DuplicateKeyError,
@@ -328,15 +328,17 @@ def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
     header = next(reader, None)
     if header is None:
         raise PredictionFileError(str(path), "the file is empty")
-    for column, name in enumerate(header):
-        if name in header[:column]:
+    first_seen: dict[str, int] = {}
+    for column, name in enumerate(header, start=1):
+        if name in first_seen:
             raise PredictionFileError(
                 str(path),
-                f"column given twice in the header (columns {header.index(name) + 1} and "
-                f"{column + 1}; which one is meant?)",
+                f"column given twice in the header (columns {first_seen[name]} and {column}; "
+                "which one is meant?)",
                 line=1,
                 field=name,
             )
+        first_seen[name] = column
     for field in ("id", "label"):
         if field not in header:
             raise PredictionFileError(str(path), "required column is missing", line=1, field=field)
@@ -664,7 +666,8 @@ def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> d
         positions = order[bounds[code] : bounds[code + 1]]
         if name not in manifest:
             fail(
-                int(positions[0]), f"unknown suite {name!r} (known: {', '.join(sorted(manifest))})"
+                int(positions[0]),
+                f"unknown suite {shorten(name, 40)} (known: {', '.join(sorted(manifest))})",
             )
         entry = manifest[name]
         label_names = entry["label_names"]

@@ -217,6 +217,10 @@ CASES: dict[str, Case] = {
                                  "deep.csv:2: field 'probs': JSON nested 5000 levels", deep_csv),
     "convert_becel_deep": Case(CB, "b.json: JSON nested 30001 levels deep", deep_becel),
     "convert_lm_eval_deep": Case(CL, ".jsonl:3: JSON nested 30001 levels deep", deep_samples),
+    "publish_results_deep_results": Case(PR, "alpha/results.json: JSON nested 30001 levels",
+                                         lambda t: (stored(t), (t / "subs" / "alpha" /
+                                                                "results.json").write_text(
+                                             '{"suites": ' + _deep() + "}"))),
     "score_manifest_deep": Case(("score", "p.jsonl", *D), "suites.json: JSON nested 30001",
                                 lambda t: (t / "data" / "suites.json").write_text(
                                     '{"suites": {}, "x": ' + _deep() + "}")),
@@ -307,6 +311,9 @@ CASES: dict[str, Case] = {
     "score_long_unknown_suite_value": Case(
         ("score", "long.jsonl", *D), "... (5,000,003 characters): unknown suite 'zz'",
         lambda t: _lines(t, "long.jsonl", [{"id": "zz/" + "x" * 5_000_000, "label": 0}])),
+    "score_long_id_without_suite": Case(
+        ("score", "long.jsonl", *D), "(5,000,000 characters): unknown suite 'xxxx",
+        lambda t: _lines(t, "long.jsonl", [{"id": "x" * 5_000_000, "label": 0}])),
 }
 
 
@@ -330,7 +337,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nBAD INPUT (issue 19): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 40 and len(commands) == 7
+    assert len(CASES) == 42 and len(commands) == 7
 
 
 def _cli(case_dir: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:

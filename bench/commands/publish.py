@@ -97,8 +97,14 @@ def _read_results(submissions: str, entry: str) -> dict:
     path = Path(submissions) / entry / "results.json"
     if not path.is_file():
         raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
+    from bench.json_input import depth_above, too_deep_message
+
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        depth = depth_above(text)
+        if depth is not None:
+            raise ConfigError(f"{path}: {too_deep_message(depth)}")
+        results = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(results, dict):

@@ -127,6 +127,14 @@ def check_args(args: argparse.Namespace) -> None:
     parse_params(args.param)
     if args.out:
         check_output_file(args.out, inputs=(args.predictions,))
+    if args.suites:  # before the prediction file is read (a 135 MB parse)
+        from bench.errors import UnknownNameError
+        from bench.manifest import read_manifest
+
+        manifest = read_manifest(args.data)
+        for name in args.suites:
+            if name not in manifest:
+                raise UnknownNameError("suite", name, manifest)
 
 
 def _system_allocator() -> None:
