@@ -111,6 +111,8 @@ def convert_file(json_path: str | Path, suite: str, data_dir: str | Path, out: s
     except DuplicateKeyError as exc:
         raise PredictionFileError(str(json_path), "key given twice in one object (which value "
                                   "is meant?)", field=exc.key) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise PredictionFileError(str(json_path), f"not valid JSON ({exc})") from None
     data = SuiteFolder(data_dir).load(suite)
     records = convert(arrays, data, str(json_path))
     write_text(out, "".join(json.dumps(r) + "\n" for r in records))

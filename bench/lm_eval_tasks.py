@@ -183,7 +183,7 @@ def _results_configs(path: Path, date: str) -> dict:
         if depth is not None:
             raise DataError(f"{results}: {too_deep_message(depth)}")
         configs = json.loads(text).get("configs", {})
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as exc:
+    except (OSError, ValueError, AttributeError) as exc:  # ValueError: JSON, UTF-8, digits
         raise DataError(f"{results}: not a readable lm-eval results file ({exc})") from None
     if not isinstance(configs, dict):
         raise DataError(f"{results}: field 'configs' is not an object of task configs")
@@ -300,7 +300,7 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
                 try:
                     sample = json.loads(line)
                     row_id = sample["doc"]["id"]
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                except (ValueError, KeyError, TypeError) as exc:  # ValueError: JSON, 4,300+ digits
                     raise DataError(f"{path}:{line_no}: not an lm-eval sample with doc.id "
                                     f"({exc})") from None
                 if not isinstance(row_id, str) or not row_id:

@@ -66,7 +66,7 @@ def read_manifest(root: str | Path,
         if depth is not None:
             raise DataError(f"{path}: {too_deep_message(depth)}")
         manifest = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
         raise DataError(f"{path}: not a valid suite manifest ({exc})") from None
     suites = manifest.get("suites") if isinstance(manifest, dict) else None
     if not isinstance(suites, dict):

@@ -318,6 +318,9 @@ def _jsonl_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
                 str(path), "key given twice in one object (which value is meant?)",
                 line=number, field=exc.key,
             ) from None
+        except ValueError as exc:  # an integer of more than 4,300 digits
+            what = "an integer of more than 4,300 digits" if "digits" in str(exc) else exc
+            raise PredictionFileError(str(path), f"not valid JSON ({what})", line=number) from None
 
 
 def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
@@ -358,7 +361,7 @@ def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
                                           field="probs")
             try:
                 prob = json.loads(fields[position["probs"]])
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON, or an integer of more than 4,300 digits
                 raise PredictionFileError(
                     str(path),
                     "must be a JSON list of numbers",

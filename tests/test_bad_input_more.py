@@ -221,6 +221,13 @@ CASES: dict[str, Case] = {
                                          lambda t: (stored(t), (t / "subs" / "alpha" /
                                                                 "results.json").write_text(
                                              '{"suites": ' + _deep() + "}"))),
+    "score_huge_integer": Case(("score", "n.jsonl", *D), "n.jsonl:4: not valid JSON (an "
+                               "integer of more than 4,300 digits)",
+                               lambda t: _lines(t, "n.jsonl", _records(t), {
+                                   3: '{"id": "x", "label": ' + "1" * 5000 + "}"})),
+    "convert_becel_huge_integer": Case(CB, "b.json: not valid JSON (Exceeds the limit",
+                                       lambda t: (t / "b.json").write_text(
+                                           '{"original_preds": [' + "1" * 5000 + "]}")),
     "score_manifest_deep": Case(("score", "p.jsonl", *D), "suites.json: JSON nested 30001",
                                 lambda t: (t / "data" / "suites.json").write_text(
                                     '{"suites": {}, "x": ' + _deep() + "}")),
@@ -337,7 +344,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nBAD INPUT (issue 19): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 42 and len(commands) == 7
+    assert len(CASES) == 44 and len(commands) == 7
 
 
 def _cli(case_dir: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:

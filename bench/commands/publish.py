@@ -105,7 +105,7 @@ def _read_results(submissions: str, entry: str) -> dict:
         if depth is not None:
             raise ConfigError(f"{path}: {too_deep_message(depth)}")
         results = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
         raise ConfigError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(results, dict):
         raise ConfigError(f"{path}: expected a JSON object")
