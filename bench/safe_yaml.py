@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, shorten
 
 #: Largest metadata file read (a meta.yaml is a few hundred bytes; a card header a few KB).
 MAX_YAML_BYTES = 256 * 1024
@@ -79,6 +79,9 @@ def load_yaml_text(text: str, where: str) -> object:
         raise ConfigError(f"{where}: not valid YAML: {message}") from None
     except RecursionError:
         raise ConfigError(f"{where}: YAML nested too deeply") from None
+    except ValueError as exc:  # date: 2026-13-45, an integer of 5,000 digits (YAML reads both)
+        raise ConfigError(f"{where}: a value is not valid ({shorten(str(exc))}); dates are "
+                          "YYYY-MM-DD") from None
 
 
 def read_yaml_file(path: str | os.PathLike) -> object:
