@@ -39,6 +39,7 @@ from filelock import FileLock
 from bench.atomic import dir_mode, write_text
 from bench.contamination import parse_training_data
 from bench.errors import BenchError, ConfigError, shorten
+from bench.json_input import depth_above, too_deep_message
 from bench.predictions import read_payload, to_jsonl
 from bench.scoring import score_file
 
@@ -386,8 +387,12 @@ def load_entry(d: Path) -> Submission:
         raise ConfigError(f"{d}: incomplete submission, missing {missing}")
     meta = validate_meta(_load_yaml(d / META), str(d / META))
     try:
-        results = json.loads((d / RESULTS).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        text = (d / RESULTS).read_text(encoding="utf-8")
+        depth = depth_above(text)  # Python's parser: RecursionError at ~1,000 levels
+        if depth is not None:
+            raise ConfigError(f"{d / RESULTS}: {too_deep_message(depth)}")
+        results = json.loads(text)
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
         raise ConfigError(f"{d / RESULTS}: not valid JSON ({exc})") from None
     if not isinstance(results, dict) or not isinstance(results.get("suites"), dict):
         raise ConfigError(f"{d / RESULTS}: not a results JSON (no 'suites' mapping)")

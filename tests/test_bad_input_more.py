@@ -228,6 +228,10 @@ CASES: dict[str, Case] = {
     "convert_becel_huge_integer": Case(CB, "b.json: not valid JSON (Exceeds the limit",
                                        lambda t: (t / "b.json").write_text(
                                            '{"original_preds": [' + "1" * 5000 + "]}")),
+    "rescore_deep_results": Case(("rescore", *D, *SUB), "alpha/results.json: JSON nested 100001",
+                                 lambda t: (stored(t), (t / "subs" / "alpha" /
+                                                        "results.json").write_text(
+                                     '{"suites": ' + _deep(100_000) + "}"))),
     "score_manifest_deep": Case(("score", "p.jsonl", *D), "suites.json: JSON nested 30001",
                                 lambda t: (t / "data" / "suites.json").write_text(
                                     '{"suites": {}, "x": ' + _deep() + "}")),
@@ -344,7 +348,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nBAD INPUT (issue 19): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 44 and len(commands) == 7
+    assert len(CASES) == 45 and len(commands) == 8
 
 
 def _cli(case_dir: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
