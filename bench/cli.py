@@ -126,8 +126,25 @@ def _quiet_broken_pipe() -> int:
     return 141  # 128 + SIGPIPE, what a shell reports for a killed writer
 
 
+def safe_output() -> None:
+    """Characters the terminal cannot show become escapes, not a UnicodeEncodeError.
+
+    Under ``LC_ALL=C`` with ``PYTHONUTF8=0`` (or ``PYTHONIOENCODING=ascii``) stdout is ASCII: a
+    warning naming a label ``café`` crashed ``score`` after it had scored. A lone surrogate
+    cannot be written even as UTF-8. Both now print as ``\\xe9`` / ``\\udc80``.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code."""
+    safe_output()
     try:
         args = make_parser().parse_args(argv)  # --help | head: a broken pipe here too
         one_blas_thread(args.command)

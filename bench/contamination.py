@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, shorten
 
 _ITEM = re.compile(r"^(?P<path>[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)(?:#half=(?P<half>[01]))?$")
 
@@ -56,8 +56,9 @@ def parse_item(item: object, where: str = "meta.yaml") -> TrainingSource:
     match = _ITEM.match(item) if isinstance(item, str) else None
     if match is None or ".." in match["path"].split("/"):
         raise ConfigError(
-            f"{where}: field 'training_data' value {item!r}: expected a mirror-layout source "
-            "path such as 'becel/mrpc/train.tsv', optionally followed by '#half=0' or '#half=1'"
+            f"{where}: field 'training_data' value {shorten(item)}: expected a mirror-layout "
+            "source path such as 'becel/mrpc/train.tsv', optionally followed by '#half=0' or "
+            "'#half=1'"
         )
     half = match["half"]
     return TrainingSource(match["path"], None if half is None else int(half))
@@ -69,7 +70,8 @@ def parse_training_data(value: object, where: str = "meta.yaml") -> list[Trainin
         return []
     if not isinstance(value, list):
         raise ConfigError(
-            f"{where}: field 'training_data' value {value!r}: expected a list of source paths"
+            f"{where}: field 'training_data' value {shorten(value)}: expected a list of source "
+            "paths"
         )
     return [parse_item(item, where) for item in value]
 

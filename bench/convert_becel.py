@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.errors import PredictionFileError
+from bench.json_input import DuplicateKeyError, depth_above, too_deep_message, unique_object
+from bench.predictions import check_input_file
 
 LAYOUT: dict[str, tuple[tuple[str, str], ...]] = {
     "semantic": (("original_preds", "original"), ("paraphrase_preds", "paraphrase")),
@@ -97,13 +99,20 @@ def convert_file(json_path: str | Path, suite: str, data_dir: str | Path, out: s
     from bench.atomic import write_text
     from bench.scoring import SuiteFolder
 
-    json_path = Path(json_path)
+    json_path = check_input_file(json_path)
     try:
-        arrays = json.loads(json_path.read_text(encoding="utf-8"))
+        text = json_path.read_text(encoding="utf-8")
+        depth = depth_above(text)
+        if depth is not None:
+            raise PredictionFileError(str(json_path), too_deep_message(depth))
+        arrays = json.loads(text, object_pairs_hook=unique_object)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise PredictionFileError(str(json_path), f"not valid JSON ({exc})") from None
-    except FileNotFoundError:
-        raise PredictionFileError(str(json_path), "file not found") from None
+    except DuplicateKeyError as exc:
+        raise PredictionFileError(str(json_path), "key given twice in one object (which value "
+                                  "is meant?)", field=exc.key) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise PredictionFileError(str(json_path), f"not valid JSON ({exc})") from None
     data = SuiteFolder(data_dir).load(suite)
     records = convert(arrays, data, str(json_path))
     write_text(out, "".join(json.dumps(r) + "\n" for r in records))

@@ -20,12 +20,14 @@ that cover a suite only partly.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, shorten
+from bench.json_input import depth_above, too_deep_message
 
 TASK_PREFIX = "consistency_bench_"
 GROUP = "consistency_bench"
@@ -149,6 +151,8 @@ def find_samples(paths: Iterable[str | os.PathLike]) -> list[Path]:
             found.extend(sorted(p for p in path.rglob("samples_*.jsonl")))
         elif path.is_file():
             found.append(path)
+        elif path.exists():
+            raise DataError(f"{path}: not a regular file or folder (a FIFO, socket or device)")
         else:
             raise DataError(f"{path}: no such file or folder")
     if not found:
@@ -177,25 +181,43 @@ def _results_configs(path: Path, date: str) -> dict:
             "from lm-eval's results file (keep the --output_path folder as lm-eval wrote it)"
         )
     try:
-        return json.loads(results.read_text(encoding="utf-8")).get("configs", {})
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"{results}: not a readable lm-eval results file ({exc})") from exc
+        text = results.read_text(encoding="utf-8")
+        depth = depth_above(text)
+        if depth is not None:
+            raise DataError(f"{results}: {too_deep_message(depth)}")
+        configs = json.loads(text).get("configs", {})
+    except (OSError, ValueError, AttributeError) as exc:  # ValueError: JSON, UTF-8, digits
+        raise DataError(f"{results}: not a readable lm-eval results file ({exc})") from None
+    if not isinstance(configs, dict):
+        raise DataError(f"{results}: field 'configs' is not an object of task configs")
+    return configs
 
 
-def _lls(sample: dict, path: Path, line: int) -> list[float]:
+def _lls(sample: dict, path: Path, line: int, n_choices: int) -> list[float]:
+    """The log-likelihood of each choice: finite numbers, one per label of the suite."""
     resps = sample.get("filtered_resps", sample.get("resps"))
     if not isinstance(resps, list) or not resps:
         raise DataError(f"{path}:{line}: field filtered_resps missing or empty")
+    if len(resps) != n_choices:
+        raise DataError(f"{path}:{line}: field filtered_resps has {len(resps)} choices; the "
+                        f"suite has {n_choices} labels (samples of another task export?)")
     out = []
     for resp in resps:
         while isinstance(resp, list) and resp and isinstance(resp[0], list):
             resp = resp[0]
         value = resp[0] if isinstance(resp, list) else resp
-        try:
-            out.append(float(value))
-        except (TypeError, ValueError):
-            raise DataError(f"{path}:{line}: field filtered_resps: {resp!r} is not a "
-                            "log-likelihood") from None
+        number = None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = float(value)
+        elif isinstance(value, str):  # lm-eval may log numbers as strings
+            try:
+                number = float(value)
+            except ValueError:
+                number = None
+        if number is None or not math.isfinite(number):
+            raise DataError(f"{path}:{line}: field filtered_resps value {shorten(resp)}: not a "
+                            "log-likelihood (a finite number)")
+        out.append(number)
     return out
 
 
@@ -204,6 +226,8 @@ def _continuations(arguments) -> list[str]:
 
     lm-eval logs ``{"gen_args_0": {"arg_0": ctx, "arg_1": cont}}`` or ``[[ctx, cont], ...]``.
     """
+    if not isinstance(arguments, (dict, list)):
+        return []
     if isinstance(arguments, dict):
         arguments = [[a.get("arg_0"), a.get("arg_1")] if isinstance(a, dict) else a
                      for a in arguments.values()]
@@ -253,7 +277,9 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
             raise DataError(f"suite {suite}: samples in both {seen_in[suite]} and {path}; "
                             "pass one run's output")
         seen_in[suite] = path
-        meta = (_results_configs(path, date).get(task) or {}).get("metadata") or {}
+        config = _results_configs(path, date).get(task)
+        meta = config.get("metadata") if isinstance(config, dict) else None
+        meta = meta if isinstance(meta, dict) else {}
         expected = manifest[suite]["sha256"]
         if meta.get("sha256") != expected:
             raise DataError(
@@ -262,17 +288,28 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
                 "with export-lm-eval and rerun lm-eval"
             )
         records: dict[str, list] = {}
-        with open(path, encoding="utf-8") as handle:
-            for line_no, line in enumerate(handle, 1):
+        with open(path, "rb") as handle:
+            for line_no, raw in enumerate(handle, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DataError(f"{path}:{line_no}: not valid UTF-8 ({exc.reason} at byte "
+                                    f"{exc.start})") from None
                 if not line.strip():
                     continue
+                depth = depth_above(line)
+                if depth is not None:
+                    raise DataError(f"{path}:{line_no}: {too_deep_message(depth)}")
                 try:
                     sample = json.loads(line)
                     row_id = sample["doc"]["id"]
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                except (ValueError, KeyError, TypeError) as exc:  # ValueError: JSON, 4,300+ digits
                     raise DataError(f"{path}:{line_no}: not an lm-eval sample with doc.id "
                                     f"({exc})") from None
-                lls = _lls(sample, path, line_no)
+                if not isinstance(row_id, str) or not row_id:
+                    raise DataError(f"{path}:{line_no}: field doc.id value {shorten(row_id)}: "
+                                    "expected a row id string")
+                lls = _lls(sample, path, line_no, len(manifest[suite]["label_names"]))
                 choices = _continuations(sample.get("arguments"))
                 if len(choices) != len(lls):
                     choices = [""] * len(lls)

@@ -14,6 +14,7 @@ Every problem raises :class:`bench.errors.PredictionFileError`; nothing is writt
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import hashlib
@@ -21,6 +22,7 @@ import io
 import json
 import math
 import re
+import stat
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -35,7 +37,15 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from bench.arrays import float64, indices, int64, offsets, valid
-from bench.errors import DataError, PredictionFileError
+from bench.errors import DataError, PredictionFileError, shorten
+from bench.json_input import (
+    DeepJsonError,
+    DuplicateKeyError,
+    LineScanner,
+    depth_above,
+    too_deep_message,
+    unique_object,
+)
 from bench.metrics.becel import INVALID
 from bench.modeling import normalise_label
 
@@ -121,6 +131,35 @@ class _Columns:
     lines: np.ndarray | None  # None: positions, lines not known exactly (fast pass)
 
 
+def check_input_file(path: str | Path) -> Path:
+    """``path`` as a :class:`Path` when it is a regular file (or a link to one).
+
+    Raises:
+        PredictionFileError: ``-`` (standard input is not read: a prediction file is read
+            twice, hashed and parsed), a folder, a FIFO, socket or device, or nothing at all;
+            the message says which.
+
+    """
+    if str(path) == "-":
+        raise PredictionFileError(
+            "-", "reading predictions from standard input is not supported; save them to a "
+            "file and pass its path (a file named '-': pass ./-)")
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise PredictionFileError(str(path), "file not found") from None
+    except NotADirectoryError:
+        raise PredictionFileError(str(path), "file not found (a parent is a file)") from None
+    if stat.S_ISREG(mode):
+        return path
+    what = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise PredictionFileError(str(path), f"is {what}, not a prediction file; pass a "
+                              ".jsonl, .csv or .parquet file")
+
+
 def detect_format(path: Path) -> str:
     """File format from the extension (``.jsonl``/``.json``, ``.csv``, ``.parquet``)."""
     suffixes = [s.lower() for s in path.suffixes]
@@ -136,7 +175,25 @@ def detect_format(path: Path) -> str:
 # --------------------------------------------------------------------------- line-by-line pass
 
 
+def _check_text(path: str, line: int, field: str, value: str) -> None:
+    """Refuse a string that is not valid Unicode (a lone surrogate from a ``\\udc80`` escape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise PredictionFileError(
+            path,
+            f"not valid Unicode (a lone surrogate {value[exc.start]!r} at character "
+            f"{exc.start}); write the text as UTF-8",
+            line=line,
+            field=field,
+            value=value,
+            has_value=True,
+        ) from None
+
+
 def _check_label(path: str, line: int, value: object) -> object:
+    if isinstance(value, str):
+        _check_text(path, line, "label", value)
     if isinstance(value, float) and value.is_integer():
         return int(value)  # 1.0: an index written as a float (CSV exports, pandas)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
@@ -209,6 +266,7 @@ def _record(path: str, line: int, record: object) -> tuple[str, object, list[flo
         raise PredictionFileError(
             path, "must be a non-empty string", line=line, field="id", value=row_id, has_value=True
         )
+    _check_text(path, line, "id", row_id)
     label = _check_label(path, line, record["label"])
     probs = _check_probs(path, line, record.get("probs"))
     return row_id, label, probs
@@ -244,22 +302,46 @@ def _jsonl_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
     for number, text in _decode_lines(path, payload):
         if not text.strip():
             raise PredictionFileError(str(path), "empty line inside the file", line=number)
+        depth = depth_above(text)
+        if depth is not None:
+            raise PredictionFileError(str(path), too_deep_message(depth), line=number)
         try:
-            yield number, json.loads(text)
+            yield number, json.loads(text, object_pairs_hook=unique_object)
         except json.JSONDecodeError as exc:
             raise PredictionFileError(
                 str(path),
                 f"not valid JSON ({exc.msg} at column {exc.colno}); truncated line?",
                 line=number,
             ) from None
+        except DuplicateKeyError as exc:
+            raise PredictionFileError(
+                str(path), "key given twice in one object (which value is meant?)",
+                line=number, field=exc.key,
+            ) from None
+        except ValueError as exc:  # an integer of more than 4,300 digits
+            what = "an integer of more than 4,300 digits" if "digits" in str(exc) else exc
+            raise PredictionFileError(str(path), f"not valid JSON ({what})", line=number) from None
 
 
 def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
+    if payload.startswith(codecs.BOM_UTF8):  # Excel's "CSV UTF-8" export starts with one
+        payload = payload[len(codecs.BOM_UTF8):]
     decoded = _decode_lines(path, payload)
     reader = csv.reader(io.StringIO("\n".join(text for _, text in decoded)))
     header = next(reader, None)
     if header is None:
         raise PredictionFileError(str(path), "the file is empty")
+    first_seen: dict[str, int] = {}
+    for column, name in enumerate(header, start=1):
+        if name in first_seen:
+            raise PredictionFileError(
+                str(path),
+                f"column given twice in the header (columns {first_seen[name]} and {column}; "
+                "which one is meant?)",
+                line=1,
+                field=name,
+            )
+        first_seen[name] = column
     for field in ("id", "label"):
         if field not in header:
             raise PredictionFileError(str(path), "required column is missing", line=1, field=field)
@@ -273,9 +355,13 @@ def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
         label = fields[position["label"]]  # "1", "1.0" and names are resolved by _labels
         prob = None
         if "probs" in position and fields[position["probs"]].strip():
+            depth = depth_above(fields[position["probs"]])
+            if depth is not None:
+                raise PredictionFileError(str(path), too_deep_message(depth), line=number,
+                                          field="probs")
             try:
                 prob = json.loads(fields[position["probs"]])
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON, or an integer of more than 4,300 digits
                 raise PredictionFileError(
                     str(path),
                     "must be a JSON list of numbers",
@@ -316,28 +402,54 @@ def _read_parquet(path: Path, payload: bytes) -> pa.Table:
 
 
 class _ByteRange(io.RawIOBase):
-    """The bytes ``[start, stop)`` of a file, as a readable stream."""
+    """The bytes ``[start, stop)`` of a file, as a readable stream checked for deep nesting.
+
+    Every block is passed through a :class:`bench.json_input.LineScanner` before pyarrow gets
+    it: a line nested deeper than :data:`bench.json_input.MAX_DEPTH` would crash pyarrow's
+    reader (SIGSEGV at ~20,000 levels), so a suspect block raises
+    :class:`bench.json_input.DeepJsonError` instead (pyarrow passes it on unchanged).
+    """
 
     def __init__(self, path: Path, start: int, stop: int):
         super().__init__()
         self._file = open(path, "rb", buffering=0)  # noqa: SIM115 (closed with the stream)
         self._file.seek(start)
         self._left = stop - start
+        self._scanner = LineScanner()
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
-        size = min(len(buffer), self._left)
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (pyarrow reads through this: one copy, scanned)."""
+        size = self._left if size is None or size < 0 else min(size, self._left)
         if size <= 0:
-            return 0
-        got = self._file.readinto(memoryview(buffer)[:size])
-        self._left -= got
-        return got
+            return b""
+        data = self._file.read(size)
+        self._left -= len(data)
+        self._scanner.feed(data)
+        return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        memoryview(buffer)[: len(data)] = data
+        return len(data)
 
     def close(self) -> None:
         self._file.close()
         super().close()
+
+
+def _checked(path: Path) -> pa.PythonFile:
+    """The whole file as a stream for pyarrow, checked for deep nesting (:class:`_ByteRange`)."""
+    return pa.PythonFile(_ByteRange(path, 0, path.stat().st_size), mode="r")
+
+
+def _check_payload(payload: bytes) -> None:
+    """Raise :class:`DeepJsonError` when a line of ``payload`` may be nested too deeply."""
+    scanner, view = LineScanner(), memoryview(payload)
+    for start in range(0, len(payload), JSON_BLOCK_BYTES):
+        scanner.feed(view[start : start + JSON_BLOCK_BYTES])
 
 
 def _read_json(source) -> pa.Table:
@@ -389,7 +501,7 @@ def _parse_jsonl(path: Path,
             _release_free_memory()  # each parsing thread freed its blocks in its own arena
             if first.schema == second.schema:
                 return pa.concat_tables([first, second])
-    return _read_json(str(path))
+    return _read_json(_checked(path))
 
 
 def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
@@ -474,6 +586,7 @@ def _fast(payload: bytes | Path, fmt: str,
             if isinstance(payload, Path):
                 table = _parse_jsonl(payload, meanwhile)
             else:
+                _check_payload(payload)
                 table = _read_json(pa.BufferReader(payload))
         elif fmt == "parquet":
             table = pq.read_table(pa.BufferReader(payload))
@@ -556,7 +669,8 @@ def _resolve(path: str, columns: _Columns, manifest: dict, suite_ids: dict) -> d
         positions = order[bounds[code] : bounds[code + 1]]
         if name not in manifest:
             fail(
-                int(positions[0]), f"unknown suite {name!r} (known: {', '.join(sorted(manifest))})"
+                int(positions[0]),
+                f"unknown suite {shorten(name, 40)} (known: {', '.join(sorted(manifest))})",
             )
         entry = manifest[name]
         label_names = entry["label_names"]
@@ -723,16 +837,18 @@ def _out_of_range(path, label_names, line: int, value: int) -> PredictionFileErr
     )
 
 
+#: A label index written as text: ASCII digits, optionally ``.0`` (CSV exports), blanks around.
+_INDEX_TEXT = re.compile(r"[ \t]*([0-9]{1,18})(?:\.0*)?[ \t]*")
+
+
 def _index_text(value: str) -> int | None:
-    """``"1"``, ``" 1 "``, ``"1.0"`` -> 1; ``None`` for any other text."""
-    text = value.strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    if not math.isfinite(number) or not number.is_integer() or text.lower().startswith("0x"):
-        return None
-    return int(number)
+    """``"1"``, ``" 1 "``, ``"1.0"`` -> 1; ``None`` for any other text.
+
+    Only ASCII digits: ``float()`` would also read ``"١"`` (Arabic-Indic one), ``"1e0"``,
+    ``"1_0"`` or ``"+1"`` as numbers; those are answers, not indices.
+    """
+    match = _INDEX_TEXT.fullmatch(value)
+    return int(match[1]) if match else None
 
 
 def _label_text(value: str, lookup: dict[str, int], n_labels: int) -> int | None:
@@ -864,21 +980,22 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids,
             and value.
 
     """
-    path = Path(path)
-    if not path.is_file():
-        raise PredictionFileError(str(path), "file not found")
+    path = check_input_file(path)
     if path.stat().st_size == 0:
         raise PredictionFileError(str(path), "the file is empty")
     fmt = detect_format(path)
-    if fmt == "jsonl" and path.suffix.lower() != ".gz":  # hashed and parsed from the file
-        with ThreadPoolExecutor(max_workers=1) as pool:  # both release the GIL: in parallel
-            hashing = pool.submit(_file_sha256, path)
-            columns = _fast(path, fmt, meanwhile)
-            digest = hashing.result()
-    else:
-        payload = read_payload(path)
-        digest = hashlib.sha256(payload).hexdigest()
-        columns = _fast(payload, fmt)
+    try:
+        if fmt == "jsonl" and path.suffix.lower() != ".gz":  # hashed and parsed from the file
+            with ThreadPoolExecutor(max_workers=1) as pool:  # both release the GIL: in parallel
+                hashing = pool.submit(_file_sha256, path)
+                columns = _fast(path, fmt, meanwhile)
+                digest = hashing.result()
+        else:
+            payload = read_payload(path)
+            digest = hashlib.sha256(payload).hexdigest()
+            columns = _fast(payload, fmt)
+    except DeepJsonError:  # a line may be nested too deeply: the pass below names it
+        columns = None
     if columns is not None:
         try:
             suites = _resolve_fast(columns, manifest, suite_ids)
@@ -908,9 +1025,7 @@ def to_jsonl(path: str | Path) -> bytes:
         PredictionFileError: The file is missing, of an unknown type, or malformed.
 
     """
-    path = Path(path)
-    if not path.is_file():
-        raise PredictionFileError(str(path), "file not found")
+    path = check_input_file(path)
     fmt = detect_format(path)
     payload = read_payload(path)
     if fmt == "jsonl":

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from bench import __version__
-from bench.errors import PredictionFileError
+from bench.errors import PredictionFileError, shorten
 
 NO_PREDICTIONS = "no predictions for this suite"
 
@@ -114,7 +114,9 @@ def invalid_warning(results: Mapping, path: str | None = None) -> str | None:
     first = info.get("first") or {}
     path = path or results.get("predictions", {}).get("path", "predictions")
     suites = ", ".join(f"{k} {v}" for k, v in info.get("by_suite", {}).items())
-    example = f"; first: {path}:{first.get('line')} value {first.get('value')!r}" if first else ""
+    example = ""
+    if first:
+        example = f"; first: {path}:{first.get('line')} value {shorten(first.get('value'))}"
     return (
         f"warning: {count} invalid answer(s) (neither a label name nor a label index; counted "
         f"as wrong and inconsistent): {suites}{example}"

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from bench import __version__
 from bench.arrays import indices, int64
 from bench.errors import DataError, DuplicateNameError, UnknownNameError
-from bench.manifest import read_manifest
+from bench.manifest import REQUIRED_FIELDS, read_manifest
 from bench.metrics.consistent import Consistent
 from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
 
@@ -323,7 +323,7 @@ class SuiteFolder:
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
-        self.manifest = read_manifest(self.root)
+        self.manifest = read_manifest(self.root, required=tuple(REQUIRED_FIELDS))
         self._load = cache(self._load_uncached)
 
     def preload(self, stop: Callable[[], bool], names: Iterable[str] | None = None) -> None:

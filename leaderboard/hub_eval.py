@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, shorten
 
 HEADLINE = "consistent_accuracy_cc"
 EVAL_RESULTS_PATH = ".eval_results/consistency-bench.yaml"
@@ -106,7 +106,7 @@ def eval_result_entries(results: Mapping, dataset_repo: str, *,
         if value is None:
             raw = entry.get(HEADLINE)
             reason = ("missing" if HEADLINE not in entry else "undefined (null)" if raw is None
-                      else f"not a finite number ({raw!r})")
+                      else f"not a finite number ({shorten(raw)})")
             skipped[suite] = f"{HEADLINE} {reason}"
             continue
         entries.append(EvalResultEntry(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.errors import BenchError, ConfigError, DataError
+from bench.safe_yaml import load_yaml_text
 
 
 class PublishError(BenchError):
@@ -232,7 +233,7 @@ def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: st
         path = Path(model_card)
         if not path.is_file():
             raise ConfigError(f"--model-card {path}: no such file")
-        text = path.read_text(encoding="utf-8")
+        text = read_model_card(path)
         files["README.md"] = model_card_text(text, results, model_repo, dataset_repo,
                                              where=str(path)).encode("utf-8")
     plan = Plan(model_repo, "model", files,
@@ -384,16 +385,34 @@ def model_card_text(text: str, results: Mapping, model_name: str, dataset_repo: 
         end = text.find("\n---\n", 4)
         if end == -1:
             raise ConfigError(f"{where}: YAML header opened with '---' is never closed")
-        try:
-            meta = yaml.safe_load(text[4:end]) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{where}: YAML header is not valid YAML: {exc}") from None
+        meta = load_yaml_text(text[4:end], f"{where} (YAML header)") or {}
         if not isinstance(meta, dict):
             raise ConfigError(f"{where}: YAML header must be a mapping")
         body = text[end + 5:]
     meta["model-index"] = model_index(results, model_name, dataset_repo)
     header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
     return f"---\n{header}---\n{body}"
+
+
+def read_model_card(path: Path) -> str:
+    """A model card's text: a regular UTF-8 text file (no NUL bytes).
+
+    Raises:
+        ConfigError: Not a regular file, not UTF-8, or binary.
+
+    """
+    if not path.is_file():
+        raise ConfigError(f"--model-card {path}: not a regular file")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--model-card {path}: not a UTF-8 text file ({exc.reason} at byte "
+                          f"{exc.start}); pass the model's README.md") from None
+    if "\x00" in text:
+        raise ConfigError(f"--model-card {path}: a binary file (NUL bytes); pass the model's "
+                          "README.md")
+    return text
 
 
 def write_model_card(card: str | os.PathLike, results: Mapping, model_name: str,
@@ -407,5 +426,5 @@ def write_model_card(card: str | os.PathLike, results: Mapping, model_name: str,
     from bench.atomic import write_text
 
     path = Path(card)
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = read_model_card(path) if path.exists() else ""
     write_text(path, model_card_text(text, results, model_name, dataset_repo, where=str(path)))

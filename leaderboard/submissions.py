@@ -46,7 +46,8 @@ from filelock import FileLock
 
 from bench.atomic import dir_mode, pid_alive, write_text
 from bench.contamination import parse_training_data
-from bench.errors import BenchError, ConfigError
+from bench.errors import BenchError, ConfigError, shorten
+from bench.json_input import depth_above, too_deep_message
 from bench.predictions import read_payload, to_jsonl
 from bench.scoring import score_file
 
@@ -117,10 +118,11 @@ def validate_meta(data: object, path: str = META) -> dict:
     """
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
-    unknown = sorted(set(data) - set(REQUIRED_META) - set(OPTIONAL_META))
+    unknown = sorted(str(k) for k in set(data) - set(REQUIRED_META) - set(OPTIONAL_META))
     if unknown:
         raise ConfigError(
-            f"{path}: unknown field(s) {unknown}; accepted: "
+            f"{path}: unknown field(s) {', '.join(shorten(k, 40) for k in unknown[:5])}"
+            f"{' and more' if len(unknown) > 5 else ''}; accepted: "
             f"{', '.join(REQUIRED_META + OPTIONAL_META)}"
         )
     missing = [k for k in REQUIRED_META if data.get(k) in (None, "")]
@@ -130,40 +132,52 @@ def validate_meta(data: object, path: str = META) -> dict:
     for key in REQUIRED_META:
         value = data[key]
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise ConfigError(f"{path}: field {key!r} value {value!r}: expected a string")
+            raise ConfigError(f"{path}: field {key!r} value {shorten(value)}: expected a string")
         out[key] = str(value)
     if not re.match(r"^https?://\S+$", out["link"]):
-        raise ConfigError(f"{path}: field 'link' value {out['link']!r}: expected an http(s) URL")
+        raise ConfigError(
+            f"{path}: field 'link' value {shorten(out['link'])}: expected an http(s) URL")
     if "parameters" in data and data["parameters"] is not None:
         value = data["parameters"]
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise ConfigError(
-                f"{path}: field 'parameters' value {value!r}: expected an integer count or a "
-                "string such as '110M'"
+                f"{path}: field 'parameters' value {shorten(value)}: expected an integer count "
+                "or a string such as '110M'"
             )
         if isinstance(value, int) and value <= 0:
-            raise ConfigError(f"{path}: field 'parameters' value {value!r}: must be positive")
-        out["parameters"] = value
-    date = data.get("date")
-    if date is None:
-        date = dt.date.today()
-    if isinstance(date, str):
-        try:
-            date = dt.date.fromisoformat(date)
-        except ValueError:
             raise ConfigError(
-                f"{path}: field 'date' value {date!r}: expected YYYY-MM-DD"
-            ) from None
-    if not isinstance(date, dt.date):
-        raise ConfigError(f"{path}: field 'date' value {date!r}: expected YYYY-MM-DD")
-    out["date"] = date.isoformat()
+                f"{path}: field 'parameters' value {shorten(value)}: must be positive")
+        out["parameters"] = value
+    out["date"] = _date(data.get("date"), path)
     if data.get("notes") is not None:
         if not isinstance(data["notes"], str):
-            raise ConfigError(f"{path}: field 'notes' value {data['notes']!r}: expected text")
+            raise ConfigError(
+                f"{path}: field 'notes' value {shorten(data['notes'])}: expected text")
         out["notes"] = data["notes"]
     if data.get("training_data") is not None:  # syntax: bench/contamination.py
         out["training_data"] = [str(t) for t in parse_training_data(data["training_data"], path)]
     return dict(sorted(out.items()))
+
+
+def _date(value: object, path: str) -> str:
+    """The ``date`` field as ``YYYY-MM-DD``; today when absent.
+
+    Only a calendar date is accepted, written ``YYYY-MM-DD`` (ASCII digits): a time
+    (``2026-01-01T10:00:00``, which YAML reads as a datetime) or another ISO spelling
+    (``20260101``, ``2026-W01-1``) is refused, so that ``submit`` stores only what
+    ``leaderboard`` reads back.
+    """
+    if value is None:
+        return dt.date.today().isoformat()
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        try:
+            return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise ConfigError(f"{path}: field 'date' value {shorten(value)}: expected a date "
+                      "YYYY-MM-DD (no time)")
 
 
 def read_meta(path: str | os.PathLike) -> dict:
@@ -175,21 +189,14 @@ def read_meta(path: str | os.PathLike) -> dict:
 
 
 def _load_yaml(path: Path) -> object:
-    """YAML from a file; a clear error for bad encoding, syntax, or an impossible date."""
-    import yaml
+    """YAML from a file; a clear error for bad encoding, syntax, or an impossible date.
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8"
-        ) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
-    except ValueError as exc:  # e.g. date: 2026-13-45 (YAML reads dates itself)
-        raise ConfigError(f"{path}: a value is not valid ({exc}); dates are YYYY-MM-DD") from None
+    Bounded (bench/safe_yaml.py): at most 256 KiB, no anchors or aliases (a 436-byte alias
+    bomb expanded to 1.1 GB), at most 20 levels deep.
+    """
+    from bench.safe_yaml import read_yaml_file
+
+    return read_yaml_file(path)  # an impossible date (2026-13-45): ConfigError too
 
 
 def gzip_bytes(data: bytes) -> bytes:
@@ -531,8 +538,12 @@ def load_entry(d: Path, *, check_values: bool = True) -> Submission:
         raise ConfigError(f"{d}: incomplete submission, missing {missing}")
     meta = validate_meta(_load_yaml(d / META), str(d / META))
     try:
-        results = json.loads((d / RESULTS).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        text = (d / RESULTS).read_text(encoding="utf-8")
+        depth = depth_above(text)  # Python's parser: RecursionError at ~1,000 levels
+        if depth is not None:
+            raise ConfigError(f"{d / RESULTS}: {too_deep_message(depth)}")
+        results = json.loads(text)
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
         raise ConfigError(f"{d / RESULTS}: not valid JSON ({exc})") from None
     except RecursionError:
         raise ConfigError(f"{d / RESULTS}: not valid JSON (nested too deeply)") from None

@@ -75,9 +75,9 @@ def test_split_parse_gives_the_whole_file_parse(case, tmp_path, monkeypatch):
     if case == "same types":  # split, and the halves kept: no parse of the whole file
         assert parses == ["PythonFile", "PythonFile"]
     if case == "one line":  # nothing after the middle to split at
-        assert parses == ["str"]
+        assert parses == ["PythonFile"]  # the whole file, through the depth check too
     if "after the middle" in case:  # the halves disagree or fail: the whole file again
-        assert parses == ["PythonFile", "PythonFile", "str"]
+        assert parses == ["PythonFile", "PythonFile", "PythonFile"]
 
 
 def test_halves_split_after_a_line_break(tmp_path, monkeypatch):

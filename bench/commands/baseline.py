@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+#: Largest seed (numpy's legacy seeding, used by the libraries, takes 32 bits).
+MAX_SEED = 2**32 - 1
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``baseline`` command."""
@@ -25,12 +28,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--suites", nargs="+", metavar="SUITE",
                         help="suites to predict, each covered by the baseline (default: all "
                         "covered)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
+    parser.add_argument("--seed", type=int, default=0,
+                        help=f"seed of the random baseline (0 to {MAX_SEED})")
     parser.set_defaults(func=run)
 
 
 def check_args(args: argparse.Namespace) -> None:
-    """Reject an ``--out`` that is a folder, and named suites the baseline does not cover.
+    """Reject a bad ``--seed``, an ``--out`` that is a folder, and uncovered named suites.
 
     Raises:
         ConfigError: Naming the uncovered suites and the tasks the baseline covers.
@@ -41,6 +45,8 @@ def check_args(args: argparse.Namespace) -> None:
     from bench.errors import ConfigError
     from bench.manifest import read_manifest
 
+    if not 0 <= args.seed <= MAX_SEED:
+        raise ConfigError(f"--seed {args.seed}: must be 0 to {MAX_SEED}")
     check_output_file(args.out)
     baseline = get_baseline(args.name)
     if args.suites:

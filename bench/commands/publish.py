@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -106,9 +107,15 @@ def _read_results(submissions: str, entry: str) -> dict:
                               "from the submissions folder's own files")
     if not path.is_file():
         raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
+    from bench.json_input import depth_above, too_deep_message
+
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+        depth = depth_above(text)
+        if depth is not None:
+            raise ConfigError(f"{path}: {too_deep_message(depth)}")
+        results = json.loads(text)
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
         raise ConfigError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(results, dict):
         raise ConfigError(f"{path}: expected a JSON object")
@@ -143,6 +150,32 @@ def run_publish_suites(args: argparse.Namespace) -> int:
     return _go(plan, args.dry_run, show=("eval.yaml",))
 
 
+#: A git revision: a hex commit sha (7-64 digits) or a ref name (``main``, ``v1.0``,
+#: ``refs/pr/3``): letters, digits, ``. _ - /``, no ``..``, ``//``, leading ``-`` or ``/``,
+#: trailing ``/``, ``.`` or ``.lock`` (git check-ref-format, narrowed to safe characters).
+_REVISION = re.compile(r"[0-9a-f]{7,64}|[A-Za-z0-9_][A-Za-z0-9._/-]{0,127}")
+
+
+def check_revision(value: str | None, flag: str = "--dataset-revision") -> str | None:
+    """A git revision written into the results file; ``None`` passes.
+
+    Raises:
+        ConfigError: Anything but a hex sha or a plain ref name (``main; rm -rf /`` is
+            refused, not written verbatim).
+
+    """
+    from bench.errors import ConfigError, shorten
+
+    if value is None:
+        return None
+    if (not _REVISION.fullmatch(value) or ".." in value or "//" in value or "@{" in value
+            or value.endswith(("/", ".", ".lock")) or "/." in value):
+        raise ConfigError(f"{flag} {shorten(value)}: not a git revision; use a commit sha "
+                          "(hex) or a ref name such as main or refs/pr/3 (letters, digits, "
+                          ". _ - /)")
+    return value
+
+
 def run_publish_results(args: argparse.Namespace) -> int:
     """Open a pull request with an entry's Eval Results on the model repo."""
     from bench.manifest import read_manifest
@@ -151,6 +184,7 @@ def run_publish_results(args: argparse.Namespace) -> int:
 
     model = check_repo_id(args.model, "--model")
     dataset = check_repo_id(args.dataset, "--dataset")
+    check_revision(args.dataset_revision)
     results = _read_results(args.submissions, args.entry)
     manifest = read_manifest(args.data) if args.data else None
     plan, skipped = plan_results(results, args.entry, model, dataset,

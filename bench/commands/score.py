@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
+from collections.abc import Callable
 
 #: Every ``--param`` key a scorer reads (``options.params`` in bench/scorers/); anything else
 #: is a typo and is rejected. tests/test_bad_input.py checks this list against the scorers.
@@ -45,28 +47,64 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+#: Most bootstrap resamples (each costs 8 bytes per suite and a draw; 10^12 asked for 7 TiB).
+MAX_N_BOOT = 1_000_000
+
+
+def _fraction(value: object) -> bool:
+    """A JSON number (not a bool) in [0, 1]."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and 0.0 <= value <= 1.0)
+
+
+#: Per known key: the check of its (JSON-parsed) value and what it must be.
+PARAM_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "calm_theta": (_fraction, "a number in [0, 1]"),
+    "coherence_theta": (_fraction, "a number in [0, 1]"),
+    "coherence_theta_grid": (
+        lambda v: isinstance(v, list) and 0 < len(v) <= 1000 and all(map(_fraction, v)),
+        "a JSON list of 1 to 1000 numbers in [0, 1], e.g. [0.5,0.6,0.7]"),
+    "salad_theta": (_fraction, "a number in [0, 1] (a probability threshold)"),
+    "salad_tolerance": (_fraction, "a number in [0, 1] (an allowed drop of accuracy)"),
+}
+
+
 def parse_params(items: list[str]) -> dict[str, object]:
-    """``KEY=VALUE`` strings to a dict; values parsed as JSON when possible.
+    """``KEY=VALUE`` strings to a dict; values parsed as JSON and checked, all of them.
+
+    Every value is checked here, before any work, whether or not a suite of its family is
+    scored (a typo in ``salad_theta`` is an error even when scoring BECEL only).
 
     Raises:
-        ConfigError: An item without ``=``, or a key no scorer reads.
+        ConfigError: An item without ``=``, a key no scorer reads, a key given twice, or a
+            value of the wrong type or range.
 
     """
-    from bench.errors import ConfigError
+    from bench.errors import ConfigError, shorten
 
     params: dict[str, object] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--param {item!r}: expected KEY=VALUE")
+            raise ConfigError(f"--param {shorten(item)}: expected KEY=VALUE")
         if key not in KNOWN_PARAMS:
             raise ConfigError(
-                f"--param {item!r}: unknown key {key!r}; known: {', '.join(KNOWN_PARAMS)}"
+                f"--param {shorten(item)}: unknown key {shorten(key)}; known: "
+                f"{', '.join(KNOWN_PARAMS)}"
             )
+        if key in params:
+            raise ConfigError(f"--param {shorten(item)}: {key} is given twice")
         try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
+            parsed = json.loads(value, parse_constant=lambda c: None)  # NaN, Infinity: refused
+        except (json.JSONDecodeError, RecursionError):
+            parsed = value
+        check, expected = PARAM_CHECKS[key]
+        if not check(parsed):
+            raise ConfigError(f"--param {shorten(item)}: {key} must be {expected}")
+        params[key] = parsed
+    if "coherence_theta" in params and "coherence_theta_grid" in params:
+        raise ConfigError("--param coherence_theta and coherence_theta_grid: give one (a fixed "
+                          "threshold, or the grid to search)")
     return params
 
 
@@ -74,18 +112,29 @@ def check_args(args: argparse.Namespace) -> None:
     """Reject bad option values before any work.
 
     Raises:
-        ConfigError: ``--n-boot`` < 1, ``--seed`` < 0, ``--out`` a folder or the input.
+        ConfigError: ``--n-boot`` outside 1..:data:`MAX_N_BOOT`, ``--seed`` < 0, a bad
+            ``--param``, ``--out`` a folder or the input.
 
     """
     from bench.atomic import check_output_file
     from bench.errors import ConfigError
 
-    if args.n_boot < 1:
-        raise ConfigError(f"--n-boot {args.n_boot}: must be at least 1 (default 10000)")
+    if not 1 <= args.n_boot <= MAX_N_BOOT:
+        raise ConfigError(f"--n-boot {args.n_boot}: must be 1 to {MAX_N_BOOT:,} "
+                          "(default 10000)")
     if args.seed < 0:
         raise ConfigError(f"--seed {args.seed}: must be >= 0")
+    parse_params(args.param)
     if args.out:
         check_output_file(args.out, inputs=(args.predictions,))
+    if args.suites:  # before the prediction file is read (a 135 MB parse)
+        from bench.errors import UnknownNameError
+        from bench.manifest import read_manifest
+
+        manifest = read_manifest(args.data)
+        for name in args.suites:
+            if name not in manifest:
+                raise UnknownNameError("suite", name, manifest)
 
 
 def _system_allocator() -> None:

@@ -6,6 +6,8 @@ import argparse
 
 #: The reduced CPU run: steps and batch size (about 2,400 examples; minutes on 2 cores).
 CPU_STEPS, CPU_BATCH = 150, 16
+#: Largest seed (numpy's legacy seeding, which transformers' set_seed calls, takes 32 bits).
+MAX_SEED = 2**32 - 1
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +34,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--learning-rate", type=float, default=1e-4,
                         help="AdamW learning rate (finite, > 0)")
     parser.add_argument("--max-length", type=int, default=128, help="tokens per input (>= 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of data order and init")
+    parser.add_argument("--seed", type=int, default=0,
+                        help=f"seed of data order and init (0 to {MAX_SEED})")
     parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: auto)")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads (>= 1)")
     parser.set_defaults(func=run)
@@ -42,8 +45,9 @@ def check_args(args: argparse.Namespace) -> None:
     """Reject bad option values before loading anything.
 
     Raises:
-        ConfigError: A count < 1, a learning rate that is not a finite positive number, a
-            ``--base`` folder that does not exist, or an ``--out`` that would lose files.
+        ConfigError: A count < 1, a ``--seed`` outside 0..2^32-1, a learning rate that is
+            not a finite positive number, a ``--base`` folder that does not exist, or an
+            ``--out`` that would lose files.
 
     """
     import math
@@ -56,6 +60,8 @@ def check_args(args: argparse.Namespace) -> None:
                         ("--max-length", args.max_length), ("--threads", args.threads)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag} {value}: must be at least 1")
+    if not 0 <= args.seed <= MAX_SEED:
+        raise ConfigError(f"--seed {args.seed}: must be 0 to {MAX_SEED}")
     if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
         raise ConfigError(f"--learning-rate {args.learning_rate}: must be a finite number > 0")
     if args.base is not None:
