@@ -14,6 +14,7 @@ KNOWN_PARAMS: dict[str, str] = {
     "coherence_theta_grid": "coherence threshold grid, a JSON list",
     "salad_theta": "word-salad threshold",
     "salad_tolerance": "word-salad tolerance",
+    "salad_temperature": "word-salad temperature scaling before thresholding: T > 0 or fit",
 }
 
 
