@@ -209,7 +209,7 @@ def non_commercial(license_text: str) -> bool:
 
 def paper_size(name: str) -> PaperSize | None:
     """The paper's size of a config (:data:`builders.card_data.PAPER_SIZES`), if it gives one."""
-    return PAPER_SIZES.get(name) if name in SUITES else None
+    return PAPER_SIZES.get(name)
 
 
 def _table_size(paper: PaperSize | None) -> str:
