@@ -397,7 +397,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "sensitive to the cutoff (ordered pairs within it): SST-2 26 / 27 / 28 tokens give "
         "47,480 / 54,540 / 62,176; AG News 42 / 43 / 44 give 43,026 / 52,750 / 64,556, so "
         "matching 53K shows nothing. Confidence intervals treat the two orders of one pair "
-        "as independent items, so they are too narrow."),
+        "as independent items, so they are too narrow. Lengths are counted in regex word and "
+        "punctuation tokens (the paper names no tokenizer)."),
+    Deviation(
+        "Invalid-input threshold tuned on the suite", _SALAD,
+        "Scoring with the toolkit: the paper tunes the rejection threshold theta (and the "
+        "temperature of its temperature scaling) on 10% of the training set; the toolkit "
+        "searches theta on the scored suite itself unless `salad_theta` is given, and scales "
+        "the probabilities only when `salad_temperature` is given (default: no scaling)."),
     Deviation(
         "Additive length cutoff from stand-in data", ("sst2_additive",),
         "The 75% length quantile is read from the 6,885 training *sentences* of GLUE's "
