@@ -27,6 +27,17 @@ from pathlib import Path
 import yaml
 
 from bench.manifest import SPLIT
+from builders.card_data import (
+    ABSENT_NOTE,
+    CORPORA,
+    DEVIATIONS,
+    FIELDS,
+    PAPER_SIZES,
+    RELEASES,
+    SALAD_SOURCE_ROWS,
+    PaperSize,
+    matches_paper,
+)
 from builders.suite import SUITES
 
 INTRO = """# consistency-bench
@@ -57,43 +68,6 @@ PAPERS = {
     "Chai, 2021)",
 }
 
-#: Hub ``task_ids`` per task (text-classification sub-tasks).
-TASK_IDS = {
-    "snli": "natural-language-inference",
-    "mnli": "natural-language-inference",
-    "rte": "natural-language-inference",
-    "qnli": "natural-language-inference",
-    "boolq": "natural-language-inference",
-    "kornli": "natural-language-inference",
-    "klue_nli": "natural-language-inference",
-    "conv_ent": "natural-language-inference",
-    "art": "natural-language-inference",
-    "mrpc": "semantic-similarity-classification",
-    "qqp": "semantic-similarity-classification",
-    "wic": "semantic-similarity-classification",
-    "klue_sts": "semantic-similarity-classification",
-    "sst2": "sentiment-classification",
-    "ag_news": "topic-classification",
-}
-
-#: Hub ``source_datasets`` per task (the datasets the rows are derived from).
-SOURCE_DATASETS = {
-    "snli": "snli",
-    "mnli": "multi_nli",
-    "rte": "glue",
-    "mrpc": "glue",
-    "qnli": "glue",
-    "qqp": "glue",
-    "sst2": "glue",
-    "boolq": "super_glue",
-    "wic": "super_glue",
-    "ag_news": "ag_news",
-    "kornli": "kor_nli",
-    "klue_nli": "klue",
-    "klue_sts": "klue",
-    "art": "art",
-}
-
 #: How the labels of each family's rows were made (Hub ``annotations_creators``).
 ANNOTATIONS = {
     "becel": ("crowdsourced", "expert-generated", "machine-generated"),
@@ -103,38 +77,6 @@ ANNOTATIONS = {
     "generated": ("machine-generated",),
 }
 
-#: Every documented deviation from the papers, by config name (docs/suites/*.md).
-DEVIATIONS = {
-    "sst2_additive": "Paper: about 53K. The 75% length quantile is read from the 6,885 "
-    "training *sentences* of GLUE's SST-2 train (the phrases that sit inside no other "
-    "phrase; the file itself holds 67,349 phrases, whose quantile, 14 tokens, kept only "
-    "1,550 pairs): 27 tokens. 54,540 ordered pairs (x + y and y + x) pass and are sampled to "
-    "53,000. Inferred reading: the paper's 53K counts both merge orders (27,270 unordered "
-    "pairs would be half of it).",
-    "ag_news_additive": "Paper: about 53K. AG News train is not mirrored: the length "
-    "quantile (43 tokens) comes from BECEL's validation half of the original test split, "
-    "disjoint from the evaluated half. 52,750 ordered pairs pass, all kept. The classes are "
-    "uneven after the length filter: World 18,470, Sports 5,050, Business 4,520, Sci/Tech "
-    "24,710 pairs; the scorer reports tau per class (`tau_add_per_class`).",
-    "conv_ent_coherence": "The paper reports 178 Conversational Entailment test examples; "
-    "the released annotation file has 172 (99 positive, 73 negative).",
-    "art_coherence": "189 ART examples: 200 were annotated and 11 discarded by the "
-    "annotators as having two plausible stories (paper section 4.1).",
-    "kornli_calm": "Korean splits: the paper sampled its own Korean test sets with an "
-    "unpublished seed (KLUE: half of dev; KorNLI: from train); we use the full XNLI-ko dev "
-    "and test sets (two configs) and the full KLUE dev sets.",
-}
-for _name in ("kornli_test_calm", "klue_nli_calm", "klue_sts_calm"):
-    DEVIATIONS[_name] = DEVIATIONS["kornli_calm"]
-for _task in ("mnli", "snli", "sst2", "qqp"):
-    DEVIATIONS[f"{_task}_salad_pbsmt"] = (
-        "Statistical (PBSMT) word salad: Moses and KenLM cannot be installed here. A stand-in "
-        "with the same structure is built from NLTK's phrase-based parts (per label: IBM "
-        "alignment models, phrase extraction, a stack decoder with a trigram language "
-        "model; unknown words passed through). Its outputs differ from Moses's, so its row "
-        "is comparable in spirit, not in number, to the paper's PBSMT row."
-    )
-
 #: What a config made outside the registry is (model-specific word salad, generated suites).
 UNREGISTERED = {
     "salad": "Model-specific word salad (gradient-based transformation; the `model` column "
@@ -142,16 +84,10 @@ UNREGISTERED = {
     "generated": "Generated {kind} candidates (see the toolkit's docs/generate.md).",
 }
 
-#: Configs the papers evaluate that the build could not make (their source is not mirrored).
-ABSENT_NOTE = (
-    "Not built: {names}. Their source is not in the corpus mirror (QQP: the GLUE archive "
-    "cannot be fetched or checksummed here); a local copy builds them (docs/suites/calm.md)."
-)
-
 
 def _front_matter(manifest: Mapping[str, dict], root: Path | None) -> str:
     names = list(manifest)
-    tasks = sorted({manifest[n]["task"] for n in names})
+    corpora = [CORPORA[t] for t in sorted({manifest[n]["task"] for n in names}) if t in CORPORA]
     families = sorted({manifest[n]["family"] for n in names})
     languages = sorted({_language(n) for n in names})
     total = sum(int(manifest[n]["rows"]) for n in names)
@@ -164,12 +100,17 @@ def _front_matter(manifest: Mapping[str, dict], root: Path | None) -> str:
         "multilinguality": ["multilingual" if len(languages) > 1 else "monolingual"],
         "size_categories": [size_category(total)],
         "source_datasets": ["original"]
-        + sorted({f"extended|{SOURCE_DATASETS[t]}" for t in tasks if t in SOURCE_DATASETS}),
-        "task_categories": ["text-classification"],
-        "task_ids": sorted({TASK_IDS[t] for t in tasks if t in TASK_IDS}),
+        + sorted({f"extended|{c.hub_id}" for c in corpora if c.hub_id}),
+        "task_categories": sorted({"text-classification"} | {c.task_category for c in corpora}),
+        "task_ids": sorted({c.task_id for c in corpora}),
+        "language_creators": sorted(
+            {"machine-generated"} | {a for c in corpora for a in c.language_creators}
+        ),
         "annotations_creators": sorted(
             {a for f in families for a in ANNOTATIONS.get(f, ("machine-generated",))}
         ),
+        # No Papers with Code entry exists for this collection; null is the Hub's "none".
+        "paperswithcode_id": None,
         "tags": ["consistency", "evaluation", "robustness"],
         "configs": [
             {"config_name": n, "data_files": [{"split": SPLIT, "path": manifest[n]["path"]}]}
@@ -190,6 +131,20 @@ def size_category(rows: int) -> str:
     return "10M<n<100M"
 
 
+def features_of(name: str, entry: dict, root: Path | None):
+    """The ``datasets.Features`` of a config.
+
+    Read from its Parquet schema where ``root`` holds the file, else from its registered spec.
+    """
+    import datasets  # local: ``import builders.card`` stays light
+    import pyarrow.parquet as pq
+
+    path = root / entry["path"] if root is not None else None
+    if path is not None and path.is_file():
+        return datasets.Features.from_arrow_schema(pq.read_schema(path))
+    return SUITES[name].features
+
+
 def dataset_info(name: str, entry: dict, root: Path | None) -> dict:
     """The ``dataset_info`` YAML of one config, as ``datasets`` writes it.
 
@@ -197,13 +152,9 @@ def dataset_info(name: str, entry: dict, root: Path | None) -> dict:
     registered spec); ``num_bytes`` from the manifest, measured from the file when missing.
     """
     import datasets  # local: ``import builders.card`` stays light
-    import pyarrow.parquet as pq
 
     path = root / entry["path"] if root is not None else None
-    if path is not None and path.is_file():
-        features = datasets.Features.from_arrow_schema(pq.read_schema(path))
-    else:
-        features = SUITES[name].features
+    features = features_of(name, entry, root)
     num_bytes = entry.get("num_bytes")
     if num_bytes is None and path is not None and path.is_file():
         num_bytes = split_num_bytes(path)
@@ -256,18 +207,44 @@ def non_commercial(license_text: str) -> bool:
     return bool(re.search(r"non-commercial|\bBY-NC\b", license_text, re.IGNORECASE))
 
 
+def paper_size(name: str) -> PaperSize | None:
+    """The paper's size of a config (:data:`builders.card_data.PAPER_SIZES`), if it gives one."""
+    return PAPER_SIZES.get(name)
+
+
+def _table_size(paper: PaperSize | None) -> str:
+    """A paper size in the Configs table: the count, or as printed where the paper rounds."""
+    if paper is None:
+        return "-"
+    return paper.printed if paper.rounded else str(paper.value)
+
+
+def _size_line(name: str, entry: dict) -> str:
+    items = count_test_items(entry)
+    size = f"{entry['rows']:,} rows, {items:,} test items"
+    paper = paper_size(name)
+    if paper is None:
+        return size
+    if matches_paper(items, paper):
+        verdict = "equal" if not paper.rounded else "equal at the paper's rounding"
+    elif paper.rounded:
+        verdict = "see Deviations"
+    else:
+        verdict = f"{items - paper.value:+,}, see Deviations"
+    return f"{size}; paper: {paper.printed} ({verdict}); paper size from {paper.where}"
+
+
+def deviations_of(name: str) -> list[str]:
+    """Titles of the deviations that apply to a config, in the order of the table."""
+    return list(dict.fromkeys(d.title for d in DEVIATIONS if name in d.configs))
+
+
 def _config_section(name: str, entry: dict) -> list[str]:
     spec = SUITES.get(name)
     description = spec.description if spec else entry.get(
         "description", UNREGISTERED.get(entry["family"], "").format(kind=entry["kind"])
     )
     license_text = spec.license if spec else entry.get("license", "")
-    paper = entry.get("expected_size")
-    items = count_test_items(entry)
-    size = f"{entry['rows']:,} rows, {items:,} test items"
-    if paper is not None:
-        diff = items - paper
-        size += f"; paper: {paper:,}" + (f" ({diff:+,}, see Deviations)" if diff else " (equal)")
     direction = "higher is better" if entry["higher_is_better"] else "lower is better"
     if entry["kind"] == "salad":
         direction = f"best near chance (1/{len(entry['label_names'])}), {direction} down to it"
@@ -279,36 +256,105 @@ def _config_section(name: str, entry: dict) -> list[str]:
         f"- **Family:** {PAPERS.get(entry['family'], entry['family'])}; task `{entry['task']}` "
         f"(labels: {', '.join(entry['label_names'])}); metric kind `{entry['kind']}`.",
         f"- **Rows from:** {sources}.",
-        f"- **Size:** {size}.",
+        f"- **Size:** {_size_line(name, entry)}.",
         f"- **Main metric:** `{entry['main_metric']}`, {direction}.",
     ]
     if license_text:
         note = " **Non-commercial use only.**" if non_commercial(license_text) else ""
         lines.append(f"- **License:** {license_text}{note}")
-    if name in DEVIATIONS:
-        lines.append(f"- **Deviation:** {DEVIATIONS[name]}")
+    titles = deviations_of(name)
+    if titles:
+        lines.append(f"- **Deviations** (see Deviations from the papers): {'; '.join(titles)}.")
     return lines + [""]
 
 
-def license_lines(manifest: Mapping[str, dict]) -> list[str]:
-    """One line per source dataset: the license sentences of every config, deduplicated.
+def field_lines(manifest: Mapping[str, dict], root: Path | None) -> list[str]:
+    """The Data Fields table: every column of every config, from the Parquet schemas.
 
-    A license note is split into sentences; sentences are keyed by the dataset they name
-    (the text before the first colon), so a dataset is listed once.
+    A column missing from :data:`builders.card_data.FIELDS` is listed as undocumented (a test
+    fails on it), so the card never drops a column silently.
     """
-    by_key: dict[str, str] = {}
+    columns: dict[str, dict[str, list[str]]] = {}
+    for name, entry in manifest.items():
+        for column, feature in features_of(name, entry, root).items():
+            kind = _feature_type(feature)
+            columns.setdefault(column, {}).setdefault(kind, []).append(name)
+    order = list(FIELDS) + sorted(c for c in columns if c not in FIELDS)
+    lines = ["| column | type | configs | meaning |", "| --- | --- | --- | --- |"]
+    for column in order:
+        if column not in columns:
+            continue
+        kinds = columns[column]
+        used = sorted({n for names in kinds.values() for n in names})
+        where = "all" if len(used) == len(manifest) else ", ".join(f"`{n}`" for n in used)
+        meaning = FIELDS.get(column, "(undocumented)")
+        lines.append(f"| `{column}` | {' / '.join(sorted(kinds))} | {where} | {meaning} |")
+    return lines
+
+
+def _feature_type(feature: object) -> str:
+    import datasets  # local: ``import builders.card`` stays light
+
+    if isinstance(feature, datasets.ClassLabel):
+        return "class label"
+    if isinstance(feature, datasets.Value):
+        return feature.dtype
+    inner = getattr(feature, "feature", None)
+    if inner is not None:
+        return f"list of {_feature_type(inner)}"
+    return type(feature).__name__
+
+
+def deviation_lines(manifest: Mapping[str, dict]) -> list[str]:
+    """One line per known deviation that applies to a present config, then what is absent."""
+    lines = []
+    for deviation in DEVIATIONS:
+        names = [n for n in deviation.configs if n in manifest]
+        if names:
+            listed = ", ".join(f"`{n}`" for n in names)
+            lines.append(f"- **{deviation.title}** ({listed}): {deviation.text}")
+    dropped = []
     for name, entry in manifest.items():
         spec = SUITES.get(name)
-        text = spec.license if spec else entry.get("license", "")
-        for sentence in re.split(r"(?<=\.)\s+", text.strip()):
-            if not sentence:
-                continue
-            key = sentence.split(":", 1)[0].strip() if ":" in sentence else sentence
-            by_key.setdefault(key, sentence)
-    return [
-        f"- {s}" + (" **Non-commercial.**" if non_commercial(s) else "")
-        for _, s in sorted(by_key.items())
-    ]
+        if spec is None or spec.family != "salad" or spec.task not in SALAD_SOURCE_ROWS:
+            continue
+        source = SALAD_SOURCE_ROWS[spec.task]
+        dropped.append(f"`{name}` {source - int(entry['groups']):,} of {source:,}")
+    if dropped:
+        lines.append("- **Rows left out per word-salad config** (labelled validation examples "
+                     "without a row, of all): " + "; ".join(dropped) + ".")
+    families = {e["family"] for e in manifest.values()}
+    absent = sorted(
+        n for n, s in SUITES.items()
+        if n not in manifest and s.task == "qqp" and s.family in families
+    )
+    if absent:
+        lines.append("- " + ABSENT_NOTE.format(names=", ".join(f"`{n}`" for n in absent)))
+    lines.append("- Sizes: the word-salad paper gives no count (it transforms each task's "
+                 "validation set, its section 5), so those configs show \"-\". "
+                 "docs/suites/*.md in the toolkit documents each reading and measured size.")
+    return lines
+
+
+def _corpora(manifest: Mapping[str, dict]) -> list[tuple[str, object]]:
+    tasks = sorted({e["task"] for e in manifest.values()} & set(CORPORA))
+    seen: dict[str, object] = {}
+    for task in tasks:
+        seen.setdefault(CORPORA[task].name, CORPORA[task])
+    return sorted(seen.items())
+
+
+def license_lines(manifest: Mapping[str, dict]) -> list[str]:
+    """One line per source corpus and per release the rows come through, sorted by name."""
+    lines = {}
+    for name, corpus in _corpora(manifest):
+        note = " **Non-commercial.**" if non_commercial(corpus.license) else ""
+        caveat = f" **Caveat:** {corpus.caveat}" if corpus.caveat else ""
+        lines[name] = f"- {name}: {corpus.license} <{corpus.license_url}>.{note}{caveat}"
+    for family in sorted({e["family"] for e in manifest.values()} & set(RELEASES)):
+        release, text = RELEASES[family]
+        lines[release] = f"- {release}: {text}."
+    return [line for _, line in sorted(lines.items())]
 
 
 def render_card(manifest: dict[str, dict], root: str | Path | None = None) -> str:
@@ -326,11 +372,11 @@ def render_card(manifest: dict[str, dict], root: str | Path | None = None) -> st
                  "| sha256 |")
     lines.append("| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |")
     for name, e in manifest.items():
-        paper = e.get("expected_size")
+        paper = paper_size(name)
         arrow = "↑" if e["higher_is_better"] else "↓"
         lines.append(
             f"| `{name}` | {e['family']} | {e['task']} | {e['kind']} | {e['rows']} | "
-            f"{count_test_items(e)} | {paper if paper is not None else '-'} | "
+            f"{count_test_items(e)} | {_table_size(paper)} | "
             f"`{e['main_metric']}` {arrow} | `{e['sha256'][:16]}` |"
         )
     nc = sorted(
@@ -340,36 +386,29 @@ def render_card(manifest: dict[str, dict], root: str | Path | None = None) -> st
     if nc:
         lines += ["", "**Non-commercial sources** (research use only; see Licenses): "
                   + ", ".join(f"`{n}`" for n in nc) + "."]
+    lines += ["", "## Data Fields", "", "Every column of every config (types from the Parquet "
+              "schemas; an empty string or null where a column does not apply to a row).", ""]
+    lines += field_lines(manifest, root)
     lines += ["", "## Config details", ""]
     for name, entry in manifest.items():
         lines += _config_section(name, entry)
     lines += ["## Deviations from the papers", ""]
-    by_text: dict[str, list[str]] = {}
-    for name in manifest:
-        if name in DEVIATIONS:
-            by_text.setdefault(DEVIATIONS[name], []).append(name)
-    lines += [f"- {', '.join(f'`{n}`' for n in names)}: {text}" for text, names in by_text.items()]
-    families = {e["family"] for e in manifest.values()}
-    absent = sorted(
-        n for n, s in SUITES.items()
-        if n not in manifest and s.task == "qqp" and s.family in families
-    )
-    if absent:
-        lines.append("- " + ABSENT_NOTE.format(names=", ".join(f"`{n}`" for n in absent)))
-    lines += ["- Every other config matches its paper's construction; docs/suites/*.md in the "
-              "toolkit documents each reading and measured size.", ""]
-    lines += ["## Licenses", ""] + license_lines(manifest)
+    lines += deviation_lines(manifest)
+    lines += ["", "## Licenses", ""] + license_lines(manifest)
     lines += ["", "Source files (pinned location and md5):", ""]
     files = sorted(
         {(s["path"], s["md5"], s["url"]) for e in manifest.values() for s in e["sources"]}
     )
     for path, md5, url in files:
         lines.append(f"- `{path}` md5 `{md5}` <{url}>")
-    lines += ["", "## Citations", ""]
+    lines += ["", "## Citations", "", "The papers the configs follow:", ""]
     cited: set[str] = set()
     for name in manifest:
         spec = SUITES.get(name)
         if spec and spec.citation and spec.citation not in cited:
             cited.add(spec.citation)
             lines += ["```bibtex", spec.citation, "```", ""]
+    lines += ["The source corpora:", ""]
+    for name, corpus in _corpora(manifest):
+        lines += [f"{name}:", "", "```bibtex", corpus.citation, "```", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -70,10 +70,10 @@ def test_cli_end_to_end_loadable_and_deterministic(nli_file, tmp_path, capsys):
     assert sym[1]["text"] == "A woman is sleeping." and sym[1]["variant"] == "swapped"
     trn = datasets.load_dataset(str(tmp_path / "a"), "nli_transitive", split="test")
     derived = [r for r in trn if r["variant"] == "transitive"]
+    # "The man is famous" / "A woman is sleeping" (not entailment: trivially true) and "The
+    # dogs are outside" / "The dogs are sleeping" (no contradiction) are left out (issue 21).
     assert [(r["text"], r["text_pair"], r["constraint"]) for r in derived] == [
         ("A man plays guitar.", "A woman is sleeping.", "is:contradiction"),
-        ("The man is famous.", "A woman is sleeping.", "not:entailment"),
-        ("The dogs are outside.", "The dogs are sleeping.", "is:contradiction"),
     ]
     ids = {r["id"] for r in trn}
     assert all(set(r["antecedent_ids"]) <= ids for r in derived)
@@ -164,6 +164,18 @@ def test_bad_label_names_file_line_and_value(tmp_path):
         load_corpus(str(path), ("premise", "hypothesis"), ("entailment", "contradiction"))
 
 
+def test_tsv_is_read_with_csv_quoting(tmp_path):
+    path = tmp_path / "d.tsv"
+    path.write_text('premise\thypothesis\tlabel\n'
+                    '"""HELP ME"""\t"a\ttab and\na newline"\t0\n'
+                    'He said "hi"\tplain\t1\n', encoding="utf-8")
+    corpus = load_corpus(str(path), ("premise", "hypothesis"), ("entailment", "contradiction"))
+    first, second = (r.fields for r in corpus.records)
+    assert first["premise"] == '"HELP ME"' and first["hypothesis"] == "a\ttab and\na newline"
+    assert second["premise"] == 'He said "hi"'  # a quote inside a field stays as it is
+    assert [r.line for r in corpus.records] == [3, 4]
+
+
 def test_hub_id_fails_clearly_offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(SourceError, match="neither a local file nor a loadable Hub dataset"):
@@ -195,6 +207,23 @@ def test_semantic_with_a_pluggable_paraphraser(tmp_path):
         ("original", "The bank was closed.", 4), ("paraphrase", "The bank had shut.", 4),
     ]
     assert "target word 'dog' not in paraphrase" in suite.rejections[0].reason
+
+
+def test_nli_transitive_keeps_rows_that_hold_and_test_something():
+    from builders.generate import logical
+
+    labels = ("entailment", "neutral", "contradiction")
+    p = "A man plays guitar on a stage."
+    pairs = [
+        logical.Pair(0, p, "A person plays music.", 0),  # drops "man": no C with Z below
+        logical.Pair(1, p, "A man plays an instrument on a stage.", 0),  # keeps it
+        logical.Pair(2, p, "A woman plays guitar on a stage.", 2),
+        logical.Pair(3, p, "A man plays guitar on a stage for money.", 1),  # close to Z
+        logical.Pair(4, p, "The sky is blue.", 1),  # unrelated: trivially not entailed
+    ]
+    rows = {(d.text, d.constraint) for d in logical.nli_transitive(pairs, labels)}
+    assert rows == {("A man plays an instrument on a stage.", "is:contradiction"),
+                    ("A man plays guitar on a stage for money.", "not:entailment")}
 
 
 def test_wic_transitive_rules():

@@ -50,7 +50,7 @@ def test_load_dataset_and_counts(salad_folder: Path, tmp_path: Path):
                                    verification_mode="all_checks")
         assert ds.num_rows == manifest[name]["rows"] == 2 * manifest[name]["groups"]
         assert infos[name]["splits"][0]["num_bytes"] == ds.info.splits["test"].num_bytes
-    assert "`sst2_salad_pbsmt`: Statistical (PBSMT) word salad" in card
+    assert "**PBSMT stand-in, not trained on the training split** (`sst2_salad_pbsmt`)" in card
     assert manifest["mrpc_salad_sort"]["groups"] == 408
     assert manifest["sst2_salad_pbsmt"]["groups"] <= 872
 
@@ -255,3 +255,59 @@ def test_split_pbsmt_suites_declare_their_parts():
         spec = get_suite(f"{task}_salad_pbsmt")
         assert spec.parts == salad.pbsmt_parts(task) and spec.build_part is not None
     assert get_suite("sst2_salad_pbsmt").parts == ()  # short: one task
+
+
+# ----------------------------------------------------------------------------- temperature
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_temperature_scaling_from_probabilities_equals_softmax_of_scaled_logits():
+    z = np.random.default_rng(0).normal(size=(50, 3)) * 4
+    for t in (0.3, 1.0, 2.5):
+        assert np.allclose(m.temperature_scale(_softmax(z), t), _softmax(z / t))
+    assert np.allclose(m.temperature_scale(np.array([[1.0, 0.0]]), 3.0), [[1.0, 0.0]])
+    with pytest.raises(ValueError, match="temperature"):
+        m.temperature_scale(_softmax(z), 0.0)
+
+
+def test_fit_temperature_recovers_the_overconfidence():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(4000, 3)) * 2
+    gold = np.array([rng.choice(3, p=p) for p in _softmax(z)])
+    overconfident = _softmax(3 * z)  # a model whose logits are 3x too large
+    assert m.fit_temperature(overconfident, gold) == pytest.approx(3.0, rel=0.1)
+    assert m.fit_temperature(_softmax(z), gold) == pytest.approx(1.0, rel=0.1)
+
+
+def test_salad_temperature_param_reaches_the_threshold(salad_folder: Path):
+    from bench.errors import ConfigError
+    from bench.scoring import Aligned, ScoreOptions, SuiteFolder, get_scorer
+
+    data = SuiteFolder(salad_folder).load("mrpc_salad_sort")
+    rng = np.random.default_rng(2)
+    pred = np.where(data.gold >= 0, data.gold, rng.integers(0, 2, len(data.gold)))
+    probs = _softmax(rng.normal(size=(len(pred), 2)) * 3)
+    probs[np.arange(len(pred)), pred] = probs.max(axis=1) + 1e-9
+    probs /= probs.sum(axis=1, keepdims=True)
+    aligned = Aligned(pred=pred.astype(np.int64), probs=probs)
+    scorer = get_scorer("salad")
+    plain = scorer(data, aligned, ScoreOptions(n_boot=10)).metrics["threshold"]
+    assert plain["temperature"] == 1.0 and not plain["temperature_fitted"]
+    fixed = scorer(data, aligned, ScoreOptions(n_boot=10, params={
+        "salad_theta": 0.8, "salad_temperature": 4.0})).metrics["threshold"]
+    scaled = m.temperature_scale(probs, 4.0)
+    second = np.flatnonzero(data.variant != "original")
+    assert fixed["temperature"] == 4.0
+    assert fixed["invalid_recognised"] == pytest.approx(float((scaled[second].max(1) < 0.8).mean()))
+    assert fixed["invalid_recognised"] != scorer(data, aligned, ScoreOptions(
+        n_boot=10, params={"salad_theta": 0.8})).metrics["threshold"]["invalid_recognised"]
+    fitted = scorer(data, aligned, ScoreOptions(n_boot=10, params={
+        "salad_temperature": "fit"})).metrics["threshold"]
+    assert fitted["temperature_fitted"] and fitted["temperature"] > 0
+    for bad in ("hot", -1, 0):
+        with pytest.raises(ConfigError, match="salad_temperature"):
+            scorer(data, aligned, ScoreOptions(n_boot=10, params={"salad_temperature": bad}))

@@ -16,6 +16,7 @@ KNOWN_PARAMS: dict[str, str] = {
     "coherence_theta_grid": "coherence threshold grid, a JSON list",
     "salad_theta": "word-salad threshold",
     "salad_tolerance": "word-salad tolerance",
+    "salad_temperature": "word-salad temperature scaling before thresholding: T > 0 or fit",
 }
 
 
@@ -66,6 +67,10 @@ PARAM_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
         "a JSON list of 1 to 1000 numbers in [0, 1], e.g. [0.5,0.6,0.7]"),
     "salad_theta": (_fraction, "a number in [0, 1] (a probability threshold)"),
     "salad_tolerance": (_fraction, "a number in [0, 1] (an allowed drop of accuracy)"),
+    "salad_temperature": (
+        lambda v: v == "fit" or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                 and math.isfinite(v) and v > 0),
+        'a positive number or "fit"'),
 }
 
 

@@ -10,6 +10,10 @@
   clean accuracy (rejected originals count as wrong) is within ``tolerance`` (0.03, absolute) of
   the accuracy without rejection, and taking the one that recognises most transformed inputs
   as invalid (the smallest such θ on ties).
+* Temperature scaling (the paper calibrates the classifier with it before thresholding):
+  ``softmax(z / T)`` computed from the probabilities ``softmax(z)`` alone, as ``p ** (1/T)``
+  renormalised (the same distribution, since ``log p = z - log Z``), so no logits are needed;
+  ``T`` is fitted by minimising the negative log-likelihood of gold labels (Guo et al. 2017).
 * Family averages: unweighted mean over the transformations of a family (lexical, gradient,
   statistical), per task.
 """
@@ -54,6 +58,56 @@ def _probs(probs: np.ndarray, n_rows: int | None = None) -> np.ndarray:
     if not np.isfinite(array).all() or (array < 0).any():
         raise ValueError("probs must be finite and non-negative")
     return array
+
+
+#: Temperatures tried when fitting: 601 points, log-spaced over [0.05, 20].
+TEMPERATURE_GRID = np.geomspace(0.05, 20.0, 601)
+
+
+def temperature_scale(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """``softmax(z / T)`` of the rows of ``probs = softmax(z)``: ``p ** (1/T)``, renormalised.
+
+    Raises:
+        ValueError: ``temperature`` is not a finite positive number, or bad ``probs``.
+
+    """
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be a finite positive number, got {temperature!r}")
+    array = _probs(probs)
+    with np.errstate(divide="ignore"):
+        logs = np.log(array) / temperature
+    logs -= logs.max(axis=1, keepdims=True)
+    scaled = np.exp(logs)
+    return scaled / scaled.sum(axis=1, keepdims=True)
+
+
+def fit_temperature(probs: np.ndarray, gold: np.ndarray,
+                    grid: np.ndarray = TEMPERATURE_GRID) -> float:
+    """The temperature of ``grid`` with the least mean negative log-likelihood of ``gold``.
+
+    Deterministic (a fixed grid, the smallest temperature on ties). A gold label of
+    probability 0 at every temperature makes every candidate infinite; 1.0 is then returned.
+
+    Raises:
+        ValueError: No rows, or ``gold`` not aligned with ``probs``.
+
+    """
+    array, labels = _probs(probs), _labels("gold", gold)
+    if not len(labels) or len(labels) != len(array):
+        raise ValueError(f"need aligned, non-empty probs and gold; got {len(array)} and "
+                         f"{len(labels)} rows")
+    with np.errstate(divide="ignore"):
+        logs = np.log(array)
+    best, best_loss = 1.0, np.inf
+    rows = np.arange(len(labels))
+    for temperature in grid:
+        scaled = logs / temperature
+        top = scaled.max(axis=1, keepdims=True)
+        norm = top[:, 0] + np.log(np.exp(scaled - top).sum(axis=1))
+        loss = float(np.mean(norm - scaled[rows, labels]))
+        if loss < best_loss:
+            best, best_loss = float(temperature), loss
+    return best
 
 
 def chance(n_labels: int) -> float:

@@ -7,7 +7,9 @@ confidence of the predicted label next to ``1/N`` and invalid detection by the t
 rule; the share of transformed rows answered with an invalid answer (e.g. an ``invalid`` label,
 which the prediction contract maps to -1). Parameters (``ScoreOptions.params``):
 ``salad_theta`` (a fixed threshold; default: searched on the suite itself, see
-docs/suites/word-salad.md) and ``salad_tolerance`` (default 0.03).
+docs/suites/word-salad.md), ``salad_tolerance`` (default 0.03) and ``salad_temperature``
+(temperature scaling of the probabilities before thresholding: a positive number, or
+``"fit"`` to fit it on the suite's labelled originals; default none, i.e. T = 1).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.bootstrap import proportion_ci
+from bench.errors import ConfigError
 from bench.metrics import consistent as ca
 from bench.metrics.salad import (
     INVALID,
@@ -23,8 +26,10 @@ from bench.metrics.salad import (
     agreement,
     chance,
     confidence,
+    fit_temperature,
     rejected,
     select_threshold,
+    temperature_scale,
 )
 from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
@@ -92,11 +97,13 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
         metrics["confidence"] = _nanmean(confidence(probs[second], pred[second]))
         metrics["confidence_original"] = _nanmean(confidence(probs[first], pred[first]))
         metrics["confidence_chance"] = level
-        metrics["threshold"] = _threshold(data, aligned, first, second, options)
+        scaled, temperature = _calibrated(data, probs, first, options)
+        metrics["threshold"] = {**_threshold(data, aligned, scaled, first, second, options),
+                                **temperature}
         theta = metrics["threshold"]["theta"]
         if theta is not None:  # the paper's mitigation: reject when max probability < theta
-            orig_rejected, salad_rejected = rejected(probs[first], theta), rejected(
-                probs[second], theta)
+            orig_rejected, salad_rejected = rejected(scaled[first], theta), rejected(
+                scaled[second], theta)
     copy = compared_with != ["original"]
     if copy and "original" in compared_with:
         raise ValueError(f"suite {data.name}: rows compare with both the original and "
@@ -119,12 +126,46 @@ def _nanmean(values: np.ndarray) -> float | None:
     return float(values.mean()) if len(values) else None
 
 
+def _calibrated(
+    data: SuiteData, probs: np.ndarray, first: np.ndarray, options: ScoreOptions,
+) -> tuple[np.ndarray, dict[str, object]]:
+    """The probabilities thresholding uses: temperature-scaled when ``salad_temperature`` is set.
+
+    Returns the probabilities and the ``threshold`` metrics that describe the scaling.
+
+    Raises:
+        ConfigError: ``salad_temperature`` is neither a positive number nor ``"fit"``, or
+            ``"fit"`` on a suite without labelled originals.
+
+    """
+    value = options.params.get("salad_temperature")
+    if value is None:
+        return probs, {"temperature": 1.0, "temperature_fitted": False}
+    if value == "fit":
+        labelled = first[data.gold[first] >= 0]
+        if not len(labelled):
+            raise ConfigError(f"salad_temperature=fit: suite {data.name} has no labelled "
+                              "originals to fit a temperature on")
+        temperature = fit_temperature(probs[labelled], data.gold[labelled])
+        return temperature_scale(probs, temperature), {"temperature": temperature,
+                                                       "temperature_fitted": True}
+    try:
+        temperature = float(value)
+    except (TypeError, ValueError):
+        temperature = float("nan")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ConfigError(f"salad_temperature must be a positive number or \"fit\"; "
+                          f"got {value!r}")
+    return temperature_scale(probs, temperature), {"temperature": temperature,
+                                                   "temperature_fitted": False}
+
+
 def _threshold(
-    data: SuiteData, aligned: Aligned, first: np.ndarray, second: np.ndarray,
-    options: ScoreOptions,
+    data: SuiteData, aligned: Aligned, probs: np.ndarray, first: np.ndarray,
+    second: np.ndarray, options: ScoreOptions,
 ) -> dict[str, object]:
     """Invalid detection by thresholding the maximum probability (fixed or searched θ)."""
-    probs, pred, gold = aligned.probs, aligned.pred, data.gold
+    pred, gold = aligned.pred, data.gold
     labelled = first[gold[first] >= 0]
     tolerance = float(options.params.get("salad_tolerance", TOLERANCE))
     theta = options.params.get("salad_theta")

@@ -1,4 +1,4 @@
-"""Antonym replacement: one adjective or adverb at a time (BECEL section 3.2).
+"""Antonym replacement: one adjective at a time (BECEL section 3.2).
 
 BECEL took antonyms from ConceptNet. Here an ``AntonymSource`` is anything with
 ``antonyms(word, pos) -> tuple[str, ...]``; ``ConceptNetAntonyms`` reads a local
@@ -6,11 +6,31 @@ BECEL took antonyms from ConceptNet. Here an ``AntonymSource`` is anything with
 file, offline), ``WordNetAntonyms`` reads WordNet through NLTK, and ``ChainedAntonyms`` asks
 them in order (ConceptNet first, WordNet as the fallback). Every source returns antonyms in a
 fixed order, so generation is deterministic.
+
+Only adjectives (spaCy ``ADJ``, Penn tag ``JJ``) are replaced, and only where the antonym holds
+in the sense the word most likely has (issue 21: "the alive man", "late aged", "heavy" for
+"light" the colour). WordNet gives an antonym only when
+
+* the word's first (most frequent) adjective sense is a head synset whose lemma for the word
+  has a *direct* antonym (satellite senses have none);
+* every adjective sense of the word that has a direct antonym gives the same one (otherwise
+  the antonym depends on a sense the sentence decides: light -> heavy / dark, old -> young /
+  new, good -> bad / evil);
+* that sense is not a colour or time sense (its gloss names no colour, hue, time, period,
+  age, ...);
+* the word is mostly an adjective (SemCor counts: not a noun mis-tagged, "a blue uniform");
+* the antonym can stand where the word stands: a predicative-only antonym (``alive(p)``)
+  never replaces an attributive adjective ("the dead man"), an attributive-only one never a
+  predicative one.
+
+Colour and time adjectives (:data:`COLOUR_OR_TIME`) and determiner-like ones
+(:data:`DETERMINER_LIKE`: "each other", "a few") are never replaced, whatever the source.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +42,23 @@ from builders.generate.negation import NEGATORS, Edit, Negated, Rejected
 
 #: spaCy coarse tag -> (ConceptNet sense letters, WordNet pos letters).
 POS = {"ADJ": (("a", "s"), ("a", "s")), "ADV": (("r",), ("r",))}
+#: Adjectives whose antonym depends on a colour or time sense: never replaced.
+COLOUR_OR_TIME = frozenset(
+    "black white dark light pale bright fair deep red green blue yellow brown grey gray "
+    "late early old new young aged elderly first last past present future recent modern "
+    "ancient current former latter next previous final initial long short daily nightly "
+    "young old".split()
+)
+#: Determiner-like adjectives (quantity, identity): "each other" -> "each same", "a few" ->
+#: "a many", "multiple people" -> "single people". Never replaced.
+DETERMINER_LIKE = frozenset(
+    "other same different several multiple single many few much more most less least various "
+    "certain own such whole entire only sole particular numerous".split()
+)
+#: A WordNet gloss of a colour or time sense.
+_COLOUR_OR_TIME_GLOSS = re.compile(
+    r"\b(colou?r\w*|hue|light(ness)?|dark(ness)?|time|times|period|age|ages|era|year|years|"
+    r"hour|day|days|season|life|lived|recent\w*|past|future|early|late)\b", re.IGNORECASE)
 REPO_NLTK_DATA = Path(__file__).resolve().parents[2] / ".venv" / "nltk_data"
 
 
@@ -30,8 +67,13 @@ class AntonymSource(Protocol):
 
     name: str
 
-    def antonyms(self, word: str, pos: str) -> tuple[str, ...]:
-        """Single-word antonyms of ``word``, best first, in a fixed order."""
+    def antonyms(self, word: str, pos: str, attributive: bool | None = None) -> tuple[str, ...]:
+        """Single-word antonyms of ``word``, best first, in a fixed order.
+
+        ``attributive``: whether the word stands before a noun (``True``), after a copula
+        (``False``) or unknown (``None``); a source may use it to drop antonyms that cannot
+        stand there.
+        """
         ...
 
 
@@ -66,20 +108,45 @@ class WordNetAntonyms:
             ) from None
         self._wn = wordnet
 
-    def antonyms(self, word: str, pos: str) -> tuple[str, ...]:
-        """Antonyms of ``word`` as ``pos``, in WordNet's synset and lemma order."""
-        found: list[str] = []
-        for synset in self._wn.synsets(word):
-            if synset.pos() not in POS[pos][1]:
-                continue
-            for lemma in synset.lemmas():
-                if lemma.name().lower() != word.lower():
-                    continue
-                for antonym in lemma.antonyms():
-                    name = antonym.name()
-                    if name.isalpha() and name not in found:
-                        found.append(name)
-        return tuple(found)
+    def antonyms(self, word: str, pos: str, attributive: bool | None = None) -> tuple[str, ...]:
+        """The direct antonym of ``word``'s dominant adjective sense, if it is safe to use.
+
+        See the module docstring for the rules; ``()`` when any fails. Adverbs get none.
+        """
+        if pos != "ADJ":
+            return ()
+        if _count(self._wn, word, "n") > _count(self._wn, word, "a") + _count(self._wn, word, "s"):
+            return ()  # mostly a noun ("a blue uniform"): a tagging error, not an adjective
+        senses = [s for s in self._wn.synsets(word) if s.pos() in POS[pos][1]]
+        if not senses or senses[0].pos() != "a":
+            return ()
+        first = _antonym_lemmas(senses[0], word)
+        if not first or _COLOUR_OR_TIME_GLOSS.search(senses[0].definition()):
+            return ()
+        names = {a.name().lower() for s in senses for a in _antonym_lemmas(s, word)}
+        if len(names) != 1:
+            return ()
+        antonym = first[0]
+        marker = antonym.syntactic_marker() or ""
+        if not antonym.name().isalpha():
+            return ()
+        if attributive is True and marker == "(p)":
+            return ()
+        if attributive is False and marker in ("(a)", "(ip)"):
+            return ()
+        return (antonym.name(),)
+
+
+def _count(wordnet, word: str, pos: str) -> int:
+    """SemCor frequency of ``word`` as ``pos`` (sum of its lemma counts)."""
+    return sum(lemma.count() for synset in wordnet.synsets(word, pos) for lemma in synset.lemmas()
+               if lemma.name().lower() == word.lower())
+
+
+def _antonym_lemmas(synset, word: str) -> list:
+    """The direct antonyms of ``word``'s lemma in ``synset`` (none for satellite synsets)."""
+    return [a for lemma in synset.lemmas() if lemma.name().lower() == word.lower()
+            for a in lemma.antonyms()]
 
 
 def build_conceptnet_db(assertions: str | os.PathLike, db_path: str | os.PathLike) -> Path:
@@ -139,8 +206,11 @@ class ConceptNetAntonyms:
         _open_db(path)
         self.language = language
 
-    def antonyms(self, word: str, pos: str) -> tuple[str, ...]:
-        """Antonyms of ``word`` as ``pos``."""
+    def antonyms(self, word: str, pos: str, attributive: bool | None = None) -> tuple[str, ...]:
+        """Antonyms of ``word`` as ``pos``.
+
+        ``attributive`` is not used: ConceptNet has no syntactic markers.
+        """
         from conceptnet_lite.db import Concept, Edge, Label, Language, Relation
         from peewee import DoesNotExist
 
@@ -187,38 +257,45 @@ class ChainedAntonyms:
         """Names of the sources, joined by '+'."""
         return "+".join(s.name for s in self.sources)
 
-    def lookup(self, word: str, pos: str) -> tuple[str, str] | None:
+    def lookup(self, word: str, pos: str,
+               attributive: bool | None = None) -> tuple[str, str] | None:
         """The first antonym and the name of the source that gave it, or ``None``."""
         for source in self.sources:
-            found = source.antonyms(word, pos)
+            found = source.antonyms(word, pos, attributive)
             if found:
                 return found[0], source.name
         return None
 
 
 def antonym_candidates(doc, sources: ChainedAntonyms) -> tuple[list[Negated], list[Rejected]]:
-    """One candidate per adjective or adverb that has an antonym, in sentence order.
+    """One candidate per adjective that has a safe antonym, in sentence order.
 
     Args:
         doc: A parsed sentence.
         sources: Antonym sources in order of preference.
 
     Returns:
-        The replacements (tag ``antonym``, rule ``antonym:<source>``) and, per adjective /
-        adverb without an antonym, why.
+        The replacements (tag ``antonym``, rule ``antonym:<source>``) and, per adjective
+        without an antonym, why.
 
     """
     made: list[Negated] = []
     rejected: list[Rejected] = []
-    words = [t for t in doc if t.pos_ in POS and t.is_alpha and t.lower_ not in NEGATORS]
+    words = [t for t in doc if t.pos_ == "ADJ" and t.tag_ == "JJ" and t.is_alpha
+             and t.lower_ not in NEGATORS]
     if not words:
-        return [], [Rejected("no adjective or adverb")]
+        return [], [Rejected("no adjective")]
     for tok in words:
-        found = sources.lookup(tok.lower_, tok.pos_)
-        if found is None and tok.tag_ in ("JJ", "RB") and tok.lemma_.lower() != tok.lower_:
-            found = sources.lookup(tok.lemma_.lower(), tok.pos_)
+        if tok.lower_ in COLOUR_OR_TIME:
+            rejected.append(Rejected(f"{tok.lower_!r} is a colour or time adjective"))
+            continue
+        if tok.lower_ in DETERMINER_LIKE:
+            rejected.append(Rejected(f"{tok.lower_!r} is a determiner-like adjective"))
+            continue
+        attributive = {"amod": True, "acomp": False, "attr": False}.get(tok.dep_)
+        found = sources.lookup(tok.lower_, tok.pos_, attributive)
         if found is None:
-            rejected.append(Rejected(f"no antonym for {tok.lower_!r} ({tok.pos_})"))
+            rejected.append(Rejected(f"no safe antonym for {tok.lower_!r} ({tok.pos_})"))
             continue
         antonym, source = found
         before = doc[tok.i - 1].lower_ if tok.i > doc[0].i else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -66,8 +67,11 @@ def _read_file(path: Path) -> list[tuple[int, dict]]:
                 raise SourceError(f"{path}:{number}: expected a JSON object, got {value!r:.60}")
             rows.append((number, value))
         return rows
-    reader = csv.DictReader(text.splitlines(), delimiter=SUFFIXES[suffix], quoting=csv.QUOTE_NONE
-                            if suffix == ".tsv" else csv.QUOTE_MINIMAL)
+    # TSV is read with CSV quoting too (as csv.writer, pandas' to_csv(sep="\t") and GLUE's
+    # quoted files write it): without it a quoted field keeps its quotes, '"""HELP ME"""'
+    # instead of '"HELP ME"' (issue 21).
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=SUFFIXES[suffix],
+                            quoting=csv.QUOTE_MINIMAL)
     try:
         return [(reader.line_num, dict(r)) for r in reader]
     except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit

@@ -7,6 +7,7 @@ checked by the caller with ``builders.generate.tasktypes`` before anything is ge
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -66,13 +67,60 @@ class Derived:
     word: str = ""
 
 
+#: Function words left out when two sentences are compared by their content words.
+STOPWORDS = frozenset(
+    "a an the is are was were be been being am do does did has have had of in on at to for "
+    "with by from into onto over under up down out off and or but while as it its it's this "
+    "that these those there their they them he she his her him we our you your i my me some "
+    "any one two three four several many each other another near next very".split()
+)
+#: Least share of Z's content words that H must hold for an N ∧ C row (see nli_transitive).
+OVERLAP = 0.5
+#: Least number of content words H and Z must share for an N ∧ C row (a shared subject alone,
+#: "The boy is outdoors" / "The boy is asleep", makes entailment no temptation).
+MIN_SHARED = 2
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Lower-cased word tokens of ``text`` without :data:`STOPWORDS`."""
+    return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS)
+
+
+def contradiction_carries_over(premise: str, entailed: str, contradiction: str,
+                               share: float = OVERLAP) -> bool:
+    """Whether ``E(P,H) ∧ C(P,Z) → C(H,Z)`` plausibly holds for these three sentences.
+
+    Z contradicts P through what P says and Z does not (P's content words missing from Z);
+    H keeps that contradiction only when it keeps those words (at least ``share`` of them).
+    "A man plays guitar" / "A person plays music" / "A woman plays guitar": H dropped "man",
+    so H and Z need not contradict, and the row is left out. Also left out: Z only adds to
+    P (nothing of P is missing from Z), where the heuristic cannot tell.
+    """
+    lost = content_words(premise) - content_words(contradiction)
+    return bool(lost) and len(lost & content_words(entailed)) >= share * len(lost)
+
+
+def entailment_is_tempting(neutral: str, contradiction: str, overlap: float = OVERLAP) -> bool:
+    """Whether ``¬E(H,Z)`` is a real test: H shares ``overlap`` of Z's content words, and two.
+
+    Two unrelated sentences never entail each other, so "not entailment" about them is true of
+    any sensible model; the rule tests something only where H looks like it could entail Z.
+    """
+    words = content_words(contradiction)
+    shared = words & content_words(neutral)
+    return len(shared) >= MIN_SHARED and len(shared) >= overlap * len(words)
+
+
 def nli_transitive(pairs: Sequence[Pair], labels: Sequence[str]) -> list[Derived]:
     """BECEL's modified NLI rules over rows that share a premise.
 
     ``E(P,H) ∧ C(P,Z) → C(H,Z)`` and ``N(P,H) ∧ C(P,Z) → ¬E(H,Z)``: the contradiction row is
     symmetric, so (P,Z) can be read as (Z,P) and chained with (P,H). The paper notes the rules
     fail where the hypothesis is less specific than the premise and had people filter the rows;
-    these candidates need the same verification.
+    these candidates need the same verification. Two filters keep only rows that can hold and
+    test something (issue 21): an E ∧ C row only where H keeps what makes Z contradict P
+    (:func:`contradiction_carries_over`), an N ∧ C row only where H overlaps Z enough for
+    entailment to be tempting (:func:`entailment_is_tempting`).
     """
     folded = [x.strip().lower() for x in labels]
     e, n, c = (folded.index(x) for x in ("entailment", "neutral", "contradiction"))
@@ -80,24 +128,26 @@ def nli_transitive(pairs: Sequence[Pair], labels: Sequence[str]) -> list[Derived
     for p in pairs:
         by_premise[p.text].append(p)
     derived = []
-    for group in by_premise.values():
+    for premise, group in by_premise.items():
         contradictions = [p for p in group if p.label == c]
         for first in group:
             if first.label not in (e, n):
                 continue
             for second in contradictions:
-                if second.text_pair == first.text_pair:
+                h, z = first.text_pair or "", second.text_pair or ""
+                if z == h:
                     continue
                 if first.label == e:
+                    if not contradiction_carries_over(premise, h, z):
+                        continue
                     label, constraint = c, f"is:{labels[c]}"
                     rule = "E(P,H) ∧ C(P,Z) → C(H,Z)"
                 else:
+                    if not entailment_is_tempting(h, z):
+                        continue
                     label, constraint = None, f"not:{labels[e]}"
                     rule = "N(P,H) ∧ C(P,Z) → ¬E(H,Z)"
-                derived.append(Derived(
-                    first.row, second.row, first.text_pair or "", second.text_pair or "",
-                    label, constraint, rule,
-                ))
+                derived.append(Derived(first.row, second.row, h, z, label, constraint, rule))
     return sorted(derived, key=lambda d: (d.first, d.second))
 
 

@@ -1,0 +1,498 @@
+# ruff: noqa: E501  (BibTeX entries keep one field per line, as ACL Anthology writes them)
+"""What the dataset card states, as data: corpora, paper sizes, deviations and fields.
+
+``builders/card.py`` renders these tables; ``tests/test_card.py`` checks them against a
+build (every column defined, every corpus cited and licensed, every paper size from a
+constant that names its table, every measured figure still true of the rows). Nothing here
+is prose assembled at render time: a later redesign can move each entry into the family's
+typed spec as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A source corpus the rows of a task come from.
+
+    Attributes:
+        name: The corpus as the card names it (also the key of its license line).
+        hub_id: Its Hub dataset id (``source_datasets: extended|<id>``), if it has one.
+        task_category: Hub ``task_categories`` value of the task.
+        task_id: Hub ``task_ids`` value of the task.
+        language_creators: Hub ``language_creators`` values of the corpus text.
+        license: License as the upstream release states it.
+        license_url: Where that license or those terms are published.
+        citation: BibTeX of the paper(s) that introduced the corpus.
+        caveat: A restriction a user must know beyond the license line.
+
+    """
+
+    name: str
+    hub_id: str | None
+    task_category: str
+    task_id: str
+    language_creators: tuple[str, ...]
+    license: str
+    license_url: str
+    citation: str
+    caveat: str = ""
+
+
+GLUE = """@inproceedings{wang-etal-2018-glue,
+    title = "{GLUE}: A Multi-Task Benchmark and Analysis Platform for Natural Language Understanding",
+    author = "Wang, Alex and Singh, Amanpreet and Michael, Julian and Hill, Felix and Levy, Omer and Bowman, Samuel",
+    booktitle = "Proceedings of the 2018 {EMNLP} Workshop {B}lackbox{NLP}: Analyzing and Interpreting Neural Networks for {NLP}",
+    year = "2018",
+    pages = "353--355",
+    url = "https://aclanthology.org/W18-5446"
+}"""
+
+_NLI = ("text-classification", "natural-language-inference")
+_SIM = ("text-classification", "semantic-similarity-classification")
+
+#: Every source corpus, by task key (``bench.tasks``). One entry per task.
+CORPORA: dict[str, Corpus] = {
+    "snli": Corpus(
+        "SNLI", "snli", *_NLI, ("crowdsourced",), "CC BY-SA 4.0",
+        "https://nlp.stanford.edu/projects/snli/",
+        """@inproceedings{bowman-etal-2015-large,
+    title = "A large annotated corpus for learning natural language inference",
+    author = "Bowman, Samuel R. and Angeli, Gabor and Potts, Christopher and Manning, Christopher D.",
+    booktitle = "Proceedings of the 2015 Conference on Empirical Methods in Natural Language Processing",
+    year = "2015",
+    pages = "632--642",
+    url = "https://aclanthology.org/D15-1075"
+}"""),
+    "mnli": Corpus(
+        "MultiNLI", "multi_nli", *_NLI, ("crowdsourced", "found"),
+        "OANC / CC BY-SA 3.0 / CC BY 3.0 mixture (per genre, see the MultiNLI paper)",
+        "https://cims.nyu.edu/~sbowman/multinli/",
+        """@inproceedings{williams-etal-2018-broad,
+    title = "A Broad-Coverage Challenge Corpus for Sentence Understanding through Inference",
+    author = "Williams, Adina and Nangia, Nikita and Bowman, Samuel",
+    booktitle = "Proceedings of the 2018 Conference of the North {A}merican Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 1 (Long Papers)",
+    year = "2018",
+    pages = "1112--1122",
+    url = "https://aclanthology.org/N18-1101"
+}"""),
+    "rte": Corpus(
+        "RTE", "glue", *_NLI, ("found",),
+        "no license stated; see the RTE challenge terms (GLUE redistributes RTE 1, 2, 3 and 5)",
+        "https://gluebenchmark.com/tasks",
+        """@inproceedings{dagan-etal-2005-pascal,
+    title = "The {PASCAL} Recognising Textual Entailment Challenge",
+    author = "Dagan, Ido and Glickman, Oren and Magnini, Bernardo",
+    booktitle = "Machine Learning Challenges Workshop",
+    year = "2005",
+    pages = "177--190"
+}
+""" + GLUE),
+    "mrpc": Corpus(
+        "MRPC", "glue", *_SIM, ("found",), "Microsoft Research Paraphrase Corpus terms",
+        "https://www.microsoft.com/en-us/download/details.aspx?id=52398",
+        """@inproceedings{dolan-brockett-2005-automatically,
+    title = "Automatically Constructing a Corpus of Sentential Paraphrases",
+    author = "Dolan, William B. and Brockett, Chris",
+    booktitle = "Proceedings of the Third International Workshop on Paraphrasing ({IWP}2005)",
+    year = "2005",
+    url = "https://aclanthology.org/I05-5002"
+}
+""" + GLUE),
+    "qnli": Corpus(
+        "QNLI", "glue", *_NLI, ("found", "crowdsourced"), "CC BY-SA 4.0 (derived from SQuAD)",
+        "https://rajpurkar.github.io/SQuAD-explorer/",
+        """@inproceedings{rajpurkar-etal-2016-squad,
+    title = "{SQ}u{AD}: 100,000+ Questions for Machine Comprehension of Text",
+    author = "Rajpurkar, Pranav and Zhang, Jian and Lopyrev, Konstantin and Liang, Percy",
+    booktitle = "Proceedings of the 2016 Conference on Empirical Methods in Natural Language Processing",
+    year = "2016",
+    pages = "2383--2392",
+    url = "https://aclanthology.org/D16-1264"
+}
+""" + GLUE),
+    "qqp": Corpus(
+        "QQP", "glue", *_SIM, ("found",), "Quora's terms of use (non-commercial research)",
+        "https://quoradata.quora.com/First-Quora-Dataset-Release-Question-Pairs",
+        """@misc{iyer-etal-2017-quora,
+    title = "First Quora Dataset Release: Question Pairs",
+    author = "Iyer, Shankar and Dandekar, Nikhil and Csernai, Korn{\\'e}l",
+    year = "2017",
+    url = "https://quoradata.quora.com/First-Quora-Dataset-Release-Question-Pairs"
+}
+""" + GLUE),
+    "sst2": Corpus(
+        "SST-2", "glue", "text-classification", "sentiment-classification", ("found",),
+        "no license stated; see the Stanford Sentiment Treebank terms",
+        "https://nlp.stanford.edu/sentiment/",
+        """@inproceedings{socher-etal-2013-recursive,
+    title = "Recursive Deep Models for Semantic Compositionality Over a Sentiment Treebank",
+    author = "Socher, Richard and Perelygin, Alex and Wu, Jean and Chuang, Jason and Manning, Christopher D. and Ng, Andrew and Potts, Christopher",
+    booktitle = "Proceedings of the 2013 Conference on Empirical Methods in Natural Language Processing",
+    year = "2013",
+    pages = "1631--1642",
+    url = "https://aclanthology.org/D13-1170"
+}
+""" + GLUE),
+    "boolq": Corpus(
+        "BoolQ", "super_glue", *_NLI, ("found",), "CC BY-SA 3.0",
+        "https://github.com/google-research-datasets/boolean-questions",
+        """@inproceedings{clark-etal-2019-boolq,
+    title = "{B}ool{Q}: Exploring the Surprising Difficulty of Natural Yes/No Questions",
+    author = "Clark, Christopher and Lee, Kenton and Chang, Ming-Wei and Kwiatkowski, Tom and Collins, Michael and Toutanova, Kristina",
+    booktitle = "Proceedings of the 2019 Conference of the North {A}merican Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 1 (Long and Short Papers)",
+    year = "2019",
+    pages = "2924--2936",
+    url = "https://aclanthology.org/N19-1300"
+}"""),
+    "wic": Corpus(
+        "WiC", "super_glue", "text-classification", "word-sense-disambiguation",
+        ("found", "expert-generated"), "CC BY-NC 4.0 (non-commercial)",
+        "https://pilehvar.github.io/wic/",
+        """@inproceedings{pilehvar-camacho-collados-2019-wic,
+    title = "{W}i{C}: the Word-in-Context Dataset for Evaluating Context-Sensitive Meaning Representations",
+    author = "Pilehvar, Mohammad Taher and Camacho-Collados, Jose",
+    booktitle = "Proceedings of the 2019 Conference of the North {A}merican Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 1 (Long and Short Papers)",
+    year = "2019",
+    pages = "1267--1273",
+    url = "https://aclanthology.org/N19-1128"
+}"""),
+    "ag_news": Corpus(
+        "AG News", "ag_news", "text-classification", "topic-classification", ("found",),
+        "non-commercial research use (AG's corpus of news articles)",
+        "http://groups.di.unipi.it/~gulli/AG_corpus_of_news_articles.html",
+        """@inproceedings{zhang-etal-2015-character,
+    title = "Character-level Convolutional Networks for Text Classification",
+    author = "Zhang, Xiang and Zhao, Junbo and LeCun, Yann",
+    booktitle = "Advances in Neural Information Processing Systems 28",
+    year = "2015",
+    pages = "649--657"
+}"""),
+    "kornli": Corpus(
+        "KorNLI", "kor_nli", *_NLI, ("machine-generated", "expert-generated"), "CC BY-SA 4.0",
+        "https://github.com/kakaobrain/kor-nlu-datasets",
+        """@inproceedings{ham-etal-2020-kornli,
+    title = "{K}or{NLI} and {K}or{STS}: New Benchmark Datasets for {K}orean Natural Language Understanding",
+    author = "Ham, Jiyeon and Choe, Yo Joong and Park, Kyubyong and Choi, Ilji and Soh, Hyungjoon",
+    booktitle = "Findings of the Association for Computational Linguistics: EMNLP 2020",
+    year = "2020",
+    pages = "422--430",
+    url = "https://aclanthology.org/2020.findings-emnlp.39"
+}
+@inproceedings{conneau-etal-2018-xnli,
+    title = "{XNLI}: Evaluating Cross-lingual Sentence Representations",
+    author = "Conneau, Alexis and Rinott, Ruty and Lample, Guillaume and Williams, Adina and Bowman, Samuel and Schwenk, Holger and Stoyanov, Veselin",
+    booktitle = "Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing",
+    year = "2018",
+    pages = "2475--2485",
+    url = "https://aclanthology.org/D18-1269"
+}"""),
+    "klue_nli": Corpus(
+        "KLUE", "klue", *_NLI, ("found", "crowdsourced"), "CC BY-SA 4.0",
+        "https://klue-benchmark.com/",
+        """@inproceedings{park-etal-2021-klue,
+    title = "{KLUE}: Korean Language Understanding Evaluation",
+    author = "Park, Sungjoon and Moon, Jihyung and Kim, Sungdong and Cho, Won Ik and Han, Jiyoon and Park, Jangwon and Song, Chisung and Kim, Junseong and Song, Yongsook and Oh, Taehwan and others",
+    booktitle = "Proceedings of the Neural Information Processing Systems Track on Datasets and Benchmarks",
+    year = "2021",
+    url = "https://arxiv.org/abs/2105.09680"
+}"""),
+    "conv_ent": Corpus(
+        "Conversational Entailment", None, *_NLI, ("found", "expert-generated"),
+        "no license stated upstream", "https://github.com/sled-group/Verifiable-Coherent-NLU",
+        """@inproceedings{zhang-chai-2010-towards,
+    title = "Towards Conversation Entailment: An Empirical Investigation",
+    author = "Zhang, Chen and Chai, Joyce",
+    booktitle = "Proceedings of the 2010 Conference on Empirical Methods in Natural Language Processing",
+    year = "2010",
+    pages = "756--766",
+    url = "https://aclanthology.org/D10-1074"
+}
+@misc{godfrey-holliman-1997-switchboard,
+    title = "Switchboard-1 Release 2 ({LDC97S62})",
+    author = "Godfrey, John J. and Holliman, Edward",
+    publisher = "Linguistic Data Consortium",
+    year = "1997",
+    url = "https://catalog.ldc.upenn.edu/LDC97S62"
+}""",
+        caveat="The dialogues are transcript excerpts of Switchboard-1 (LDC97S62), which the "
+        "Linguistic Data Consortium distributes under its user agreement to members and "
+        "licensees. Neither the Conversational Entailment release nor the coherence "
+        "annotations state a license that grants redistribution of that text; check your "
+        "LDC license before using or republishing `conv_ent_coherence`."),
+    "art": Corpus(
+        "ART", "art", "multiple-choice", "multiple-choice-qa", ("crowdsourced",),
+        "CC BY 4.0 (AI2)", "https://leaderboard.allenai.org/anli/submissions/get-started",
+        """@inproceedings{bhagavatula-etal-2020-abductive,
+    title = "Abductive Commonsense Reasoning",
+    author = "Bhagavatula, Chandra and Le Bras, Ronan and Malaviya, Chaitanya and Sakaguchi, Keisuke and Holtzman, Ari and Rashkin, Hannah and Downey, Doug and Yih, Wen-tau and Choi, Yejin",
+    booktitle = "International Conference on Learning Representations",
+    year = "2020",
+    url = "https://openreview.net/forum?id=Byg1v1HKDB"
+}"""),
+}
+CORPORA["klue_sts"] = Corpus(
+    "KLUE", "klue", *_SIM, ("found",), CORPORA["klue_nli"].license,
+    CORPORA["klue_nli"].license_url, CORPORA["klue_nli"].citation,
+)
+
+#: Releases the rows come through, by family: (name, license as stated upstream).
+RELEASES: dict[str, tuple[str, str]] = {
+    "becel": ("BECEL release", "no license stated upstream (github.com/MJ-Jang/BECEL)"),
+    "coherence": ("Coherence annotations",
+                  "no license stated upstream (github.com/sled-group/Verifiable-Coherent-NLU)"),
+}
+
+
+@dataclass(frozen=True)
+class PaperSize:
+    """The size a paper prints for a config's test set.
+
+    Attributes:
+        printed: As the paper prints it ("53K", "9.8K", "2,375").
+        value: The number it stands for (53K -> 53,000).
+        rounded: Whether the paper rounded it (compare at its precision, not exactly).
+        where: The paper and table or section that prints it.
+
+    """
+
+    printed: str
+    value: int
+    rounded: bool
+    where: str
+
+
+_BECEL_T1 = "BECEL Table 1"
+_CALM_T6 = "CALM Table 6 (validation set size)"
+_COH = "Storks and Chai section 4.1"
+
+#: Every paper size the card shows, by config. Configs absent here show "-": the word-salad
+#: paper gives no count (it transforms each task's whole validation set, its section 5);
+#: generated and model-specific configs have no paper size.
+PAPER_SIZES: dict[str, PaperSize] = {
+    "boolq_semantic": PaperSize("1,076", 1076, False, _BECEL_T1),
+    "snli_semantic": PaperSize("4,406", 4406, False, _BECEL_T1),
+    "rte_semantic": PaperSize("248", 248, False, _BECEL_T1),
+    "mrpc_semantic": PaperSize("202", 202, False, _BECEL_T1),
+    "wic_semantic": PaperSize("140", 140, False, _BECEL_T1),
+    "sst2_semantic": PaperSize("187", 187, False, _BECEL_T1),
+    "ag_news_semantic": PaperSize("540", 540, False, _BECEL_T1),
+    "boolq_negational": PaperSize("401", 401, False, _BECEL_T1),
+    "snli_negational": PaperSize("2,204", 2204, False, _BECEL_T1),
+    "rte_negational": PaperSize("153", 153, False, _BECEL_T1),
+    "mrpc_negational": PaperSize("290", 290, False, _BECEL_T1),
+    "snli_symmetric": PaperSize("3,237", 3237, False, _BECEL_T1),
+    "rte_symmetric": PaperSize("1,241", 1241, False, _BECEL_T1),
+    "mrpc_symmetric": PaperSize("3,668", 3668, False, _BECEL_T1),
+    "wic_symmetric": PaperSize("5,428", 5428, False, _BECEL_T1),
+    "snli_transitive": PaperSize("2,375", 2375, False, _BECEL_T1),
+    "wic_transitive": PaperSize("3,162", 3162, False, _BECEL_T1),
+    "sst2_additive": PaperSize("53K", 53000, True, _BECEL_T1),
+    "ag_news_additive": PaperSize("53K", 53000, True, _BECEL_T1),
+    "conv_ent_coherence": PaperSize("178", 178, False, _COH),
+    "art_coherence": PaperSize("189", 189, False, _COH + " (200 annotated, 11 discarded)"),
+    "mnli_calm": PaperSize("9.8K", 9800, True, _CALM_T6),
+    "qnli_calm": PaperSize("5.5K", 5500, True, _CALM_T6),
+    "rte_calm": PaperSize("277", 277, False, _CALM_T6),
+    "mrpc_calm": PaperSize("408", 408, False, _CALM_T6),
+    "qqp_calm": PaperSize("40K", 40000, True, _CALM_T6),
+    "kornli_calm": PaperSize("10K", 10000, True, _CALM_T6 + "; the paper's own KorNLI sample"),
+    "kornli_test_calm": PaperSize("10K", 10000, True,
+                                  _CALM_T6 + "; the paper's own KorNLI sample"),
+    "klue_nli_calm": PaperSize("1.5K", 1500, True, _CALM_T6 + "; half of KLUE dev"),
+    "klue_sts_calm": PaperSize("260", 260, False, _CALM_T6 + "; half of KLUE dev"),
+}
+for _stem in ("mnli", "qnli", "rte", "mrpc", "qqp"):
+    PAPER_SIZES[f"{_stem}_calm_t2t"] = PAPER_SIZES[f"{_stem}_calm"]
+
+
+def matches_paper(items: int, size: PaperSize) -> bool:
+    """Whether ``items`` equals the paper's size (at the paper's precision when rounded)."""
+    if not size.rounded:
+        return items == size.value
+    digits = size.printed.rstrip("K")
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    return round(items / 1000, decimals) == float(digits)
+
+
+#: Labelled source examples each word-salad task transforms (the validation split the paper
+#: uses; measured: ``len(builders.salad.suites.read_records(task, resolver))``, checked by
+#: tests/test_card.py). A config with fewer groups left the others out.
+SALAD_SOURCE_ROWS: dict[str, int] = {"mnli": 9815, "snli": 9842, "mrpc": 408, "sst2": 872}
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One known way a config departs from its paper.
+
+    Attributes:
+        title: A few words, shown in bold and in each config's section.
+        configs: The configs it applies to (only those present are listed).
+        text: What differs, with measured figures (each checked by tests/test_card.py).
+
+    """
+
+    title: str
+    configs: tuple[str, ...]
+    text: str
+
+
+_SALAD = tuple(f"{t}_salad_{x}" for t in ("mnli", "snli", "mrpc", "sst2", "qqp")
+               for x in ("sort", "reverse", "shuffle", "copysort", "pbsmt"))
+_PBSMT = ("mnli_salad_pbsmt", "snli_salad_pbsmt", "sst2_salad_pbsmt", "qqp_salad_pbsmt")
+_KOREAN = ("kornli_calm", "kornli_test_calm", "klue_nli_calm", "klue_sts_calm")
+_CALM_CLS = tuple(f"{t}_calm" for t in ("mnli", "qnli", "rte", "mrpc", "qqp")) + _KOREAN
+
+#: Every known deviation from the papers (docs/suites/*.md; issue 21). Figures were measured
+#: with ``python -m builders.card_figures DIR`` on a build of the mirror.
+DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "PBSMT stand-in, not trained on the training split", _PBSMT,
+        "The paper trains one Moses system per label on that label's pairs *in the "
+        "training set* and reports non-grammatical outputs. Here a stand-in built from NLTK's "
+        "phrase-based parts (IBM Model 1 alignments, phrase extraction, a trigram language "
+        "model, a stack decoder; Moses and KenLM cannot be installed) is trained on at most "
+        "2,000 pairs per label, the first in file order: MNLI has no training split in the "
+        "mirror, so it is cross-fitted on dev-matched itself, the evaluated rows (even rows translated by systems trained on "
+        "odd rows and vice versa); SNLI is trained on its test split (the evaluated rows "
+        "come from its validation split); SST-2 on the 6,885 training sentences "
+        "of GLUE's train file (first half to second half). Outputs that are an exact token "
+        "permutation of the text the system translated: mnli_salad_pbsmt 2,546 of 8,962 "
+        "(28.4%), snli_salad_pbsmt 285 of 9,569 (3.0%), sst2_salad_pbsmt 33 of 828 (4.0%). "
+        "Such an output is its source reordered, closer to Shuffle than to a statistical "
+        "word salad. The PBSMT rows are comparable to the paper's in construction only, not "
+        "in number."),
+    Deviation(
+        "SST-2 PBSMT output replaces the whole sentence", ("sst2_salad_pbsmt",),
+        "Inferred reading: the paper translates the first half of the sentence into a "
+        "second half and does not say whether the first half is kept; the output replaces "
+        "the whole sentence."),
+    Deviation(
+        "Unchanged rows left out", _SALAD,
+        "A source example whose transformation leaves the text unchanged (already sorted, "
+        "one token, a PBSMT output equal to its source or target) is left out with its "
+        "original; the paper transforms the whole validation set and says nothing of such "
+        "rows. Left out per config: see the list below."),
+    Deviation(
+        "One shuffle seed", tuple(f"{t}_salad_shuffle" for t in ("mnli", "snli", "mrpc",
+                                                                  "sst2", "qqp")),
+        "The paper averages Shuffle over 5 random seeds; each config holds one shuffle "
+        "(seed 20210202, derived per row)."),
+    Deviation(
+        "Transformed text lower-cased", _SALAD,
+        "The transformed text is lower-cased (the untouched first text of a pair keeps its "
+        "case). Inferred reading: every transformed example the paper prints is lower-case; "
+        "the paper does not state a casing rule."),
+    Deviation(
+        "Additive pairs in both orders, sampled to a count", ("sst2_additive",
+                                                              "ag_news_additive"),
+        "The paper generates every combination of two same-label points whose merged length "
+        "is within the 75% quantile of the training lengths (about 53K per task). Here "
+        "every *ordered* pair is a candidate (x + y and y + x), and the pairs within the "
+        "cutoff are sampled down to 53,000 when more pass (seed 20221012). Groups whose "
+        "reverse order is also a group: sst2_additive 51,502 of 53,000; ag_news_additive "
+        "52,750 of 52,750 (all kept, none sampled). The count is "
+        "sensitive to the cutoff (ordered pairs within it): SST-2 26 / 27 / 28 tokens give "
+        "47,480 / 54,540 / 62,176; AG News 42 / 43 / 44 give 43,026 / 52,750 / 64,556, so "
+        "matching 53K shows nothing. Confidence intervals treat the two orders of one pair "
+        "as independent items, so they are too narrow. Lengths are counted in regex word and "
+        "punctuation tokens (the paper names no tokenizer)."),
+    Deviation(
+        "Invalid-input threshold tuned on the suite", _SALAD,
+        "Scoring with the toolkit: the paper tunes the rejection threshold theta (and the "
+        "temperature of its temperature scaling) on 10% of the training set; the toolkit "
+        "searches theta on the scored suite itself unless `salad_theta` is given, and scales "
+        "the probabilities only when `salad_temperature` is given (default: no scaling)."),
+    Deviation(
+        "Additive length cutoff from stand-in data", ("sst2_additive",),
+        "The 75% length quantile is read from the 6,885 training *sentences* of GLUE's "
+        "SST-2 train (the phrases that sit inside no other phrase; the file itself holds "
+        "67,349 phrases, whose quantile, 14 tokens, keeps only 1,550 pairs): 27 tokens."),
+    Deviation(
+        "Additive length cutoff from stand-in data", ("ag_news_additive",),
+        "AG News train is not mirrored: the length quantile (43 tokens) comes from BECEL's "
+        "validation half of the original test split, disjoint from the evaluated half. The "
+        "classes are uneven after the length filter: World 18,470, Sports 5,050, Business "
+        "4,520, Sci/Tech 24,710 pairs; the scorer reports tau per class "
+        "(`tau_add_per_class`)."),
+    Deviation(
+        "CALM input as one string", _CALM_CLS,
+        "The classification configs give the whole indicator-formatted input as one string "
+        "in `text`, with `text_pair` null; the paper's examples (its Tables 2, 9 and 10) "
+        "give a pair encoder two inputs, each with its indicator. A pair encoder fed `text` "
+        "alone sees one segment, not the paper's two."),
+    Deviation(
+        "Korean splits", _KOREAN,
+        "The paper sampled its own Korean test sets with an unpublished seed (KLUE: half of "
+        "dev; KorNLI: from train) and does not print its Korean indicators; we use the full "
+        "XNLI-ko dev and test sets (two configs), the full KLUE dev sets and the indicators "
+        "전제 / 가설 and 문장1 / 문장2."),
+    Deviation(
+        "Negation rule not in the paper", ("snli_negational", "mrpc_negational",
+                                           "boolq_negational"),
+        "The release tags some rows `rm_negation` (an existing negation removed: 15 SNLI, "
+        "11 MRPC, 2 BoolQ rows), a rule the paper does not describe; they are kept."),
+    Deviation(
+        "Fewer Conversational Entailment examples", ("conv_ent_coherence",),
+        "The paper reports 178 Conversational Entailment test examples; the released "
+        "annotation file has 172 (99 positive, 73 negative)."),
+    Deviation(
+        "All six ART spans scored", ("art_coherence",),
+        "The authors' code visits only multi-sentence spans and keeps the flag of the last "
+        "one; we score all six spans, as the paper's section 3.2 defines. The confidence "
+        "threshold theta is swept on the scored data itself unless fixed (optimistic)."),
+)
+
+#: Configs of a registered family that the build could not make (their source is absent).
+ABSENT_NOTE = (
+    "Not built: {names}. Their source is not in the corpus mirror (QQP: the GLUE archive "
+    "cannot be fetched or checksummed here); a local copy builds them (docs/suites/calm.md)."
+)
+
+#: Every column a config can have, with its meaning (base columns first, then extras).
+FIELDS: dict[str, str] = {
+    "id": "Unique row id, `<group>/<variant>`.",
+    "suite": "The config the row belongs to.",
+    "task": "Task key (`snli`, `mrpc`, ...); gives the label names.",
+    "group": "One test item: the original row and the rows it is compared with share it.",
+    "variant": "The row's role in its group: `original`, `paraphrase`, `negated`, "
+    "`swapped`, `source` / `transitive`, `first` / `second` / `merged`, `reverse`, "
+    "`signal:<symbol>`, `span:<i>-<j>`, or the word-salad transformation.",
+    "text": "First input (premise, sentence1, question, the sentence; CALM: the whole "
+    "formatted input).",
+    "text_pair": "Second input (hypothesis, sentence2, passage), or null for single-text "
+    "tasks and CALM.",
+    "label": "Gold label (ClassLabel of the task's label names), or null where the row has "
+    "no correct label (word salad, a span with no confident choice).",
+    "source_file": "Mirror path of the source file the row comes from.",
+    "source_row": "0-based data row (or line) of that source file.",
+    "antecedent_ids": "Derived rows (transitive, additive merged): the ids of the two rows "
+    "the derived row is built from; empty elsewhere.",
+    "constraint": "Derived rows: what the prediction must satisfy given the antecedents' "
+    "predictions, `is:<label>` or `not:<label>`; empty elsewhere.",
+    "rule": "Derived rows: the consistency rule tested, as the paper writes it; empty "
+    "elsewhere.",
+    "tag": "Negational rows: how the negated text was made (`negation`, `antonym`, "
+    "`rm_negation`).",
+    "word": "WiC: the target word.",
+    "start1": "WiC: character start of the target word in `text`.",
+    "end1": "WiC: character end (exclusive) of the target word in `text`.",
+    "start2": "WiC: character start of the target word in `text_pair`.",
+    "end2": "WiC: character end (exclusive) of the target word in `text_pair`.",
+    "raw_text": "CALM: the first sentence before formatting (task order).",
+    "raw_text_pair": "CALM: the second sentence before formatting (task order).",
+    "transform": "Word salad: the transformation that made the row (empty on originals).",
+    "transform_family": "Word salad: `lexical`, `gradient` or `statistical` (empty on "
+    "originals).",
+    "agreement_with": "Word salad: what the transformed row's prediction is compared with: "
+    "`original` (the original row's prediction) or a default label name (CopySort, "
+    "CopyOne); empty on originals.",
+    "model": "Model-specific word salad: the model whose token importances chose the tokens.",
+    "span_start": "Coherence: first unit (dialog turn or story sentence) of the span, 0-based.",
+    "span_end": "Coherence: last unit of the span, inclusive.",
+    "n_units": "Coherence: number of units of the whole example.",
+    "span_label": "Coherence: the span's gold label as text (`no_confident_choice` for an ART "
+    "span that allows no choice).",
+}

@@ -1,0 +1,114 @@
+"""Figures the dataset card states about the built rows, measured from the Parquet files.
+
+The card (``builders/card.py``) prints these figures as constants of ``builders/card_data.py``;
+``tests/test_card.py`` measures them again with the functions below from a fresh build and
+fails when a constant no longer matches the rows. ``python -m builders.card_figures DIR``
+prints every figure of a built folder (the command behind the numbers in docs/).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+
+def _rows(root: Path, config: str, columns: list[str]) -> list[dict]:
+    import pyarrow.parquet as pq  # local: ``import builders.card_figures`` stays light
+
+    return pq.read_table(root / config / "test.parquet", columns=columns).to_pylist()
+
+
+def pbsmt_permutations(root: Path, config: str) -> tuple[int, int]:
+    """``(outputs that are a permutation of their source's tokens, outputs)`` of a PBSMT config.
+
+    The source is what the system translated (``builders.salad.suites.pbsmt_pair``: the
+    premise, or the first half of an SST-2 sentence), lower-cased and tokenized as the build
+    does; the output is the transformed row's replaced text, tokenized the same way.
+    """
+    from builders.salad import lexical
+    from builders.salad.suites import Record, pbsmt_pair
+
+    rows = _rows(root, config, ["group", "variant", "text", "text_pair", "label"])
+    originals = {r["group"]: r for r in rows if r["variant"] == "original"}
+    same = total = 0
+    for row in rows:
+        if row["variant"] != "pbsmt":
+            continue
+        orig = originals[row["group"]]
+        record = Record(0, orig["text"], orig["text_pair"], orig["label"])
+        source, _ = pbsmt_pair(record)
+        output = row["text_pair"] if orig["text_pair"] is not None else row["text"]
+        total += 1
+        same += sorted(lexical.tokenize(output, True)) == sorted(source)
+    return same, total
+
+
+def reversed_pairs(root: Path, config: str) -> tuple[int, int]:
+    """``(merged groups whose reverse order is also a group, groups)`` of an additive config."""
+    rows = _rows(root, config, ["group", "variant", "source_row"])
+    parts: dict[str, dict[str, int]] = {}
+    for row in rows:
+        parts.setdefault(row["group"], {})[row["variant"]] = row["source_row"]
+    pairs = {(p["first"], p["second"]) for p in parts.values()}
+    return sum((b, a) in pairs for a, b in pairs), len(parts)
+
+
+def label_share(root: Path, config: str, variant: str, label: int) -> tuple[int, int]:
+    """``(rows of ``variant`` with gold ``label``, rows of ``variant``)`` of a config."""
+    rows = _rows(root, config, ["variant", "label"])
+    labels = Counter(r["label"] for r in rows if r["variant"] == variant)
+    return labels[label], sum(labels.values())
+
+
+def transitive_order(root: Path, config: str, label: str) -> tuple[int, int, int]:
+    """How the derived rows of one released SNLI label order their two hypotheses.
+
+    ``label`` is the constraint of the released label (``not:entailment`` for label 3,
+    ``is:contradiction`` for label 2). A derived row's antecedents are the two released rows
+    in ``originated_idx`` order; the result is ``(rows whose text is the first antecedent's
+    hypothesis and text_pair the second's, the same with whitespace stripped, rows)``.
+    """
+    rows = _rows(root, config, ["id", "variant", "text", "text_pair", "antecedent_ids",
+                                "constraint"])
+    hypothesis = {r["id"]: r["text_pair"] for r in rows if r["variant"] == "source"}
+    derived = [r for r in rows if r["variant"] == "transitive" and r["constraint"] == label]
+    exact = stripped = 0
+    for row in derived:
+        first, second = (hypothesis[i] for i in row["antecedent_ids"])
+        exact += row["text"] == first and row["text_pair"] == second
+        stripped += row["text"].strip() == first.strip() and (
+            row["text_pair"].strip() == second.strip())
+    return exact, stripped, len(derived)
+
+
+def rows_per_group(root: Path, config: str) -> set[int]:
+    """The distinct numbers of rows per group of a config."""
+    rows = _rows(root, config, ["group"])
+    return set(Counter(r["group"] for r in rows).values())
+
+
+def measure(root: Path) -> dict[str, object]:
+    """Every figure above for the configs the card talks about (those present in ``root``)."""
+    present = {p.parent.name for p in root.glob("*/test.parquet")}
+    out: dict[str, object] = {}
+    for config in ("mnli_salad_pbsmt", "snli_salad_pbsmt", "sst2_salad_pbsmt"):
+        if config in present:
+            out[f"permutations:{config}"] = pbsmt_permutations(root, config)
+    for config in ("sst2_additive", "ag_news_additive"):
+        if config in present:
+            out[f"reversed:{config}"] = reversed_pairs(root, config)
+    if "sst2_additive" in present:
+        out["positive:sst2_additive"] = label_share(root, "sst2_additive", "merged", 1)
+    if "snli_transitive" in present:
+        for label in ("not:entailment", "is:contradiction"):
+            out[f"first_hypothesis_first:snli_transitive:{label}"] = transitive_order(
+                root, "snli_transitive", label)
+    if "mnli_calm" in present:
+        out["rows_per_group:mnli_calm"] = sorted(rows_per_group(root, "mnli_calm"))
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure(Path(sys.argv[1])), indent=1))

@@ -1,0 +1,152 @@
+"""The dataset card against the built Parquet files (issue 21, item 4).
+
+Every column of every config is defined, every config's corpus is cited and licensed, every
+paper size comes from a constant naming its table, every figure the deviations state is
+measured again from the rows, and the card claims no blanket fidelity.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from bench.manifest import read_manifest
+from bench.sources import SourceResolver
+from builders import card_figures
+from builders.card import non_commercial, paper_size, render_card
+from builders.card_data import CORPORA, DEVIATIONS, FIELDS, PAPER_SIZES, SALAD_SOURCE_ROWS
+from builders.catalog import SUITES
+
+#: The Hub's task_ids (huggingface.js tasks list) this card may use, by task category.
+HUB_TASK_IDS = {
+    "text-classification": {"natural-language-inference", "semantic-similarity-classification",
+                            "sentiment-classification", "topic-classification",
+                            "word-sense-disambiguation"},
+    "multiple-choice": {"multiple-choice-qa"},
+}
+HUB_CREATORS = {"crowdsourced", "expert-generated", "found", "machine-generated", "other"}
+
+
+@pytest.fixture(scope="module")
+def card(all_folder):
+    return (all_folder / "README.md").read_text(encoding="utf-8")
+
+
+def _section(card: str, title: str) -> str:
+    return card.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_no_blanket_fidelity_claim(card):
+    assert "matches its paper's construction" not in card
+    assert "Every other config" not in card
+
+
+def test_every_column_of_every_config_is_defined(all_folder, card):
+    fields = _section(card, "Data Fields")
+    for name, entry in read_manifest(all_folder).items():
+        for column in pq.read_schema(all_folder / entry["path"]).names:
+            assert column in FIELDS, (name, column)
+            assert f"| `{column}` |" in fields, column
+    assert "(undocumented)" not in fields
+
+
+def test_every_corpus_is_cited_and_licensed(all_folder, card):
+    citations, licenses = _section(card, "Citations"), _section(card, "Licenses")
+    for name, entry in read_manifest(all_folder).items():
+        corpus = CORPORA[entry["task"]]
+        assert corpus.citation.strip() and corpus.license and corpus.license_url, name
+        assert corpus.citation in citations, name
+        assert f"- {corpus.name}: {corpus.license}" in licenses, name
+        # the config's own license note and the corpus table agree on commercial use
+        assert non_commercial(SUITES[name].license) == non_commercial(corpus.license), name
+    for key in ("snli", "mnli", "rte", "mrpc", "boolq", "wic", "sst2", "ag_news", "qnli",
+                "kornli", "klue_nli", "conv_ent", "art"):
+        assert re.search(r"@\w+\{", CORPORA[key].citation), key
+
+
+def test_conversational_entailment_carries_the_ldc_caveat(card):
+    line = next(x for x in _section(card, "Licenses").splitlines()
+                if x.startswith("- Conversational Entailment:"))
+    assert "Switchboard" in line and "LDC97S62" in line and "Caveat" in line
+
+
+def test_every_paper_size_shown_comes_from_a_constant_citing_its_table(all_folder, card):
+    manifest = read_manifest(all_folder)
+    rows = [r for r in _section(card, "Configs").splitlines() if r.startswith("| `")]
+    assert len(rows) == len(manifest)
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        name, shown = cells[0].strip("`"), cells[6]
+        size = PAPER_SIZES.get(name)
+        if shown == "-":
+            assert size is None or name not in SUITES, name
+            continue
+        assert size is not None, name
+        assert shown == (size.printed if size.rounded else str(size.value)), name
+        assert size.printed.replace(",", "") == shown or size.rounded, name
+        assert re.search(r"Table \d+|section \d", size.where), name
+    for name, spec in SUITES.items():  # the build's own expected counts agree with the card
+        if spec.expected_rows is not None:
+            assert PAPER_SIZES[name].value == spec.expected_rows, name
+    # the CALM and coherence configs show their paper sizes (they showed "-" before)
+    for name in ("mnli_calm", "qnli_calm", "rte_calm_t2t", "klue_sts_calm", "art_coherence"):
+        assert paper_size(name) is not None
+
+
+def test_front_matter_has_valid_hub_metadata(card):
+    meta = yaml.safe_load(card.split("---\n")[1])
+    assert "paperswithcode_id" in meta and meta["paperswithcode_id"] is None
+    assert set(meta["language_creators"]) <= HUB_CREATORS
+    allowed = set().union(*HUB_TASK_IDS.values())
+    assert set(meta["task_ids"]) <= allowed
+    assert set(meta["task_categories"]) <= set(HUB_TASK_IDS)
+    assert {"multiple-choice-qa", "word-sense-disambiguation"} <= set(meta["task_ids"])
+
+
+def test_deviations_list_every_known_one_with_configs_present(all_folder, card):
+    section = _section(card, "Deviations from the papers")
+    manifest = read_manifest(all_folder)
+    for deviation in DEVIATIONS:
+        if any(n in manifest for n in deviation.configs):
+            assert f"**{deviation.title}**" in section
+    for name in ("mnli_salad_pbsmt", "sst2_additive", "mnli_calm", "snli_salad_shuffle",
+                 "mnli_salad_sort"):
+        config = _section(card, "Config details").split(f"### `{name}`\n", 1)[1]
+        assert "**Deviations**" in config.split("\n### ", 1)[0], name
+
+
+def _text(title: str) -> str:
+    return next(d.text for d in DEVIATIONS if d.title == title)
+
+
+def test_deviation_figures_are_measured_from_the_rows(all_folder):
+    figures = card_figures.measure(all_folder)
+    pbsmt = _text("PBSMT stand-in, not trained on the training split")
+    for task in ("mnli", "snli", "sst2"):
+        same, total = figures[f"permutations:{task}_salad_pbsmt"]
+        assert f"{task}_salad_pbsmt {same:,} of {total:,} ({same / total:.1%})" in pbsmt
+    additive = _text("Additive pairs in both orders, sampled to a count")
+    for name in ("sst2_additive", "ag_news_additive"):
+        both, total = figures[f"reversed:{name}"]
+        assert f"{name} {both:,} of {total:,}" in additive
+    # BECEL label-3 rows (N(P,H), C(P,Z) -> not E(H,Z)) ask about (H, Z), as the paper's rule
+    # does (docs/suites/becel.md said (Z, H) before): 1,657 exactly, 1 up to a leading space.
+    assert figures["first_hypothesis_first:snli_transitive:not:entailment"] == (1657, 1658, 1658)
+
+
+def test_salad_source_counts_are_the_validation_sizes(corpora):
+    from builders.salad.suites import read_records
+
+    resolver = SourceResolver(corpora, download=False)
+    for task, count in SALAD_SOURCE_ROWS.items():
+        assert len(read_records(task, resolver)) == count, task
+
+
+def test_card_is_deterministic(all_folder, card):
+    manifest = read_manifest(all_folder)
+    assert render_card(manifest, all_folder) == render_card(manifest, all_folder)
+    assert (all_folder / "README.md").read_text(encoding="utf-8") == render_card(
+        manifest, all_folder)
