@@ -120,9 +120,12 @@ def test_classifier_truncation_is_counted(folder, tmp_path, capsys):
 def test_causal_default_suites_skip_t2t_unless_named(tmp_path, capsys):
     import json
 
-    entry = {"task": "rte", "label_names": ["entailment", "not_entailment"]}
-    (tmp_path / "suites.json").write_text(json.dumps(
-        {"suites": {"rte_calm": entry, "rte_calm_t2t": entry, "rte_semantic": entry}}))
+    def entry(name):  # the manifest fields every reader checks (sha256, path)
+        return {"task": "rte", "label_names": ["entailment", "not_entailment"],
+                "sha256": "0" * 64, "path": f"{name}/test-00000-of-00001.parquet"}
+
+    (tmp_path / "suites.json").write_text(json.dumps({"suites": {
+        n: entry(n) for n in ("rte_calm", "rte_calm_t2t", "rte_semantic")}}))
     causal = SimpleNamespace(is_causal=True, is_seq2seq=False, id2label={})
     assert default_suites(tmp_path, causal, {}) == ["rte_calm", "rte_semantic"]
     assert "skipping 1 text-to-text suites" in capsys.readouterr().err
