@@ -126,3 +126,69 @@ def test_lm_eval_loads_the_exported_hub_task(built, tmp_path):
     assert got["ids"] == ids.to_pylist() == want["ids"]
     assert got["text"] == want["text"]
     assert any(p.endswith("/snli_transitive/test.parquet") for _, p in hub.requests)
+
+
+@pytest.fixture
+def online(monkeypatch):
+    """``huggingface_hub`` in this process may reach the stand-in (conftest sets offline)."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+
+
+def test_pull_request_cycle_with_the_real_client(online, tmp_path):
+    from huggingface_hub import CommitOperationAdd, HfApi, hf_hub_download
+    from huggingface_hub.errors import HfHubHTTPError
+
+    def add(path, data):
+        return CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)
+
+    with Hub() as hub:
+        api = HfApi(endpoint=hub.url, token=TOKEN)
+        api.create_repo("org/lb", repo_type="dataset")
+        api.create_commit("org/lb", [add("README.md", b"# board\n")], commit_message="init",
+                          repo_type="dataset")
+        pr = api.create_commit("org/lb", [add("requests/x/meta.yaml", b"model: x\n"),
+                                          add("requests/x/predictions.jsonl.gz", b"\x1f\x8bgz")],
+                               commit_message="Add x", commit_description="please",
+                               repo_type="dataset", create_pr=True)
+        assert pr.pr_num == 1 and pr.pr_url == f"{hub.url}/datasets/org/lb/discussions/1"
+        api.create_commit("org/lb", [add("requests/x/meta.yaml", b"model: x2\n")],
+                          commit_message="fix meta", repo_type="dataset", revision="refs/pr/1")
+        assert hub.files_at("org/lb") == {"README.md": b"# board\n"}  # main untouched
+        [found] = api.get_repo_discussions("org/lb", repo_type="dataset",
+                                           discussion_type="pull_request",
+                                           discussion_status="open")
+        assert (found.num, found.title, found.is_pull_request) == (1, "Add x", True)
+        details = api.get_discussion_details("org/lb", 1, repo_type="dataset")
+        assert [e.type for e in details.events] == ["comment", "commit", "commit"]
+        tree = api.list_repo_tree("org/lb", repo_type="dataset", revision="refs/pr/1",
+                                  recursive=True)
+        assert sorted(e.path for e in tree) == [
+            "README.md", "requests", "requests/x", "requests/x/meta.yaml",
+            "requests/x/predictions.jsonl.gz"]
+        got = hf_hub_download("org/lb", "requests/x/meta.yaml", repo_type="dataset",
+                              revision="refs/pr/1", endpoint=hub.url, cache_dir=tmp_path)
+        assert Path(got).read_bytes() == b"model: x2\n"
+        [info] = api.get_paths_info("org/lb", ["requests/x/predictions.jsonl.gz"],
+                                    repo_type="dataset", revision="refs/pr/1")
+        assert info.lfs is not None and info.size == 4
+        api.comment_discussion("org/lb", 1, "looks good", repo_type="dataset")
+        assert hub.comments("org/lb", 1) == ["please", "looks good"]
+        # a second pull request on the same file, then main changes it: a conflict
+        api.create_commit("org/lb", [add("requests/x/meta.yaml", b"model: y\n")],
+                          commit_message="Add y", repo_type="dataset", create_pr=True)
+        api.merge_pull_request("org/lb", 1, repo_type="dataset")
+        assert hub.files_at("org/lb")["requests/x/meta.yaml"] == b"model: x2\n"
+        with pytest.raises(HfHubHTTPError) as err:
+            api.merge_pull_request("org/lb", 2, repo_type="dataset")
+        assert err.value.response.status_code == 409
+        assert [d.num for d in api.get_repo_discussions(
+            "org/lb", repo_type="dataset", discussion_status="open")] == [2]
+        assert api.get_discussion_details("org/lb", 1, repo_type="dataset").status == "merged"
+        main = api.dataset_info("org/lb")
+        assert main.sha == hub.repos["org/lb"]["head"]
+        assert sorted(s.rfilename for s in main.siblings) == [
+            "README.md", "requests/x/meta.yaml", "requests/x/predictions.jsonl.gz"]
+    assert hub.unexpected == []
