@@ -45,7 +45,7 @@ COMMANDS: tuple[str, ...] = (
 #: ``train``, ``baseline``, ``generate``) keep the library's default.
 ONE_BLAS_THREAD: frozenset[str] = frozenset({
     "build", "score", "submit", "rescore", "leaderboard", "convert-becel", "convert-lm-eval",
-    "verify",
+    "verify", "review",
 })
 
 

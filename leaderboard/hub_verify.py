@@ -43,8 +43,15 @@ class Finding:
     reason: str = ""
 
 
-def read_error(exc: Exception, repo_id: str, what: str) -> HubReadError:
-    """A one-line error for a failed read of ``repo_id`` (the token never appears)."""
+def read_error(exc: Exception, repo_id: str, action: str) -> HubReadError:
+    """A one-line error for a failed call on ``repo_id`` (the token never appears).
+
+    Args:
+        exc: What the client raised.
+        repo_id: The dataset repo.
+        action: What was being done, e.g. ``reading the file list``.
+
+    """
     from huggingface_hub.errors import (
         EntryNotFoundError,
         OfflineModeIsEnabled,
@@ -56,38 +63,38 @@ def read_error(exc: Exception, repo_id: str, what: str) -> HubReadError:
 
     where = f"dataset repo {repo_id!r}"
     if isinstance(exc, OfflineModeIsEnabled):
-        return HubReadError(f"HF_HUB_OFFLINE is set: unset it to read {where}")
+        return HubReadError(f"HF_HUB_OFFLINE is set: unset it to use {where}")
     status = _status(exc)
     if isinstance(exc, RepositoryNotFoundError):
         msg = f"{where} not found, or the token cannot see it"
     elif isinstance(exc, (RevisionNotFoundError, EntryNotFoundError)):
-        msg = f"{what} not found in {where}"
+        msg = f"not found while {action} of {where}"
     elif status in (401, 403):
-        msg = f"not authorised to read {where}: check HF_TOKEN"
+        msg = f"not authorised while {action} of {where}: check HF_TOKEN and its scopes"
     elif status == 429:
-        msg = f"rate limited by the Hub while reading {where}; retry later"
+        msg = f"rate limited by the Hub while {action} of {where}; retry later"
     elif status is not None:
-        msg = f"the Hub answered HTTP {status} while reading {what} of {where}"
+        msg = f"the Hub answered HTTP {status} while {action} of {where}"
     else:
-        msg = f"could not reach the Hub while reading {where}: {type(exc).__name__}"
+        msg = f"could not reach the Hub while {action} of {where}: {type(exc).__name__}"
     return HubReadError(msg)
 
 
-def hub_call(repo_id: str, what: str, fn: Callable, *args, **kwargs):
+def hub_call(repo_id: str, action: str, fn: Callable, *args, **kwargs):
     """``fn(*args, **kwargs)`` with Hub and transport errors turned into :class:`HubReadError`."""
     from leaderboard.publish import _transport_errors
 
     try:
         return fn(*args, **kwargs)
     except _transport_errors() as exc:
-        raise read_error(exc, repo_id, what) from None
+        raise read_error(exc, repo_id, action) from None
 
 
 def published_entries(api, repo_id: str, revision: str) -> dict[str, set[str]]:
     """``submissions/<slug>/<file>`` in the repo at ``revision``: slug -> file names."""
     from huggingface_hub.hf_api import RepoFile
 
-    tree = hub_call(repo_id, "the file list", lambda: list(api.list_repo_tree(
+    tree = hub_call(repo_id, "reading the file list", lambda: list(api.list_repo_tree(
         repo_id, repo_type="dataset", revision=revision, recursive=True)))
     out: dict[str, set[str]] = {}
     for item in tree:
@@ -99,8 +106,8 @@ def published_entries(api, repo_id: str, revision: str) -> dict[str, set[str]]:
 
 def download(api, repo_id: str, path: str, revision: str, dest: Path) -> Path:
     """One file of the repo at ``revision`` into ``dest`` (same relative path)."""
-    got = hub_call(repo_id, path, api.hf_hub_download, repo_id, path, repo_type="dataset",
-                   revision=revision, local_dir=dest)
+    got = hub_call(repo_id, f"reading {path}", api.hf_hub_download, repo_id, path,
+                   repo_type="dataset", revision=revision, local_dir=dest)
     return Path(got)
 
 
@@ -135,7 +142,7 @@ def verify_hub(repo_id: str, data_dir: str | os.PathLike, *, endpoint: str | Non
 
     scorer = scorer or score_file
     api = HfApi(endpoint=endpoint, token=token)
-    sha = hub_call(repo_id, "the repo info", api.dataset_info, repo_id).sha
+    sha = hub_call(repo_id, "reading the repo info", api.dataset_info, repo_id).sha
     findings = []
     with tempfile.TemporaryDirectory(prefix="cb-verify-") as tmp:
         for slug, names in published_entries(api, repo_id, sha).items():

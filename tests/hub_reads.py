@@ -18,7 +18,8 @@ calls through them and ``HfFileSystem``:
   ``main`` at that moment plus the commit; ``POST .../commit/refs%2Fpr%2FN`` and
   ``POST .../preupload/refs%2Fpr%2FN`` commit to that branch;
 - ``GET /api/{type}s/{repo}/discussions`` (``p``, ``type``, ``status``, ``author``),
-  ``GET .../discussions/{num}``, ``POST .../discussions/{num}/comment``,
+  ``GET .../discussions/{num}`` (with ``diff``: one ``diff --git`` header per changed file),
+  ``POST .../discussions/{num}/comment``,
   ``POST .../discussions/{num}/status`` and ``POST .../discussions/{num}/merge`` (409 when
   ``main`` changed a file the pull request changes since it was opened);
 - ``GET /api/whoami-v2``.
@@ -417,7 +418,7 @@ class HubReads:
         num, action = int(m.group(1)), m.group(2)
         discussion = found[num - 1]
         if action is None and req.command == "GET":
-            self._json(req, 200, {k: v for k, v in discussion.items()})
+            self._json(req, 200, {**discussion, "diff": self._diff(repo, num)})
             return True
         payload = json.loads(body) if body else {}
         if action == "comment":
@@ -431,6 +432,25 @@ class HubReads:
             self._json(req, 200, {"newStatus": event})
             return True
         return self._merge(req, type_, repo, num, discussion, payload)
+
+    def _diff(self, repo: str, num: int) -> str:
+        """A git diff of pull request ``num`` against its base: the headers, one per file."""
+        branch = self.pr_refs.get(repo, {}).get(num)
+        if branch is None:
+            return ""
+        base, files = branch["base"], branch["files"]
+        out = []
+        for path in sorted(set(base) | set(files)):
+            if base.get(path) == files.get(path):
+                continue
+            out.append(f"diff --git a/{path} b/{path}")
+            if path not in base:
+                out.append("new file mode 100644")
+            elif path not in files:
+                out.append("deleted file mode 100644")
+            out.append(f"--- {'a/' + path if path in base else '/dev/null'}")
+            out.append(f"+++ {'b/' + path if path in files else '/dev/null'}")
+        return "\n".join(out) + ("\n" if out else "")
 
     def _merge(self, req, type_: str, repo: str, num: int, discussion: dict,
                payload: dict) -> bool:
