@@ -267,8 +267,9 @@ class Reviewer:
             return self._refused(num, head, slug, str(exc), before)
 
     def _refused(self, num, head, slug, reason, before) -> Review:
-        comment = (f"Refused by `consistency-bench review`: {reason}\n\nFix the request and "
-                   "push to this pull request, or open a new one.")
+        quoted = reason.replace("`", "'")  # the reason may quote the submitter's text
+        comment = (f"Refused by `consistency-bench review`:\n\n```\n{quoted}\n```\n\nFix the "
+                   "request and push to this pull request, or open a new one.")
         return Review(num, head, "refused", slug, reason, comment,
                       posted=before != ("refused", head))
 

@@ -9,6 +9,9 @@ A 5xx during the merge leaves the Hub as it was, and the next review finishes th
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -17,7 +20,7 @@ from bench.cli import main
 from leaderboard.submissions import gzip_bytes, submit
 from tests.helpers import write_predictions
 from tests.hub_standin import TOKEN, Hub
-from tests.test_hub_reads import SUITES, built, online  # noqa: F401  (fixtures)
+from tests.test_hub_reads import SUITES, built, hub_env, online  # noqa: F401  (fixtures)
 from tests.test_hub_submit import META
 from tests.test_leaderboard_publish import cli
 
@@ -36,14 +39,22 @@ def board(built, tmp_path):  # noqa: F811
 
 
 def start(hub, board, built):  # noqa: F811
-    """Publish the suites, the leaderboard and its Space; one good pull request."""
+    """Publish the suites, the leaderboard and its Space; one good pull request, made as
+    docs/submit.md says: the suites downloaded with `hf download`, then `submit --hub`."""
     for args in (["publish-suites", "--repo", "org/cb", "--data", str(built)],
                  ["publish", "--repo", "org/lb", "--site", "site", "--submissions", "subs",
-                  "--space", "org/lb-page"],
-                 ["submit", "zeros.jsonl", "--meta", "meta.yaml", "--name", "zeros", "--data",
-                  str(built), "--hub", "org/lb"]):
+                  "--space", "org/lb-page"]):
         proc = cli(args, hub.url, board)
         assert proc.returncode == 0, proc.stderr
+    env = hub_env(hub.url, board)  # the researcher: no token needed to download
+    hf = Path(sys.executable).parent / "hf"
+    got = subprocess.run([str(hf), "download", "org/cb", "--repo-type", "dataset",
+                          "--local-dir", "suites"], env=env, cwd=board, capture_output=True,
+                         text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    proc = cli(["submit", "zeros.jsonl", "--meta", "meta.yaml", "--name", "zeros", "--data",
+                "suites", "--hub", "org/lb"], hub.url, board)
+    assert proc.returncode == 0, proc.stderr
 
 
 def review(hub, board, built, *extra):  # noqa: F811
