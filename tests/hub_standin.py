@@ -23,6 +23,9 @@ Serves the endpoints ``huggingface_hub`` 2.4 calls for ``create_repo``, ``create
 - ``/api/{type}s/{repo}/xet-write-token/{rev}``: the Xet token. No Xet storage is served:
   ``xet="forbidden"`` answers 403 (a token without write access), the default 501.
 
+The read API (repo info, tree, paths-info, ``resolve``), pull requests on ``refs/pr/N`` and
+discussions are served by ``tests/hub_reads.py`` (a mixin: ``handle`` asks it first).
+
 Every request is recorded as ``(METHOD, path)``; anything else gets 500 and is recorded as
 unexpected. Uploads and the multipart completion need no token (``lfs.py`` sends none there:
 pre-signed URLs); everything else needs ``Authorization: Bearer TOKEN``.

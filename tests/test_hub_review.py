@@ -203,3 +203,26 @@ def test_request_paths_and_hashes():
     assert "s1: scored on content_hash aaaaaaaaaaaa..., the published suite is cccccccccccc" \
         in str(err.value)
     assert "s2 is not published in org/cb" in str(err.value)
+
+
+def test_a_fix_pushed_to_a_refused_request_is_reviewed_again(online, board, built):  # noqa: F811
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    with Hub() as hub:
+        for args in (["publish-suites", "--repo", "org/cb", "--data", str(built)],
+                     ["publish", "--repo", "org/lb", "--site", "site", "--submissions", "subs"]):
+            assert cli(args, hub.url, board).returncode == 0
+        api = HfApi(endpoint=hub.url, token=TOKEN)
+        gz = gzip_bytes((board / "zeros.jsonl").read_bytes())
+        api.create_commit("org/lb", [CommitOperationAdd("requests/z/meta.yaml", b"model: z\n"),
+                                     CommitOperationAdd("requests/z/predictions.jsonl.gz", gz)],
+                          commit_message="Submit z", repo_type="dataset", create_pr=True)
+        refused = review(hub, board, built)
+        api.create_commit("org/lb", [CommitOperationAdd("requests/z/meta.yaml",
+                                                        (board / "meta.yaml").read_bytes())],
+                          commit_message="fix meta", repo_type="dataset", revision="refs/pr/1")
+        accepted = review(hub, board, built)
+    assert "#1: refused: requests/z/meta.yaml: missing required field(s)" in refused.stdout
+    assert "#1: accepted z" in accepted.stdout
+    first, second = hub.comments("org/lb", 1)
+    assert "review refused" in first and "review accepted" in second
