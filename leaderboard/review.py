@@ -16,7 +16,7 @@ For each open pull request on the leaderboard's dataset repo (oldest first):
 
 With ``merge``, each accepted request is stored in ``submissions/<slug>/`` (the atomic
 ``submit``), then its pull request is merged, and at the end the site is rendered again and the
-dataset repo (and the Space) republished. A refused request's pull request is closed. The order
+dataset repo (and the Space) republished. A refused request stays open for a fix. The order
 makes an interrupted run safe to repeat: a Hub error stops the run before anything else is
 sent; the next run finds the entry stored with the same predictions, merges, and republishes
 whatever ``submissions/`` holds that the dataset repo does not. A bad request never stops the
@@ -172,7 +172,7 @@ def check_hashes(results: dict, published: dict[str, str], suites_repo: str) -> 
         raise Refused("the suites do not match the published suites: " + "; ".join(problems))
 
 
-def results_comment(slug: str, results: dict, stored: list, data_dir) -> str:
+def results_comment(slug: str, results: dict, stored: list) -> str:
     """Markdown: the entry's row in each view of the leaderboard (stored entries + this one)."""
     from leaderboard.ranking import Entry, rank
     from leaderboard.render_format import md_text, pct
@@ -296,7 +296,7 @@ class Reviewer:
             stored = True  # an interrupted review stored it already: merge and publish
         check_hashes(results, published, self.suites_repo)
         self.taken.add(slug)
-        comment = results_comment(slug, results, self.stored, self.data_dir)
+        comment = results_comment(slug, results, self.stored)
         return Review(num, head, "accepted", slug, "", comment, results, files,
                       posted=before != ("accepted", head), stored=stored)
 
@@ -306,7 +306,8 @@ def comment_body(review: Review) -> str:
     return review.comment + "\n\n" + MARKER.format(verdict=review.verdict, head=review.head)
 
 
-def render_site(submissions: Path, site: Path, data_dir, log: Callable[[str], None]) -> None:
+def render_site(submissions: Path, site: Path, data_dir: str | os.PathLike,
+                log: Callable[[str], None]) -> None:
     """Rank ``submissions`` and render the site into ``site`` as ``leaderboard --data`` does."""
     from bench.atomic import atomic_dir, check_output_dir
     from bench.scoring import unit_outcomes
