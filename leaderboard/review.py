@@ -172,6 +172,29 @@ def check_hashes(results: dict, published: dict[str, str], suites_repo: str) -> 
         raise Refused("the suites do not match the published suites: " + "; ".join(problems))
 
 
+def check_local_suites(data_dir: str | os.PathLike, published: dict[str, str],
+                       suites_repo: str) -> None:
+    """The maintainer's ``--data`` must hold the published suites, before any request is judged.
+
+    Otherwise every request would be refused for the maintainer's stale folder.
+
+    Raises:
+        ConfigError: Naming each suite whose sha256 differs from the published one.
+
+    """
+    from bench.errors import ConfigError
+    from bench.manifest import read_manifest
+
+    local = read_manifest(data_dir)
+    stale = sorted(s for s, info in local.items() if s in published
+                   and isinstance(info, dict) and info.get("sha256") != published[s])
+    if stale:
+        raise ConfigError(f"--data {data_dir}: {len(stale)} suite(s) differ from {suites_repo}'s "
+                          f"suites.json ({', '.join(stale[:5])}); download the published suites "
+                          f"(`hf download {suites_repo} --repo-type dataset --local-dir DIR`); "
+                          "nothing was reviewed")
+
+
 def results_comment(slug: str, results: dict, stored: list) -> str:
     """Markdown: the entry's row in each view of the leaderboard (stored entries + this one)."""
     from leaderboard.ranking import Entry, rank
@@ -348,6 +371,7 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
         reviewer = Reviewer(repo_id, data_dir, submissions, suites_repo, api, Path(tmp), log,
                             scorer)
         suites = reviewer.published_suites()
+        check_local_suites(data_dir, suites, suites_repo)
         reviews = []
         for pr in reviewer.open_requests():
             r = reviewer.review(pr.num, suites, merge)

@@ -226,3 +226,19 @@ def test_a_fix_pushed_to_a_refused_request_is_reviewed_again(online, board, buil
     assert "#1: accepted z" in accepted.stdout
     first, second = hub.comments("org/lb", 1)
     assert "review refused" in first and "review accepted" in second
+
+
+def test_stale_local_suites_stop_the_review_before_any_comment(board, built):  # noqa: F811
+    with Hub() as hub:
+        start(hub, board, built)
+        files = hub.repos["org/cb"]["files"]
+        suites = json.loads(files["suites.json"])
+        suites["suites"]["rte_semantic"]["sha256"] = "0" * 64  # the published suite moved on
+        files["suites.json"] = json.dumps(suites).encode()
+        hub.repos["org/cb"]["head"] = "d" * 40
+        proc = review(hub, board, built, "--merge")
+    assert proc.returncode == 2
+    assert "1 suite(s) differ from org/cb's suites.json (rte_semantic)" in proc.stderr
+    assert "nothing was reviewed" in proc.stderr
+    assert hub.comments("org/lb", 1) == []
+    assert not (board / "subs" / "zeros").exists()
