@@ -93,3 +93,16 @@ def plan_request(request: Request, repo_id: str) -> Plan:
     message = f"Submit {request.slug} ({request.meta['model']})"
     return Plan(repo_id, "dataset", dict(sorted(request.files.items())), message,
                 create_pr=True, create_repo=False)
+
+
+def taken_paths(repo_id: str, slug: str, *, endpoint: str | None = None,
+                token: str | None = None) -> list[str]:
+    """``submissions/<slug>`` and ``requests/<slug>`` as far as they exist on ``main``."""
+    from huggingface_hub import HfApi
+
+    from leaderboard.hub_verify import hub_call
+
+    api = HfApi(endpoint=endpoint, token=token)
+    found = hub_call(repo_id, "checking the name", api.get_paths_info, repo_id,
+                     [f"submissions/{slug}", f"{REQUESTS}/{slug}"], repo_type="dataset")
+    return sorted(f.path for f in found)

@@ -77,6 +77,15 @@ def test_submit_hub_refuses_bad_input_before_sending(entry, built, change, messa
     assert hub.requests == []
 
 
+def test_submit_hub_refuses_a_name_taken_on_the_hub(entry, built):  # noqa: F811
+    with Hub() as hub:
+        hub.add_repo("org/lb", "dataset", {"submissions/x/results.json": b"{}"})
+        proc = submit(["pred.jsonl", "--meta", "meta.yaml", "--name", "X"], hub, entry, built)
+    assert proc.returncode == 2
+    assert "--name 'X': org/lb already has submissions/x; choose another name" in proc.stderr
+    assert hub.commits == [] and hub.pull_requests("org/lb") == []
+
+
 def test_submit_hub_dry_run_and_missing_repo(entry, built):  # noqa: F811
     args = ["pred.jsonl", "--meta", "meta.yaml", "--name", "x"]
     with Hub() as hub:

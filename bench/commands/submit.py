@@ -76,7 +76,7 @@ def run_submit_hub(args: argparse.Namespace) -> int:
     """Validate the submission as a local submit does, then open a pull request."""
     from bench.errors import ConfigError
     from bench.results import invalid_warning
-    from leaderboard.hub_requests import plan_request, prepare
+    from leaderboard.hub_requests import plan_request, prepare, taken_paths
     from leaderboard.publish import check_repo_id, execute
 
     repo = check_repo_id(args.hub, "--hub")
@@ -92,8 +92,12 @@ def run_submit_hub(args: argparse.Namespace) -> int:
     plan = plan_request(request, repo)
     if args.dry_run:
         print("\n".join(plan.describe()))
-        print("dry run: nothing sent")
+        print("dry run: nothing sent (the name is checked against the Hub without --dry-run)")
         return 0
+    taken = taken_paths(repo, request.slug)
+    if taken:
+        raise ConfigError(f"--name {args.name!r}: {repo} already has {', '.join(taken)}; "
+                          "choose another name; nothing was sent")
     execute(plan)
     return 0
 
