@@ -329,25 +329,27 @@ def comment_body(review: Review) -> str:
     return review.comment + "\n\n" + MARKER.format(verdict=review.verdict, head=review.head)
 
 
-def render_site(submissions: Path, site: Path, data_dir: str | os.PathLike,
-                log: Callable[[str], None]) -> None:
-    """Rank ``submissions`` and render the site into ``site`` as ``leaderboard --data`` does."""
-    from bench.atomic import atomic_dir, check_output_dir
-    from bench.scoring import unit_outcomes
-    from leaderboard.ranking import Entry, rank
-    from leaderboard.render import JSON, render_all
+def render_site(submissions: Path, site: Path, data_dir: str | os.PathLike) -> None:
+    """Render ``site`` from ``submissions`` by running ``consistency-bench leaderboard --data``.
 
-    out = check_output_dir(site, overwrite=False, replaceable=JSON)
-    subs = load_all(submissions, on_error=lambda m: log(f"warning: {m}"))
-    outcomes = {}
-    for s in subs:
-        try:
-            outcomes[s.slug] = unit_outcomes(s.path / PREDICTIONS, data_dir)
-        except BenchError as exc:
-            log(f"warning: {exc}; no paired tests for {s.slug}")
-    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
-    with atomic_dir(out) as tmp:
-        render_all(lb, tmp, submissions)
+    The command itself runs (a child process), so the site is exactly what a maintainer's
+    ``leaderboard`` run writes: same checks, same record of the entries it shows.
+
+    Raises:
+        BenchError: The command failed; its last error line is the message.
+
+    """
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.cli", "leaderboard", "--submissions", str(submissions),
+         "--out", str(site), "--data", str(data_dir)],
+        capture_output=True, text=True, check=False,
+    )
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+        raise BenchError(f"rendering {site} failed: {lines[-1]}")
 
 
 def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
@@ -417,7 +419,7 @@ def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token
     from leaderboard.publish import execute, plan_leaderboard
     from leaderboard.space import plan_space, with_predictions
 
-    render_site(submissions, site, data_dir, log)
+    render_site(submissions, site, data_dir)
     plans = [with_predictions(plan_leaderboard(site, submissions, repo_id), submissions)]
     if space:
         plans.append(plan_space(site, space, repo_id, endpoint=endpoint))

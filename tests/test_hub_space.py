@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import yaml
 
-from leaderboard.ranking import Entry, rank
-from leaderboard.render import render_all
-from leaderboard.submissions import gzip_bytes
+from bench.cli import main
+from leaderboard.submissions import submit
+from tests.helpers import write_predictions
 from tests.hub_standin import Hub
+from tests.test_hub_reads import SUITES, built  # noqa: F401  (the module fixture)
+from tests.test_hub_submit import META
 from tests.test_leaderboard_publish import cli
-from tests.test_leaderboard_ranking import res, suite
 
 
 @pytest.fixture
-def site(tmp_path):
-    subs = tmp_path / "subs"
-    results = {"a": res(s1=suite(0.1)), "b": res(s1=suite(0.3))}
-    for name, r in results.items():
-        (subs / name).mkdir(parents=True)
-        (subs / name / "meta.yaml").write_text(f"model: {name}\n")
-        (subs / name / "results.json").write_text(json.dumps(r))
-        (subs / name / "predictions.jsonl.gz").write_bytes(
-            gzip_bytes(f'{{"id": "{name}-1", "label": 0}}\n'.encode()))
-    render_all(rank([Entry(n, r) for n, r in results.items()]), tmp_path / "site", subs)
+def site(built, tmp_path):  # noqa: F811
+    """Two entries stored by the real submit and rendered by `leaderboard`."""
+    (tmp_path / "meta.yaml").write_text(yaml.safe_dump(META))
+    for name, choose in (("a", None), ("b", lambda row, names: 0)):
+        kwargs = {"choose": choose} if choose else {}
+        pred = write_predictions(built, tmp_path / f"{name}.jsonl", SUITES, **kwargs)
+        submit(pred, name=name, meta_path=tmp_path / "meta.yaml", root=tmp_path / "subs",
+               data_dir=built)
+    assert main(["leaderboard", "--submissions", str(tmp_path / "subs"), "--out",
+                 str(tmp_path / "site")]) == 0
     return tmp_path
 
 
