@@ -34,6 +34,7 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.submit",
     "bench.commands.leaderboard",
     "bench.commands.publish",
+    "bench.commands.hub",
     "bench.commands.salad",
 )
 
@@ -45,7 +46,7 @@ COMMANDS: tuple[str, ...] = (
 #: ``train``, ``baseline``, ``generate``) keep the library's default.
 ONE_BLAS_THREAD: frozenset[str] = frozenset({
     "build", "score", "submit", "rescore", "leaderboard", "convert-becel", "convert-lm-eval",
-    "merge-predictions",
+    "merge-predictions", "verify", "review",
 })
 
 

@@ -35,6 +35,7 @@ class Plan:
         message: Commit message (title of the pull request with ``create_pr``).
         create_pr: Open a pull request instead of committing to ``main``.
         create_repo: Create the repo first when it does not exist (never for someone's model).
+        space_sdk: SDK of a Space created by this plan (``static`` for the leaderboard page).
 
     """
 
@@ -44,12 +45,14 @@ class Plan:
     message: str
     create_pr: bool = False
     create_repo: bool = True
+    space_sdk: str | None = None
 
     def describe(self) -> list[str]:
         """One line per operation, for ``--dry-run``."""
         lines = []
         if self.create_repo:
-            lines.append(f"create_repo {self.repo_type} {self.repo_id} (exist_ok)")
+            sdk = f", sdk {self.space_sdk}" if self.space_sdk else ""
+            lines.append(f"create_repo {self.repo_type} {self.repo_id} (exist_ok{sdk})")
         how = "pull request" if self.create_pr else "commit"
         lines.append(f"create_commit {self.repo_type} {self.repo_id} ({how}): {self.message!r}, "
                      f"{len(self.files)} files")
@@ -109,7 +112,8 @@ def leaderboard_card(site: Path, repo_id: str) -> str:
         f"# consistency-bench leaderboard ({repo_id})\n\n"
         + table
         + "\nFiles: `leaderboard.json` (everything), `index.html` (sortable page), "
-        "`heatmap.png`, `submissions/<entry>/` (metadata and results of each entry).\n"
+        "`heatmap.png`, `submissions/<entry>/` (metadata, results and `predictions.jsonl.gz` "
+        "of each entry: `consistency-bench verify` re-scores them).\n"
     )
 
 
@@ -323,7 +327,8 @@ def execute(plan: Plan, *, endpoint: str | None = None, token: str | None = None
            for p, f in sorted(plan.files.items())]
     try:
         if plan.create_repo:
-            api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True)
+            sdk = {"space_sdk": plan.space_sdk} if plan.space_sdk else {}
+            api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True, **sdk)
         info = api.create_commit(
             plan.repo_id, ops, commit_message=plan.message, repo_type=plan.repo_type,
             create_pr=plan.create_pr,

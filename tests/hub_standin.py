@@ -23,6 +23,9 @@ Serves the endpoints ``huggingface_hub`` 2.4 calls for ``create_repo``, ``create
 - ``/api/{type}s/{repo}/xet-write-token/{rev}``: the Xet token. No Xet storage is served:
   ``xet="forbidden"`` answers 403 (a token without write access), the default 501.
 
+The read API (repo info, tree, paths-info, ``resolve``), pull requests on ``refs/pr/N`` and
+discussions are served by ``tests/hub_reads.py`` (a mixin: ``handle`` asks it first).
+
 Every request is recorded as ``(METHOD, path)``; anything else gets 500 and is recorded as
 unexpected. Uploads and the multipart completion need no token (``lfs.py`` sends none there:
 pre-signed URLs); everything else needs ``Authorization: Bearer TOKEN``.
@@ -38,6 +41,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from tests.hub_reads import HubReads
+
 TOKEN = "hf_standin_secret_token_123"
 LFS_PATTERNS = (".parquet", ".png", ".gz", ".arrow", ".bin", ".safetensors", ".zip")
 LFS_SIZE = 10 * 1024 * 1024
@@ -49,7 +54,7 @@ def git_blob_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-class Hub:
+class Hub(HubReads):
     """The stand-in server; use as a context manager.
 
     Args:
@@ -75,6 +80,7 @@ class Hub:
         self.requests: list[tuple[str, str]] = []
         self.unexpected: list[str] = []
         self.lock = threading.Lock()
+        self._init_reads()
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -104,6 +110,16 @@ class Hub:
                     hub.handle(self, url.path, parse_qs(url.query), body)
 
             do_GET = do_POST = do_PUT = _any
+            do_HEAD = do_PATCH = do_DELETE = _any
+
+            def _send_raw(self, code, data: bytes, headers=None):
+                self.send_response(code)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
 
             def _send(self, code, payload, headers=None):
                 data = json.dumps(payload).encode()
@@ -139,6 +155,8 @@ class Hub:
 
     # -- request handling ----------------------------------------------------------------
     def handle(self, req, path: str, query: dict, body: bytes) -> None:  # noqa: C901
+        if self.route_extra(req, path, query, body):  # reads, pull requests (hub_standin_reads)
+            return None
         m = re.fullmatch(r"/lfs/(upload|part|complete|verify)/([0-9a-f]{64})(?:/(\d+))?", path)
         if m and m.group(1) in ("upload", "part"):  # storage URLs: no token, like pre-signed
             return self._store(req, m.group(1), m.group(2), m.group(3), body)

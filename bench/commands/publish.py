@@ -27,9 +27,11 @@ def _dry_run(parser: argparse.ArgumentParser) -> None:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``publish``, ``publish-suites`` and ``publish-results``."""
     parser = _parser(
-        subparsers, "publish", "push the rendered leaderboard as a dataset repo (one commit)",
+        subparsers, "publish",
+        "push the leaderboard data to a dataset repo (one commit) and the page to a Space",
         "Push the leaderboard (card with the table, leaderboard.json, index.html, heatmap, "
-        "each entry's meta.yaml and results.json) to a dataset repo in one commit.",
+        "each entry's meta.yaml, results.json and predictions.jsonl.gz) to a dataset repo in "
+        "one commit; with --space, then push the page to a static Space in one commit.",
     )
     parser.add_argument("--repo", required=True, metavar="ORG/NAME",
                         help="dataset repo of the leaderboard (created when missing)")
@@ -37,6 +39,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="output folder of `consistency-bench leaderboard`")
     parser.add_argument("--submissions", default="submissions", metavar="DIR",
                         help="submissions folder whose entries are published")
+    parser.add_argument("--space", metavar="ORG/NAME",
+                        help="also push the page to this static Space (created when missing); "
+                             "it links to --repo")
+    parser.add_argument("--suites-repo", metavar="ORG/NAME",
+                        help="dataset repo of the suites (publish-suites), linked from the "
+                             "Space card")
     _dry_run(parser)
     parser.add_argument("--model-card", metavar="PATH",
                         help="also write one entry's scores into this local model card's "
@@ -125,11 +133,20 @@ def _read_results(submissions: str, entry: str) -> dict:
 
 
 def run_publish(args: argparse.Namespace) -> int:
-    """Publish the leaderboard."""
+    """Publish the leaderboard data (dataset repo) and, with ``--space``, the page (Space)."""
     from bench.errors import ConfigError
     from leaderboard.publish import check_repo_id, plan_leaderboard, write_model_card
+    from leaderboard.space import plan_space, with_predictions
 
     repo = check_repo_id(args.repo)
+    if args.suites_repo and not args.space:
+        raise ConfigError("--suites-repo is linked from the Space card: it needs --space")
+    plans = [with_predictions(plan_leaderboard(args.site, args.submissions, repo),
+                              args.submissions)]
+    if args.space:  # every plan is made (and checked) before anything is written or sent
+        suites = check_repo_id(args.suites_repo, "--suites-repo") if args.suites_repo else None
+        plans.append(plan_space(args.site, check_repo_id(args.space, "--space"), repo,
+                                suites_repo=suites))
     if args.model_card:
         if not args.entry:
             raise ConfigError("--model-card needs --entry SLUG (the submission to take scores)")
@@ -139,7 +156,9 @@ def run_publish(args: argparse.Namespace) -> int:
         else:
             write_model_card(args.model_card, results, args.entry, repo)
             print(f"wrote model-index for {args.entry!r} into {args.model_card}")
-    return _go(plan_leaderboard(args.site, args.submissions, repo), args.dry_run)
+    for plan in plans:
+        _go(plan, args.dry_run)
+    return 0
 
 
 def run_publish_suites(args: argparse.Namespace) -> int:

@@ -23,6 +23,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--submissions", default="submissions", metavar="DIR",
                         help="folder of stored entries")
     parser.add_argument("--replace", action="store_true", help="overwrite an existing entry")
+    parser.add_argument("--hub", metavar="ORG/LEADERBOARD",
+                        help="instead of storing the entry, validate it the same way and open a "
+                             "pull request adding requests/<slug>/ (predictions.jsonl.gz, "
+                             "meta.yaml) to this leaderboard dataset repo; prints its URL. "
+                             "Token: HF_TOKEN or `hf auth login`")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="with --hub: validate and list the pull request, send nothing")
     parser.set_defaults(func=run_submit)
 
     parser = subparsers.add_parser(
@@ -42,8 +49,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_submit(args: argparse.Namespace) -> int:
-    """Store one submission."""
+    """Store one submission, or with ``--hub`` open a pull request with it."""
+    from bench.errors import ConfigError
     from bench.results import arguments, invalid_warning
+
+    if args.hub:
+        return run_submit_hub(args)
+    if args.dry_run:
+        raise ConfigError("--dry-run needs --hub (a local submit has no dry run)")
     from leaderboard.submissions import submit
 
     sub = submit(
@@ -56,6 +69,36 @@ def run_submit(args: argparse.Namespace) -> int:
     suites = sub.results.get("suites", {})
     print(f"stored {sub.path} ({len(suites)} suites scored, "
           f"{len(sub.results.get('skipped', {}))} skipped)")
+    return 0
+
+
+def run_submit_hub(args: argparse.Namespace) -> int:
+    """Validate the submission as a local submit does, then open a pull request."""
+    from bench.errors import ConfigError
+    from bench.results import invalid_warning
+    from leaderboard.hub_requests import plan_request, prepare, taken_paths
+    from leaderboard.publish import check_repo_id, execute
+
+    repo = check_repo_id(args.hub, "--hub")
+    if args.replace:
+        raise ConfigError("--replace is for the local submissions folder; a pull request "
+                          "replaces nothing (ask the maintainers to remove an entry)")
+    request = prepare(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data)
+    warning = invalid_warning(request.results, args.predictions)
+    if warning:
+        print(warning)
+    print(f"validated {args.predictions}: {len(request.results.get('suites', {}))} suites "
+          "scored locally (the maintainers score the request again; these scores are not sent)")
+    plan = plan_request(request, repo)
+    if args.dry_run:
+        print("\n".join(plan.describe()))
+        print("dry run: nothing sent (the name is checked against the Hub without --dry-run)")
+        return 0
+    taken = taken_paths(repo, request.slug)
+    if taken:
+        raise ConfigError(f"--name {args.name!r}: {repo} already has {', '.join(taken)}; "
+                          "choose another name; nothing was sent")
+    execute(plan)
     return 0
 
 

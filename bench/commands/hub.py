@@ -1,0 +1,96 @@
+"""``review`` and ``verify``: the leaderboard on the Hub, from the maintainer's side."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``review`` and ``verify``."""
+    parser = subparsers.add_parser(
+        "review",
+        help="review the open pull requests that submit entries to a leaderboard on the Hub",
+        description="For each open pull request on the leaderboard dataset repo: check that it "
+        "adds exactly requests/<name>/predictions.jsonl.gz and meta.yaml under a free name, "
+        "validate and score them as submit does, check the suites' content hashes against "
+        "--suites-repo, and comment the per-view results or the reason for refusing. A pull "
+        "request reviewed before and unchanged since is skipped. With --merge: store each "
+        "accepted entry in --submissions, merge its pull request, render --site again and "
+        "republish the dataset repo (and --space). Token: HF_TOKEN (write access to the "
+        "repos); HF_ENDPOINT selects another Hub.",
+    )
+    parser.add_argument("--hub", required=True, metavar="ORG/LEADERBOARD",
+                        help="leaderboard dataset repo that receives the pull requests")
+    parser.add_argument("--suites-repo", required=True, metavar="ORG/NAME",
+                        help="dataset repo of the published suites (its suites.json)")
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
+                        help="built suite folder (the published suites)")
+    parser.add_argument("--submissions", default="submissions", metavar="DIR",
+                        help="folder of stored entries")
+    parser.add_argument("--site", default="leaderboard/site", metavar="DIR",
+                        help="site folder rendered again after a merge")
+    parser.add_argument("--space", metavar="ORG/NAME",
+                        help="static Space republished after a merge")
+    parser.add_argument("--merge", action="store_true",
+                        help="store accepted entries, merge their pull requests, republish")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="review and print the comments; comment, merge and write nothing")
+    parser.set_defaults(func=run_review)
+
+    parser = subparsers.add_parser(
+        "verify",
+        help="re-score every entry a leaderboard dataset repo publishes, from its predictions",
+        description="Download each submissions/<slug>/results.json and predictions.jsonl.gz "
+        "of the leaderboard dataset repo (one commit of main), score the predictions against "
+        "the built suites as rescore does, and report every entry whose stored results "
+        "differ. Exit 0 when all are verified, 1 when any differs or cannot be verified. "
+        "Reads only; HF_ENDPOINT selects another Hub.",
+    )
+    parser.add_argument("--hub", required=True, metavar="ORG/LEADERBOARD",
+                        help="leaderboard dataset repo (what `publish --repo` pushed)")
+    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
+                        help="built suite folder to score against (the published suites)")
+    parser.set_defaults(func=run_verify)
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """Review the open requests."""
+    from bench.manifest import read_manifest
+    from leaderboard.publish import check_repo_id
+    from leaderboard.review import run_review as review
+
+    repo = check_repo_id(args.hub, "--hub")
+    suites = check_repo_id(args.suites_repo, "--suites-repo")
+    space = check_repo_id(args.space, "--space") if args.space else None
+    read_manifest(args.data)  # a bad --data is refused before the Hub is asked
+    reviews = review(repo, args.data, suites, submissions=args.submissions, site=args.site,
+                     space=space, merge=args.merge, dry_run=args.dry_run)
+    counts = {v: sum(r.verdict == v for r in reviews)
+              for v in ("accepted", "refused", "unchanged")}
+    print(f"reviewed {len(reviews)} open pull request(s) on {repo}: {counts['accepted']} "
+          f"accepted, {counts['refused']} refused, {counts['unchanged']} unchanged")
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Verify every published entry."""
+    from bench.manifest import read_manifest
+    from leaderboard.hub_verify import verify_hub
+    from leaderboard.publish import check_repo_id
+
+    repo = check_repo_id(args.hub, "--hub")
+    read_manifest(args.data)  # a bad --data is refused before the Hub is asked
+    sha, findings = verify_hub(repo, args.data)
+    for f in findings:
+        if f.status == "ok":
+            print(f"ok\t{f.slug}")
+        elif f.status == "unverifiable":
+            print(f"UNVERIFIABLE\t{f.slug}\t{f.reason}")
+        else:
+            for c in f.changes:
+                print(f"DIFFERS\t{f.slug}\t{c.suite}\t{c.what}\tstored {c.before} -> "
+                      f"re-scored {c.after}")
+    counts = {s: sum(f.status == s for f in findings) for s in ("ok", "differs", "unverifiable")}
+    print(f"verified {len(findings)} entries of {repo} at commit {sha}: {counts['ok']} ok, "
+          f"{counts['differs']} differ, {counts['unverifiable']} unverifiable")
+    return 0 if counts["ok"] == len(findings) else 1

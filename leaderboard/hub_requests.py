@@ -1,0 +1,108 @@
+"""Submissions by pull request: ``requests/<slug>/`` in the leaderboard's dataset repo.
+
+``submit --hub ORG/LEADERBOARD`` validates a prediction file and its ``META.yaml`` with the same
+code as a local ``submit`` (slug, metadata, the file scored against the built suites, every row
+of each suite covered) and then opens one pull request adding::
+
+    requests/<slug>/predictions.jsonl.gz   the prediction file as JSONL, gzip with mtime 0
+    requests/<slug>/meta.yaml              the validated metadata
+
+Results are never taken from the submitter: the local scores only check the file, and the
+maintainers score the request again from these two files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from leaderboard.publish import Plan
+from leaderboard.submissions import META, PREDICTIONS, Scorer, gzip_bytes, read_meta, slugify
+
+REQUESTS = "requests"
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated submission, ready to be sent as a pull request.
+
+    Attributes:
+        slug: Entry name (folder under ``requests/`` and later ``submissions/``).
+        meta: The validated metadata.
+        files: Path in the repo -> content (``predictions.jsonl.gz`` and ``meta.yaml``).
+        results: The local scores (shown to the submitter, never sent).
+
+    """
+
+    slug: str
+    meta: dict
+    files: dict[str, bytes]
+    results: dict
+
+
+def meta_bytes(meta: dict) -> bytes:
+    """``meta.yaml`` as ``submit`` stores it (keys sorted)."""
+    import yaml
+
+    return yaml.safe_dump(dict(meta), sort_keys=True, allow_unicode=True).encode("utf-8")
+
+
+def validate_files(predictions: str | os.PathLike, meta_path: str | os.PathLike,
+                   data_dir: str | os.PathLike, scorer: Scorer | None = None
+                   ) -> tuple[dict, bytes, dict]:
+    """Check a prediction file and its metadata exactly as ``submit`` does.
+
+    Returns:
+        The validated metadata, the predictions as JSONL bytes, and the scorer's results.
+
+    Raises:
+        ConfigError: Bad metadata.
+        PredictionFileError: The scorer rejects the file, or a suite is not fully covered.
+
+    """
+    from bench.predictions import to_jsonl
+    from bench.results import require_coverage
+    from bench.scoring import score_file
+
+    meta = read_meta(meta_path)
+    jsonl = to_jsonl(predictions)
+    results = dict((scorer or score_file)(Path(predictions), data_dir))
+    require_coverage(results, str(predictions))
+    return meta, jsonl, results
+
+
+def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.PathLike,
+            data_dir: str | os.PathLike, scorer: Scorer | None = None) -> Request:
+    """Validate a submission and build the files of its pull request.
+
+    Raises:
+        ConfigError: Bad name or metadata.
+        PredictionFileError: The scorer rejects the file.
+
+    """
+    slug = slugify(name)
+    meta, jsonl, results = validate_files(predictions, meta_path, data_dir, scorer)
+    files = {f"{REQUESTS}/{slug}/{PREDICTIONS}": gzip_bytes(jsonl),
+             f"{REQUESTS}/{slug}/{META}": meta_bytes(meta)}
+    return Request(slug, meta, files, results)
+
+
+def plan_request(request: Request, repo_id: str) -> Plan:
+    """One pull request on the leaderboard's dataset repo adding ``requests/<slug>/``."""
+    message = f"Submit {request.slug} ({request.meta['model']})"
+    return Plan(repo_id, "dataset", dict(sorted(request.files.items())), message,
+                create_pr=True, create_repo=False)
+
+
+def taken_paths(repo_id: str, slug: str, *, endpoint: str | None = None,
+                token: str | None = None) -> list[str]:
+    """``submissions/<slug>`` and ``requests/<slug>`` as far as they exist on ``main``."""
+    from huggingface_hub import HfApi
+
+    from leaderboard.hub_verify import hub_call
+
+    api = HfApi(endpoint=endpoint, token=token)
+    found = hub_call(repo_id, "checking the name", api.get_paths_info, repo_id,
+                     [f"submissions/{slug}", f"{REQUESTS}/{slug}"], repo_type="dataset")
+    return sorted(f.path for f in found)

@@ -1,0 +1,244 @@
+"""The whole loop on the stand-in Hub: submissions by pull request, review, merge, verify.
+
+A maintainer's leaderboard (one stored entry) is published with its Space and the suites;
+outside researchers open pull requests (``submit --hub``, and hand-made bad ones); ``review``
+comments, ``review --merge`` stores, merges and republishes; ``verify`` re-scores the result.
+A 5xx during the merge leaves the Hub as it was, and the next review finishes the job.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bench.cli import main
+from leaderboard.submissions import gzip_bytes, submit
+from tests.helpers import write_predictions
+from tests.hub_standin import TOKEN, Hub
+from tests.test_hub_reads import SUITES, built, hub_env, online  # noqa: F401  (fixtures)
+from tests.test_hub_submit import META
+from tests.test_leaderboard_publish import cli
+
+
+@pytest.fixture
+def board(built, tmp_path):  # noqa: F811
+    """The maintainer's folder: one entry stored and rendered; two researchers' files."""
+    (tmp_path / "meta.yaml").write_text(yaml.safe_dump(META))
+    pred = write_predictions(built, tmp_path / "oracle.jsonl", SUITES)
+    submit(pred, name="oracle", meta_path=tmp_path / "meta.yaml", root=tmp_path / "subs",
+           data_dir=built)
+    assert main(["leaderboard", "--submissions", str(tmp_path / "subs"), "--out",
+                 str(tmp_path / "site")]) == 0
+    write_predictions(built, tmp_path / "zeros.jsonl", SUITES, choose=lambda row, names: 0)
+    return tmp_path
+
+
+def start(hub, board, built):  # noqa: F811
+    """Publish the suites, the leaderboard and its Space; one good pull request, made as
+    docs/submit.md says: the suites downloaded with `hf download`, then `submit --hub`."""
+    for args in (["publish-suites", "--repo", "org/cb", "--data", str(built)],
+                 ["publish", "--repo", "org/lb", "--site", "site", "--submissions", "subs",
+                  "--space", "org/lb-page"]):
+        proc = cli(args, hub.url, board)
+        assert proc.returncode == 0, proc.stderr
+    env = hub_env(hub.url, board)  # the researcher: no token needed to download
+    hf = Path(sys.executable).parent / "hf"
+    got = subprocess.run([str(hf), "download", "org/cb", "--repo-type", "dataset",
+                          "--local-dir", "suites"], env=env, cwd=board, capture_output=True,
+                         text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    proc = cli(["submit", "zeros.jsonl", "--meta", "meta.yaml", "--name", "zeros", "--data",
+                "suites", "--hub", "org/lb"], hub.url, board)
+    assert proc.returncode == 0, proc.stderr
+
+
+def review(hub, board, built, *extra):  # noqa: F811
+    return cli(["review", "--hub", "org/lb", "--suites-repo", "org/cb", "--data", str(built),
+                "--submissions", "subs", "--site", "site", "--space", "org/lb-page", *extra],
+               hub.url, board)
+
+
+def bad_requests(hub, board):
+    """Hand-made pull requests: bad meta, a taken name, a path outside requests/, not gzip."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    api = HfApi(endpoint=hub.url, token=TOKEN)
+    gz = gzip_bytes((board / "zeros.jsonl").read_bytes())
+    for files in ({"requests/bad/meta.yaml": b"model: x\n",
+                   "requests/bad/predictions.jsonl.gz": gz},
+                  {"requests/oracle/meta.yaml": (board / "meta.yaml").read_bytes(),
+                   "requests/oracle/predictions.jsonl.gz": gz},
+                  {"requests/evil/meta.yaml": (board / "meta.yaml").read_bytes(),
+                   "requests/evil/predictions.jsonl.gz": gz,
+                   "submissions/evil/results.json": b"{}"},
+                  {"requests/gz/meta.yaml": (board / "meta.yaml").read_bytes(),
+                   "requests/gz/predictions.jsonl.gz": b"\x1f\x8b not gzip"}):
+        api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in files.items()],
+                          commit_message="request", repo_type="dataset", create_pr=True)
+
+
+def test_review_merge_publish_verify(online, board, built):  # noqa: F811
+    with Hub() as hub:
+        start(hub, board, built)
+        bad_requests(hub, board)
+        first = review(hub, board, built)
+        comments = {n: hub.comments("org/lb", n) for n in (1, 2, 3, 4, 5)}
+        again = review(hub, board, built)
+        n_again = {n: len(hub.comments("org/lb", n)) for n in (1, 2, 3, 4, 5)}
+        main_before = dict(hub.files_at("org/lb"))
+        merged = review(hub, board, built, "--merge")
+        verify = cli(["verify", "--hub", "org/lb", "--data", str(built)], hub.url, board)
+        files = hub.repos["org/lb"]["files"]
+        results = json.loads(files["submissions/zeros/results.json"])
+        results["suites"]["rte_semantic"]["consistent_accuracy"] = 0.99  # a hand edit
+        files["submissions/zeros/results.json"] = json.dumps(results).encode()
+        hub.repos["org/lb"]["head"] = "f" * 40
+        caught = cli(["verify", "--hub", "org/lb", "--data", str(built)], hub.url, board)
+    assert first.returncode == 0, first.stderr
+    assert "#1: accepted zeros" in first.stdout
+    assert "1 accepted, 4 refused, 0 unchanged" in first.stdout
+    [good] = comments[1]
+    assert "| view | rank |" in good and "zeros" in good
+    assert "<!-- consistency-bench review accepted " in good
+    assert "missing required field(s)" in comments[2][0]
+    assert "the name 'oracle' is taken" in comments[3][0]
+    assert "may only add files under requests/<name>/" in comments[4][0]
+    assert "submissions/evil/results.json" in comments[4][0]
+    assert "requests/gz/predictions.jsonl.gz: not a valid gzip file" in comments[5][0]
+    # idempotent: nothing new to say
+    assert again.returncode == 0 and "0 accepted, 0 refused, 5 unchanged" in again.stdout
+    assert n_again == {1: 1, 2: 1, 3: 1, 4: 1, 5: 1}
+    assert not any(p.startswith(("requests/", "submissions/zeros")) for p in main_before)
+    # merge: stored, merged, republished (dataset and Space); the bad ones stay open
+    assert merged.returncode == 0, merged.stderr
+    assert "stored subs/zeros" in merged.stdout and "merged #1 (zeros)" in merged.stdout
+    assert "1 accepted, 0 refused, 4 unchanged" in merged.stdout
+    assert [p["status"] for p in hub.pull_requests("org/lb")] == ["merged"] + ["open"] * 4
+    assert len(hub.comments("org/lb", 1)) == 1  # no second comment for the same head
+    assert (board / "subs" / "zeros" / "results.json").is_file()
+    data_commit, page_commit = hub.commits[-2:]
+    assert data_commit["repo"] == "org/lb" and page_commit["repo"] == "org/lb-page"
+    assert {"submissions/zeros/results.json", "submissions/zeros/predictions.jsonl.gz",
+            "submissions/zeros/meta.yaml"} <= set(data_commit["files"])
+    assert b"zeros" in page_commit["files"]["index.html"]
+    assert "submissions/evil/results.json" not in hub.files_at("org/lb")
+    # verify: clean, then the hand edit is caught
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "2 ok, 0 differ, 0 unverifiable" in verify.stdout
+    assert caught.returncode == 1
+    assert "DIFFERS\tzeros\trte_semantic\tconsistent_accuracy\tstored 0.99" in caught.stdout
+    assert hub.unexpected == []
+
+
+def test_review_5xx_during_merge_then_resume(board, built):  # noqa: F811
+    with Hub() as hub:
+        start(hub, board, built)
+        hub.faults.append(("POST", r"/api/datasets/org/lb/discussions/1/merge", 503))
+        broken = review(hub, board, built, "--merge")
+        main_after_fault = dict(hub.files_at("org/lb"))
+        n_commits = len(hub.commits)
+        resumed = review(hub, board, built, "--merge")
+        verify = cli(["verify", "--hub", "org/lb", "--data", str(built)], hub.url, board)
+    assert broken.returncode == 2
+    assert "HTTP 503 while merging pull request #1 of dataset repo 'org/lb'" in broken.stderr
+    assert not any(p.startswith(("requests/zeros", "submissions/zeros"))
+                   for p in main_after_fault)  # nothing merged, nothing republished
+    assert hub.pull_requests("org/lb")[0]["status"] == "merged"
+    assert resumed.returncode == 0, resumed.stderr
+    assert "stored" not in resumed.stdout  # the interrupted run had stored it already
+    assert "merged #1 (zeros)" in resumed.stdout
+    assert len(hub.commits) == n_commits + 3  # merge, dataset, Space
+    assert len(hub.comments("org/lb", 1)) == 1
+    assert "submissions/zeros/results.json" in hub.files_at("org/lb")
+    assert verify.returncode == 0 and "2 ok" in verify.stdout
+
+
+def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
+    with Hub() as hub:
+        start(hub, board, built)
+        n = len(hub.requests)
+        dry = review(hub, board, built, "--merge", "--dry-run")
+        sent = [(m, p) for m, p in hub.requests[n:] if m not in ("GET", "HEAD")]
+    assert dry.returncode == 0, dry.stderr
+    assert "#1: accepted zeros" in dry.stdout and "would comment:" in dry.stdout
+    assert sent == [] and hub.comments("org/lb", 1) == []
+    assert not (board / "subs" / "zeros").exists()
+
+
+@pytest.mark.parametrize("paths, message", [
+    ([], "changes no file"),
+    (["requests/a/meta.yaml"], "lacks ['predictions.jsonl.gz']"),
+    (["requests/a/meta.yaml", "requests/a/predictions.jsonl.gz", "requests/b/meta.yaml",
+      "requests/b/predictions.jsonl.gz"], "one request per pull request"),
+    (["requests/../meta.yaml"], "is not requests/<name>/meta.yaml"),
+    (["requests/A B/meta.yaml"], "is not requests/<name>/meta.yaml"),
+    (["requests/a/results.json"], "is not requests/<name>/meta.yaml"),
+    (["requests/a/x/meta.yaml"], "is not requests/<name>/meta.yaml"),
+    (["README.md"], "may only add files under requests/<name>/"),
+])
+def test_request_paths_refused(paths, message):
+    from leaderboard.review import Refused, request_slug
+
+    with pytest.raises(Refused, match=".*" + message.replace("[", r"\[").replace("(", r"\(")):
+        request_slug(paths)
+
+
+def test_request_paths_and_hashes():
+    from leaderboard.review import Refused, changed_paths, check_hashes, request_slug
+
+    diff = ("diff --git a/requests/a/meta.yaml b/requests/a/meta.yaml\nnew file mode 100644\n"
+            "diff --git a/requests/a/predictions.jsonl.gz b/requests/a/predictions.jsonl.gz\n")
+    assert request_slug(changed_paths(diff)) == "a"
+    with pytest.raises(Refused, match="renames or copies"):
+        changed_paths("diff --git a/x b/y\n")
+    results = {"suites": {"s1": {"content_hash": "a" * 64}, "s2": {"content_hash": "b" * 64}}}
+    check_hashes(results, {"s1": "a" * 64, "s2": "b" * 64}, "org/cb")
+    with pytest.raises(Refused) as err:
+        check_hashes(results, {"s1": "c" * 64}, "org/cb")
+    assert "s1: scored on content_hash aaaaaaaaaaaa..., the published suite is cccccccccccc" \
+        in str(err.value)
+    assert "s2 is not published in org/cb" in str(err.value)
+
+
+def test_a_fix_pushed_to_a_refused_request_is_reviewed_again(online, board, built):  # noqa: F811
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    with Hub() as hub:
+        for args in (["publish-suites", "--repo", "org/cb", "--data", str(built)],
+                     ["publish", "--repo", "org/lb", "--site", "site", "--submissions", "subs"]):
+            assert cli(args, hub.url, board).returncode == 0
+        api = HfApi(endpoint=hub.url, token=TOKEN)
+        gz = gzip_bytes((board / "zeros.jsonl").read_bytes())
+        api.create_commit("org/lb", [CommitOperationAdd("requests/z/meta.yaml", b"model: z\n"),
+                                     CommitOperationAdd("requests/z/predictions.jsonl.gz", gz)],
+                          commit_message="Submit z", repo_type="dataset", create_pr=True)
+        refused = review(hub, board, built)
+        api.create_commit("org/lb", [CommitOperationAdd("requests/z/meta.yaml",
+                                                        (board / "meta.yaml").read_bytes())],
+                          commit_message="fix meta", repo_type="dataset", revision="refs/pr/1")
+        accepted = review(hub, board, built)
+    assert "#1: refused: requests/z/meta.yaml: missing required field(s)" in refused.stdout
+    assert "#1: accepted z" in accepted.stdout
+    first, second = hub.comments("org/lb", 1)
+    assert "review refused" in first and "review accepted" in second
+
+
+def test_stale_local_suites_stop_the_review_before_any_comment(board, built):  # noqa: F811
+    with Hub() as hub:
+        start(hub, board, built)
+        files = hub.repos["org/cb"]["files"]
+        suites = json.loads(files["suites.json"])
+        suites["suites"]["rte_semantic"]["sha256"] = "0" * 64  # the published suite moved on
+        files["suites.json"] = json.dumps(suites).encode()
+        hub.repos["org/cb"]["head"] = "d" * 40
+        proc = review(hub, board, built, "--merge")
+    assert proc.returncode == 2
+    assert "1 suite(s) differ from org/cb's suites.json (rte_semantic)" in proc.stderr
+    assert "nothing was reviewed" in proc.stderr
+    assert hub.comments("org/lb", 1) == []
+    assert not (board / "subs" / "zeros").exists()
