@@ -11,8 +11,8 @@
 #   MODELS   fine-tuned models (default models/, git-ignored)
 #   CB       the CLI (default consistency-bench)
 #   BASELINES      simple baselines to run (default: all five; "" for none)
-#   MINILM_TASKS   MiniLM models to train, in this order (default: sst2 nli rte mrpc wic klue_sts;
-#                  "" for none)
+#   MINILM_TASKS   MiniLM models to train, in this order (default: sst2 nli rte mrpc wic klue_sts
+#                  boolq ag_news qnli; "" for none)
 #   MINILM_SKIP    extended regex of suites the MiniLM models do not predict (default '_t2t$':
 #                  the CALM text-to-text configs are for text-to-text models)
 #   STEP_SCALE     multiply every MiniLM step count (default 1; tests use tiny values)
@@ -31,7 +31,7 @@ OUT=${OUT:-predictions}
 MODELS=${MODELS:-models}
 CB=${CB:-consistency-bench}
 BASELINES=${BASELINES-majority random lexical-overlap vader tfidf-lr}
-MINILM_TASKS=${MINILM_TASKS-sst2 nli rte mrpc wic klue_sts}
+MINILM_TASKS=${MINILM_TASKS-sst2 nli rte mrpc wic klue_sts boolq ag_news qnli}
 MINILM_SKIP=${MINILM_SKIP:-_t2t$}
 STEP_SCALE=${STEP_SCALE:-1}
 THREADS=${THREADS:-2}
@@ -48,7 +48,12 @@ recipe() {
     wic) echo "wic 340 16 64 wic" ;;               # 1 epoch of 5,428
     nli) echo "snli 305 16 128 snli mnli" ;;       # 1 epoch of MNLI dev-matched half 0 (4,878)
     klue_sts) echo "klue_sts 360 16 128 klue_sts" ;;  # 1 epoch of KorSTS train (5,749)
-    *) echo "unknown MiniLM model '$1' (known: sst2 rte mrpc wic nli klue_sts)" >&2; return 2 ;;
+    # No training split in the mirror: half 0 of the evaluated split (train_data.py).
+    boolq) echo "boolq 168 16 256 boolq" ;;        # 3 epochs of 895 (validation half 0 minus suite passages)
+    ag_news) echo "ag_news 116 16 128 ag_news" ;;  # 1 epoch of 1,844 (validation half 0)
+    qnli) echo "qnli 175 16 128 qnli" ;;           # 1 epoch of 2,793 (GLUE dev half 0)
+    *) echo "unknown MiniLM model '$1' (known: sst2 rte mrpc wic nli klue_sts boolq ag_news qnli)" >&2
+       return 2 ;;
   esac
 }
 
