@@ -17,8 +17,9 @@ items are training rows: the declaration ``...jsonl#half=0`` makes the leaderboa
 BoolQ, AG News and QNLI have no training split here either: their only labelled file is the
 evaluated split the suites are built from, so one fixed half of it trains and the other half
 reports accuracy (``becel/boolq/validation.tsv``, ``becel/ag_news/validation.tsv``,
-``qnli/glue_dev.tsv``, each ``#half=0`` / ``#half=1``). The AG News additive suite and the QNLI
-CALM suite draw from those files, so the ``#half=0`` declaration flags them. The BoolQ suites
+``qnli/glue_dev.tsv``, each ``#half=0`` / ``#half=1``). The QNLI CALM suites draw from that
+file, so the ``#half=0`` declaration flags them; no AG News suite item is a validation row
+(the additive suite reads ``validation.tsv`` only for its length threshold). The BoolQ suites
 are built from derived files (``semantic.tsv``, ``negational.tsv``: validation rows with a
 rewritten question), which a declaration of ``validation.tsv`` cannot flag, so training drops
 every validation row whose passage occurs in one of them (``TRAIN_EXCLUDE``): no BoolQ suite
