@@ -20,10 +20,10 @@ reports accuracy (``becel/boolq/validation.tsv``, ``becel/ag_news/validation.tsv
 ``qnli/glue_dev.tsv``, each ``#half=0`` / ``#half=1``). The QNLI CALM suites draw from that
 file, so the ``#half=0`` declaration flags them; no AG News suite item is a validation row
 (the additive suite reads ``validation.tsv`` only for its length threshold). The BoolQ suites
-are built from derived files (``semantic.tsv``, ``negational.tsv``: validation rows with a
-rewritten question), which a declaration of ``validation.tsv`` cannot flag, so training drops
-every validation row whose passage occurs in one of them (``TRAIN_EXCLUDE``): no BoolQ suite
-item is a training row. The Korean NLI tasks have no training data.
+are built from derived files (``semantic.tsv``, ``negational.tsv``: validation rows plus a
+paraphrased or negated question), which a declaration of ``validation.tsv`` cannot flag, so
+training drops every validation row whose passage occurs in one of them (``TRAIN_EXCLUDE``):
+no BoolQ suite item is a training row. The Korean NLI tasks have no training data.
 """
 
 from __future__ import annotations
