@@ -143,7 +143,13 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
     from tqdm import tqdm
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from bench.baselines.train_data import DEV_FILES, TRAIN_FILES, load_examples, model_texts
+    from bench.baselines.train_data import (
+        DEV_FILES,
+        TRAIN_FILES,
+        load_examples,
+        load_train,
+        model_texts,
+    )
     from bench.modeling import resolve_device
     from bench.tasks import get_task
     from builders import catalog  # noqa: F401  (registers the family tasks: klue_sts, ...)
@@ -154,7 +160,7 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
             f"no training split for task {task.name!r} in the mirror (available: "
             f"{', '.join(sorted(TRAIN_FILES))})"
         )
-    train = load_examples(task.name, TRAIN_FILES[task.name], resolver)
+    train = load_train(task.name, resolver)
     dev_sets = {spec: load_examples(task.name, spec, resolver)
                 for spec in DEV_FILES.get(task.name, ())}
     device = resolve_device(config.device)

@@ -79,8 +79,54 @@ def test_training_data_from_mirror(ctx):
     wic = load_train("wic", ctx.resolver)
     assert wic[0].word == "place"
     assert label_counts("boolq", ctx.resolver) == ([1237, 2033], "becel/boolq/validation.tsv")
-    with pytest.raises(SourceError, match="no training split for task 'boolq'"):
-        load_train("boolq", ctx.resolver)
+    with pytest.raises(SourceError, match="no training split for task 'qqp'"):
+        load_train("qqp", ctx.resolver)
+
+
+@pytest.mark.parametrize(
+    ("task", "rows", "train", "repeated"),
+    [("boolq", 3270, 895, 0), ("ag_news", 3800, 1844, 3), ("qnli", 5463, 2793, 0)],
+)
+def test_evaluated_split_halves_are_fixed_disjoint_and_declared(task, rows, train, repeated, ctx):
+    """BoolQ, AG News, QNLI: half 0 of the evaluated split trains, half 1 is held out."""
+    import yaml
+
+    from bench.baselines.train_data import DEV_FILES, TRAIN_FILES, load_examples
+    from bench.contamination import half_of, parse_item
+
+    spec = TRAIN_FILES[task]
+    source = parse_item(spec)
+    assert source.half == 0 and DEV_FILES[task] == (f"{source.path}#half=1",)
+    key = lambda e: (e.text, e.text_pair, e.label)  # noqa: E731
+    halves = [load_examples(task, f"{source.path}#half={h}", ctx.resolver) for h in (0, 1)]
+    whole = load_examples(task, source.path, ctx.resolver)
+    assert len(whole) == rows and len(halves[0]) + len(halves[1]) == rows
+    assert sorted(map(key, halves[0] + halves[1])) == sorted(map(key, whole))
+    # fixed: the half of each row is the hash of path and row, the same on every call
+    assert [key(e) for e in halves[0]] == [
+        key(e) for r, e in enumerate(whole) if half_of(source.path, r) == 0
+    ]
+    trained = load_train(task, ctx.resolver)
+    assert len(trained) == train and set(map(key, trained)) <= set(map(key, halves[0]))
+    # the halves split rows; AG News repeats 4 texts, 3 of them across the two halves
+    assert len(set(map(key, trained)) & set(map(key, halves[1]))) == repeated
+    meta = Path(__file__).resolve().parents[1] / "bench" / "baselines" / "meta"
+    for name in ("minilm-ft", "tfidf-lr"):
+        declared = yaml.safe_load((meta / f"{name}.yaml").read_text())["training_data"]
+        if name == "minilm-ft" or task != "qnli":
+            assert spec in declared, (name, spec)
+
+
+def test_boolq_training_drops_the_rows_its_suites_are_built_from(ctx):
+    """The BoolQ suites come from derived files (not flagged by the declaration): none of
+    their passages is a training row."""
+    from bench.baselines.train_data import TRAIN_EXCLUDE, excluded_values, load_examples
+
+    suite_passages = excluded_values("boolq", ctx.resolver)
+    assert TRAIN_EXCLUDE["boolq"][0] == ("becel/boolq/semantic.tsv", "becel/boolq/negational.tsv")
+    half0 = load_examples("boolq", "becel/boolq/validation.tsv#half=0", ctx.resolver)
+    assert sum(e.text_pair.strip() in suite_passages for e in half0) == 1625 - 895
+    assert not any(e.text_pair.strip() in suite_passages for e in load_train("boolq", ctx.resolver))
 
 
 def test_mnli_halves_partition_the_file_and_only_half_0_trains(ctx):

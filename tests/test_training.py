@@ -65,8 +65,8 @@ def test_nli_model_trains_on_mnli_half_0_and_reports_half_1(corpora: Path, tmp_p
 
 
 def test_fine_tune_refuses_tasks_without_train_split(corpora: Path, tmp_path):
-    with pytest.raises(SourceError, match="no training split for task 'boolq'"):
-        fine_tune(TrainConfig(task="boolq", base=str(tmp_path)), tmp_path / "x",
+    with pytest.raises(SourceError, match="no training split for task 'qqp'"):
+        fine_tune(TrainConfig(task="qqp", base=str(tmp_path)), tmp_path / "x",
                   SourceResolver(corpora, download=False))
     assert not (tmp_path / "x").exists()
 

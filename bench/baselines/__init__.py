@@ -127,7 +127,7 @@ BASELINES: dict[str, Baseline] = {
                  _overlap),
         Baseline("vader", "VADER compound score >= 0 -> positive", ("sst2",), _vader),
         Baseline("tfidf-lr", "TF-IDF uni+bigrams + logistic regression on training data",
-                 ("snli", "rte", "mrpc", "wic", "sst2"), _tfidf),
+                 ("snli", "mnli", "rte", "mrpc", "wic", "sst2", "boolq", "ag_news"), _tfidf),
     )
 }
 

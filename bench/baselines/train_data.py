@@ -14,9 +14,16 @@ the source of the ``mnli_calm`` and ``mnli_salad_*`` suites, so it is halved by
 ``half_of``: half 0 (4,878 rows) trains the SNLI / MNLI models, half 1 (4,937 rows) is held out
 and reports accuracy. The MNLI suites are built from the whole file, so about half of their
 items are training rows: the declaration ``...jsonl#half=0`` makes the leaderboard flag them.
-BoolQ, AG News, QNLI and the Korean NLI tasks have no training data: their only labelled files
-are the rows their suites are built from, so training on them would leak; baselines that need
-training data do not cover these tasks.
+BoolQ, AG News and QNLI have no training split here either: their only labelled file is the
+evaluated split the suites are built from, so one fixed half of it trains and the other half
+reports accuracy (``becel/boolq/validation.tsv``, ``becel/ag_news/validation.tsv``,
+``qnli/glue_dev.tsv``, each ``#half=0`` / ``#half=1``). The QNLI CALM suites draw from that
+file, so the ``#half=0`` declaration flags them; no AG News suite item is a validation row
+(the additive suite reads ``validation.tsv`` only for its length threshold). The BoolQ suites
+are built from derived files (``semantic.tsv``, ``negational.tsv``: validation rows plus a
+paraphrased or negated question), which a declaration of ``validation.tsv`` cannot flag, so
+training drops every validation row whose passage occurs in one of them (``TRAIN_EXCLUDE``):
+no BoolQ suite item is a training row. The Korean NLI tasks have no training data.
 """
 
 from __future__ import annotations
@@ -34,6 +41,10 @@ from builders.tsv import read_tsv
 
 #: The only NLI training data (also the source of the MNLI CALM and word-salad suites).
 MNLI_DEV = "mnli/dev_matched.generative-nli.jsonl"
+#: The evaluated splits that are the only labelled data of BoolQ, AG News and QNLI here.
+BOOLQ_DEV = "becel/boolq/validation.tsv"
+AG_NEWS_DEV = "becel/ag_news/validation.tsv"
+QNLI_DEV = "qnli/glue_dev.tsv"
 #: KorSTS similarity at or above which a pair is a paraphrase (KLUE-STS ``binary-label``).
 STS_THRESHOLD = 3.0
 
@@ -46,6 +57,16 @@ TRAIN_FILES: dict[str, str] = {
     "snli": f"{MNLI_DEV}#half=0",
     "mnli": f"{MNLI_DEV}#half=0",
     "klue_sts": "korsts/sts-train.tsv",
+    "boolq": f"{BOOLQ_DEV}#half=0",
+    "ag_news": f"{AG_NEWS_DEV}#half=0",
+    "qnli": f"{QNLI_DEV}#half=0",
+}
+
+#: Task -> (suite source files, column): training rows whose value in ``column`` occurs in
+#: one of these files are dropped. For derived suite files that a ``training_data``
+#: declaration of the training file cannot flag (module docstring).
+TRAIN_EXCLUDE: dict[str, tuple[tuple[str, ...], str]] = {
+    "boolq": (("becel/boolq/semantic.tsv", "becel/boolq/negational.tsv"), "passage"),
 }
 
 #: Task -> held-out labelled data specs on which trained models report accuracy (never
@@ -58,10 +79,14 @@ DEV_FILES: dict[str, tuple[str, ...]] = {
     "snli": (f"{MNLI_DEV}#half=1",),
     "mnli": (f"{MNLI_DEV}#half=1",),
     "klue_sts": ("korsts/sts-dev.tsv",),
+    "boolq": (f"{BOOLQ_DEV}#half=1",),
+    "ag_news": (f"{AG_NEWS_DEV}#half=1",),
+    "qnli": (f"{QNLI_DEV}#half=1",),
 }
 
-#: Label prior for the majority baseline where no training data exists: the gold labels of
-#: the task's validation file (only the class counts are used).
+#: Label prior of the majority baseline for BoolQ and AG News: the gold label counts of the
+#: whole validation file (only the counts are used). Kept before ``TRAIN_FILES`` (their
+#: training halves came later), so the ``majority`` entry is unchanged.
 PRIOR_FILES: dict[str, str] = {
     "boolq": "becel/boolq/validation.tsv",
     "ag_news": "becel/ag_news/validation.tsv",
@@ -125,8 +150,8 @@ def load_examples(task: str, spec: str, resolver: SourceResolver) -> list[Exampl
                 label = _label_index(task, record["label"], f"{rel}:{row + 1}")
                 out.append(Example(record["premise"], record["hypothesis"], label))
         return out
-    # KorSTS has bare quotes inside sentences.
-    quoting = csv.QUOTE_NONE if rel.startswith("korsts/") else csv.QUOTE_MINIMAL
+    # KorSTS and QNLI have bare quotes inside sentences (the CALM builder reads QNLI so too).
+    quoting = csv.QUOTE_NONE if rel.startswith(("korsts/", "qnli/")) else csv.QUOTE_MINIMAL
     for row, r in enumerate(read_tsv(path, quoting=quoting)):
         if not keep(row):
             continue
@@ -135,6 +160,11 @@ def load_examples(task: str, spec: str, resolver: SourceResolver) -> list[Exampl
             out.append(Example(r["sentence1"], r["sentence2"], _sts_label(r["score"], where)))
         elif r.get("label", "").strip() == "-1":
             continue
+        elif "question" in r:  # BoolQ (question, passage), QNLI (question, sentence)
+            second = r["passage"] if "passage" in r else r["sentence"]
+            out.append(Example(r["question"], second, _label_index(task, r["label"], where)))
+        elif "text" in r:  # AG News
+            out.append(Example(r["text"], None, _label_index(task, r["label"], where)))
         elif "premise" in r:
             out.append(Example(r["premise"], r["hypothesis"],
                                _label_index(task, r["label"], where)))
@@ -152,7 +182,7 @@ def has_train(task: str) -> bool:
 
 
 def load_train(task: str, resolver: SourceResolver) -> list[Example]:
-    """Training examples of ``task`` (``TRAIN_FILES``), in file order.
+    """Training examples of ``task`` (``TRAIN_FILES`` minus ``TRAIN_EXCLUDE``), in file order.
 
     Raises:
         SourceError: No training data exists for ``task`` or a file is malformed.
@@ -163,14 +193,40 @@ def load_train(task: str, resolver: SourceResolver) -> list[Example]:
             f"no training split for task {task!r} in the mirror (available: "
             f"{', '.join(sorted(TRAIN_FILES))})"
         )
-    return load_examples(task, TRAIN_FILES[task], resolver)
+    examples = load_examples(task, TRAIN_FILES[task], resolver)
+    if task in TRAIN_EXCLUDE:
+        seen = excluded_values(task, resolver)
+        field = _example_field(task, TRAIN_EXCLUDE[task][1])
+        examples = [e for e in examples if getattr(e, field).strip() not in seen]
+    return examples
+
+
+def _example_field(task: str, column: str) -> str:
+    spec = get_task(task)
+    if column == spec.text:
+        return "text"
+    if column == spec.text_pair:
+        return "text_pair"
+    raise SourceError(f"TRAIN_EXCLUDE[{task!r}]: column {column!r} is not an input of the task")
+
+
+def excluded_values(task: str, resolver: SourceResolver) -> set[str]:
+    """Values (stripped) of ``TRAIN_EXCLUDE[task]``'s column in its suite source files."""
+    files, column = TRAIN_EXCLUDE.get(task, ((), ""))
+    values: set[str] = set()
+    for rel in files:
+        for number, row in enumerate(read_tsv(resolver.path(rel))):
+            if column not in row:
+                raise SourceError(f"{rel}: data row {number}: no column {column!r}")
+            values.add(row[column].strip())
+    return values
 
 
 def label_counts(task: str, resolver: SourceResolver) -> tuple[list[int], str]:
     """Gold label counts used as the task's prior, and the file they come from."""
     n = len(get_task(task).label_names)
     counts = [0] * n
-    if task in TRAIN_FILES:
+    if task in TRAIN_FILES and task not in PRIOR_FILES:
         for example in load_train(task, resolver):
             counts[example.label] += 1
         return counts, TRAIN_FILES[task]

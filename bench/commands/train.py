@@ -19,7 +19,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "mirror and save it for `consistency-bench predict --model DIR`. On CPU this is a "
         "reduced run (150 steps of 16 examples by default); see docs/baselines.md.",
     )
-    parser.add_argument("--task", required=True, help="rte, mrpc, wic, sst2 or snli (MNLI dev)")
+    parser.add_argument(
+        "--task", required=True,
+        help="rte, mrpc, wic, sst2, klue_sts, snli (MNLI dev half 0), boolq, ag_news or qnli "
+        "(half 0 of the evaluated split)",
+    )
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="model folder to write (new or empty, or with --overwrite)")
     parser.add_argument("--overwrite", action="store_true",
