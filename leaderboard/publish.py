@@ -123,15 +123,16 @@ def _sha256(path: Path) -> str:
 def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
     """The manifest and the files of a built folder, every Parquet file checked first.
 
-    Every suite's file must exist and match its ``suites.json`` sha256, and the folder may hold
-    no file besides those, ``suites.json`` and ``README.md`` (dot-files are never sent), so what
-    is published is exactly what was built. All problems are
-    reported at once.
+    Every suite's file and every few-shot pool (``suites.json``'s ``fewshot``) must exist and
+    match its ``suites.json`` sha256, and the folder may hold no file besides those,
+    ``suites.json`` and ``README.md`` (dot-files are never sent), so what is published is
+    exactly what was built. All problems are reported at once.
 
     Raises:
         DataError: A file is missing, changed after the build, or not in ``suites.json``.
 
     """
+    from bench.fewshot import read_pools
     from bench.manifest import MANIFEST, SPLIT, read_manifest
 
     manifest = read_manifest(root)
@@ -140,9 +141,12 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
         (info.get("path") if isinstance(info, dict) else None) or f"{suite}/{SPLIT}.parquet": suite
         for suite, info in manifest.items()
     }
+    pools = {f"fewshot pool {name}": info for name, info in read_pools(root).items()}
+    expected.update({info.get("path") or name: name for name, info in pools.items()})
+    entries = {**manifest, **pools}
     problems = []
     for rel, suite in sorted(expected.items()):
-        want = manifest[suite].get("sha256") if isinstance(manifest[suite], dict) else None
+        want = entries[suite].get("sha256") if isinstance(entries[suite], dict) else None
         if not isinstance(want, str):
             problems.append(f"{MANIFEST}: suite {suite!r} has no sha256")
         elif rel not in files:

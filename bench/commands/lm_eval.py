@@ -28,6 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="load the published dataset from the Hub instead of --data")
     export.add_argument("--overwrite", action="store_true",
                         help="replace a non-empty --out folder that is not an earlier export")
+    export.add_argument("--fewshot-seed", type=int, default=0,
+                        help="order of each few-shot pool, as predict --fewshot-seed: with "
+                        "lm_eval --num_fewshot K both routes show the same K demonstrations")
     export.set_defaults(func=run_export)
 
     convert = subparsers.add_parser(
@@ -52,7 +55,9 @@ def run_export(args: argparse.Namespace) -> int:
     """Write the task YAMLs."""
     from bench.lm_eval_tasks import export_tasks
 
-    written = export_tasks(args.data, args.out, args.suites, args.hub, args.overwrite)
+    written = export_tasks(args.data, args.out, args.suites, args.hub, args.overwrite,
+                           seed=args.fewshot_seed,
+                           log=lambda line: print(line, file=sys.stderr))
     print(f"wrote {len(written) - 1} lm-eval tasks and the group consistency_bench to "
           f"{args.out}", file=sys.stderr)
     return 0
@@ -64,7 +69,8 @@ def run_convert(args: argparse.Namespace) -> int:
     from bench.lm_eval_tasks import convert_samples
 
     check_output_file(args.out, inputs=tuple(args.paths))
-    counts = convert_samples(args.paths, args.data, args.out, args.length_norm)
+    counts = convert_samples(args.paths, args.data, args.out, args.length_norm,
+                             log=lambda line: print(line, file=sys.stderr))
     print(f"wrote {sum(counts.values())} rows of {len(counts)} suites to {args.out}",
           file=sys.stderr)
     return 0

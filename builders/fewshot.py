@@ -1,0 +1,260 @@
+"""Build the few-shot demonstration pools of a built folder from training data in the mirror.
+
+One pool per prompt key (``bench.fewshot``). Every pool is declared here: its source file
+(optionally one fixed half, ``bench.contamination.half_of``), how labels are read, and the
+mirror files whose texts a demonstration must not share (the files the task's suites are built
+from). Of the candidates left, the ``POOL_SIZE`` with the smallest ``sha256(f"{file}#{row}")``
+are kept, in that order, so a pool depends on its declaration and the source bytes only, never
+on which suites a build includes. ``tests/test_fewshot.py`` checks every pool against every
+suite that uses it (ids, source rows and texts).
+
+Tasks without a pool (no labelled rows in the mirror that are not test rows): QNLI, KorNLI,
+KLUE-NLI (CALM), ART and ConvEnt (coherence). RTE's own train file cannot be used: its 1,241
+``not_entailment`` rows are the test rows of ``rte_symmetric``, which would leave a pool of one
+label; RTE demonstrations are MultiNLI dev-matched half 0 pairs (neutral and contradiction as
+``not_entailment``) instead. MRPC and WiC train files are wholly test rows of their symmetric
+suites: their pools come from MRPC test (GLUE, labelled in BECEL's copy) and WiC dev.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+
+import builders.catalog  # noqa: F401  (registers every task: klue_sts, ...)
+from bench.contamination import half_of
+from bench.errors import SourceError
+from bench.fewshot import FOLDER, pool_name
+from bench.sources import SOURCES, SourceResolver
+from bench.tasks import get_task
+from builders.tsv import read_tsv
+
+#: Demonstrations kept per pool (``--num-fewshot`` may ask for at most this many).
+POOL_SIZE = 64
+MNLI_DEV = "mnli/dev_matched.generative-nli.jsonl"
+SNLI_DEV = "snli/dev.generative-nli.jsonl"
+
+FEATURES = datasets.Features({
+    "id": datasets.Value("string"),
+    "pool": datasets.Value("string"),
+    "task": datasets.Value("string"),
+    "text": datasets.Value("string"),
+    "text_pair": datasets.Value("string"),
+    "word": datasets.Value("string"),
+    "label": datasets.Value("int64"),
+    "source_file": datasets.Value("string"),
+    "source_row": datasets.Value("int64"),
+})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One labelled source row: texts in the row contract's columns."""
+
+    row: int
+    text: str
+    text_pair: str | None
+    label: int
+    word: str | None = None
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """A declared pool.
+
+    Attributes:
+        family: The prompt family (``calm``) or None for the task's default prompt.
+        task: The task whose label names the labels index.
+        path: Mirror path of the source file.
+        columns: ``(text, text_pair)`` column names (``text_pair`` None for single texts).
+        half: Keep only rows in this fixed half of ``path`` (``half_of``), or None.
+        labels: Source label value -> label name of ``task`` (default: the value is a name or
+            an index).
+        word: Column of the WiC target word.
+        exclude: Mirror files (TSV) whose texts no demonstration may share.
+        calm: Render ``text``/``text_pair`` in CALM's indicator format for this task.
+        why: One line for docs and the manifest.
+
+    """
+
+    family: str | None
+    task: str
+    path: str
+    columns: tuple[str, str | None]
+    why: str
+    half: int | None = None
+    labels: tuple[tuple[str, str], ...] = ()
+    word: str | None = None
+    exclude: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    calm: bool = False
+
+    @property
+    def name(self) -> str:
+        """File stem of the pool."""
+        return pool_name(self.family, self.task)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Every mirror file the pool reads."""
+        return (self.path, *(path for path, _ in self.exclude))
+
+
+_NLI2 = (("entailment", "entailment"), ("neutral", "not_entailment"),
+         ("contradiction", "not_entailment"))
+_BECEL = "becel/{}/{}.tsv"
+
+
+def _ex(task: str, *files: tuple[str, tuple[str, ...]]) -> tuple:
+    return tuple((_BECEL.format(task, f), cols) for f, cols in files)
+
+
+_S12 = ("sentence1", "sentence2")
+_MRPC_EX = _ex("mrpc", ("train", _S12), ("validation", _S12), ("symmetric", _S12),
+               ("semantic", (*_S12, "sentence2_paraphrase")),
+               ("negational", (*_S12, "sentence2_neg")))
+_POOLS: tuple[PoolSpec, ...] = (
+    PoolSpec(None, "sst2", "sst2/glue_train.tsv", ("sentence", None),
+             "GLUE SST-2 train (no suite tests its rows)",
+             exclude=_ex("sst2", ("validation", ("sentence",)),
+                         ("semantic", ("sentence", "sentence_paraphrase")))),
+    PoolSpec(None, "rte", MNLI_DEV, ("premise", "hypothesis"),
+             "MultiNLI dev-matched half 0, neutral/contradiction as not_entailment (RTE train's "
+             "not_entailment rows are rte_symmetric's test rows)", half=0, labels=_NLI2),
+    PoolSpec(None, "mrpc", "becel/mrpc/test.tsv", _S12,
+             "MRPC test (GLUE; no suite reads it)", exclude=_MRPC_EX),
+    PoolSpec(None, "wic", "becel/wic/validation.tsv", _S12,
+             "WiC dev (no suite reads it; WiC train is wholly wic_symmetric's test rows)",
+             word="word",
+             exclude=_ex("wic", ("train", _S12), ("semantic", (*_S12, "sentence2_paraphrase")))),
+    PoolSpec(None, "snli", MNLI_DEV, ("premise", "hypothesis"),
+             "MultiNLI dev-matched half 0 (the project's NLI training half)", half=0),
+    PoolSpec(None, "mnli", SNLI_DEV, ("premise", "hypothesis"),
+             "SNLI dev (every MultiNLI dev-matched row is a test row of an MNLI suite)"),
+    PoolSpec(None, "boolq", "becel/boolq/validation.tsv", ("question", "passage"),
+             "BoolQ dev rows whose question and passage no BoolQ suite holds",
+             exclude=_ex("boolq", ("semantic", ("passage", "question", "question_paraphrase")),
+                         ("negational", ("passage", "question")))),
+    PoolSpec(None, "ag_news", "becel/ag_news/validation.tsv", ("text", None),
+             "BECEL's AG News validation half (disjoint from the evaluated half)",
+             exclude=_ex("ag_news", ("test", ("text",)),
+                         ("semantic", ("text", "text_paraphrase")))),
+    PoolSpec("calm", "mnli", SNLI_DEV, ("premise", "hypothesis"),
+             "SNLI dev in CALM's MNLI format", calm=True),
+    PoolSpec("calm", "rte", MNLI_DEV, ("premise", "hypothesis"),
+             "MultiNLI dev-matched half 0 in CALM's RTE format", half=0, labels=_NLI2,
+             calm=True),
+    PoolSpec("calm", "mrpc", "becel/mrpc/test.tsv", _S12,
+             "MRPC test in CALM's MRPC format", exclude=_MRPC_EX, calm=True),
+    PoolSpec("calm", "klue_sts", "korsts/sts-train.tsv", _S12,
+             "KorSTS train (score >= 3.0 as paraphrase) in CALM's KLUE-STS format",
+             calm=True),
+)
+#: Pool name -> declaration.
+POOLS: dict[str, PoolSpec] = {p.name: p for p in _POOLS}
+
+
+def _label(spec: PoolSpec, value: str, where: str) -> int | None:
+    names = get_task(spec.task).label_names
+    value = value.strip()
+    if spec.path.startswith("korsts/"):
+        try:
+            return int(float(value) >= 3.0)
+        except ValueError:
+            raise SourceError(f"{where}: score {value!r} is not a number") from None
+    mapped = dict(spec.labels).get(value, value)
+    if mapped.isdigit() and int(mapped) < len(names):
+        return int(mapped)
+    if mapped in names:
+        return names.index(mapped)
+    return None  # unlabelled (SNLI "-") rows are not demonstrations
+
+
+def candidates(spec: PoolSpec, resolver: SourceResolver) -> Iterator[Candidate]:
+    """Labelled rows of the pool's file (and half), in file order."""
+    path = resolver.path(spec.path)
+    text_col, pair_col = spec.columns
+    if spec.path.endswith(".jsonl"):
+        records: list[dict] = [json.loads(line) for line in
+                               path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        label_col = "label"
+    else:
+        quoting = csv.QUOTE_NONE if spec.path.startswith("korsts/") else csv.QUOTE_MINIMAL
+        records = read_tsv(path, quoting=quoting)
+        label_col = "score" if spec.path.startswith("korsts/") else "label"
+    for row, record in enumerate(records):
+        if spec.half is not None and half_of(spec.path, row) != spec.half:
+            continue
+        label = _label(spec, str(record[label_col]), f"{spec.path}:{row}")
+        if label is None:
+            continue
+        yield Candidate(row, record[text_col], record[pair_col] if pair_col else None, label,
+                        record[spec.word] if spec.word else None)
+
+
+def excluded_texts(spec: PoolSpec, resolver: SourceResolver) -> set[str]:
+    """Every text of the files a demonstration may not share (stripped)."""
+    out: set[str] = set()
+    for path, columns in spec.exclude:
+        for record in read_tsv(resolver.path(path)):
+            out.update(record[c].strip() for c in columns if record.get(c))
+    return out
+
+
+def _rank(spec: PoolSpec, row: int) -> bytes:
+    return hashlib.sha256(f"{spec.path}#{row}".encode()).digest()
+
+
+def pool_rows(spec: PoolSpec, resolver: SourceResolver) -> list[dict]:
+    """The pool's rows: ``POOL_SIZE`` candidates sharing no excluded text, by hash rank."""
+    banned = excluded_texts(spec, resolver)
+    kept = [c for c in candidates(spec, resolver)
+            if c.text.strip() not in banned
+            and (c.text_pair is None or c.text_pair.strip() not in banned)]
+    kept.sort(key=lambda c: _rank(spec, c.row))
+    render = _calm_renderer(spec.task) if spec.calm else None
+    rows = []
+    for c in kept[:POOL_SIZE]:
+        text, pair = (render(c), None) if render else (c.text, c.text_pair)
+        rows.append({"id": f"{FOLDER}/{spec.name}/{c.row:06d}", "pool": spec.name,
+                     "task": spec.task, "text": text, "text_pair": pair, "word": c.word,
+                     "label": c.label, "source_file": spec.path, "source_row": c.row})
+    return rows
+
+
+def _calm_renderer(task: str) -> Callable[[Candidate], str]:
+    from builders.calm import calm_input, render
+
+    return lambda c: render(calm_input(task, c))
+
+
+def build_pools(resolver: SourceResolver, root: Path,
+                log: Callable[[str], None] = print) -> dict[str, dict]:
+    """Write every declared pool whose sources are available; return the manifest entries."""
+    from bench.errors import SourceUnavailableError
+    from builders.export import contract_table, write_parquet
+    from builders.freshness import code_version
+
+    entries: dict[str, dict] = {}
+    for name, spec in sorted(POOLS.items()):
+        try:
+            rows = pool_rows(spec, resolver)
+        except SourceUnavailableError as exc:
+            log(f"few-shot pool {name}: skipped ({str(exc).split('; ')[0]})")
+            continue
+        target = root / FOLDER / f"{name}.parquet"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        digest = write_parquet(contract_table(FEATURES, rows, f"{FOLDER}/{name}"), target)
+        entries[name] = {
+            "family": spec.family, "task": spec.task, "rows": len(rows), "sha256": digest,
+            "path": f"{FOLDER}/{name}.parquet", "why": spec.why,
+            "half": spec.half,
+            "sources": [{"path": p, "md5": SOURCES[p].md5} for p in spec.sources],
+            "bytes": target.stat().st_size, "code_version": code_version(),
+        }
+    return entries
