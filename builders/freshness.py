@@ -20,8 +20,9 @@ from builders.suite import SuiteSpec
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 #: Files whose content shapes the rows or the bytes of a built suite or few-shot pool: every
-#: builder module and the ``bench`` modules the builders import (``tests/test_build_command.py`` checks that this
-#: list covers every module that importing the catalogue loads).
+#: builder module and the ``bench`` modules the builders import
+#: (``tests/test_build_command.py`` checks that this list covers every module that importing
+#: the catalogue loads).
 CODE_GLOBS = (
     "builders/**/*.py",
     "bench/__init__.py",

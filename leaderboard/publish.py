@@ -183,26 +183,34 @@ def plan_suites(data_dir: str | os.PathLike, repo_id: str, *,
 
 
 def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: str, *,
-                 dataset_revision: str | None = None,
+                 setup, dataset_revision: str | None = None,
                  manifest: Mapping[str, Mapping] | None = None,
-                 model_card: str | os.PathLike | None = None) -> tuple[Plan, dict[str, str]]:
-    """A pull request on ``model_repo`` adding ``.eval_results/consistency-bench.yaml``.
+                 model_card: str | os.PathLike | None = None, meta: Mapping | None = None,
+                 source_url: str | None = None,
+                 include_flagged: bool = False) -> tuple[Plan, dict[str, str]]:
+    """A pull request on ``model_repo`` adding the setup's ``.eval_results`` file.
 
-    With ``model_card`` (the user's copy of the model's README.md), the pull request also
-    replaces README.md with that card plus this entry's ``model-index``; the file on disk is
-    not changed.
+    The file is ``.eval_results/consistency-bench_<setup>.yaml`` (``hub_eval.Setup.path``), so
+    two setups of one model (chat and plain, 0- and 5-shot) never overwrite each other. With
+    ``model_card`` (the user's copy of the model's README.md), the pull request also replaces
+    README.md with that card plus this entry's ``model-index``; the file on disk is not
+    changed.
 
     Returns:
         The plan and the suites left out (suite -> reason).
 
-    """
-    from leaderboard.hub_eval import EVAL_RESULTS_PATH, eval_result_entries, eval_results_yaml
+    Raises:
+        ConfigError: See ``hub_eval.eval_result_entries`` (degenerate or incomplete suites
+            without ``include_flagged``, other files, no headline score).
 
-    entries, skipped = eval_result_entries(results, dataset_repo,
-                                           dataset_revision=dataset_revision, manifest=manifest)
-    files: dict[str, Path | bytes] = {
-        EVAL_RESULTS_PATH: eval_results_yaml(entries).encode("utf-8")
-    }
+    """
+    from leaderboard.hub_eval import eval_result_entries, eval_results_yaml
+
+    entries, skipped = eval_result_entries(
+        results, dataset_repo, dataset_revision=dataset_revision, manifest=manifest,
+        setup=setup, source_url=source_url or f"https://huggingface.co/datasets/{dataset_repo}",
+        meta=meta, include_flagged=include_flagged, entry=entry)
+    files: dict[str, Path | bytes] = {setup.path: eval_results_yaml(entries).encode("utf-8")}
     if model_card is not None:
         path = Path(model_card)
         if not path.is_file():
@@ -211,7 +219,7 @@ def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: st
         files["README.md"] = model_card_text(text, results, model_repo, dataset_repo,
                                              where=str(path)).encode("utf-8")
     plan = Plan(model_repo, "model", files,
-                f"Add consistency-bench results ({entry}, {len(entries)} suites)",
+                f"Add consistency-bench results ({entry}, {setup.slug}, {len(entries)} suites)",
                 create_pr=True, create_repo=False)
     return plan, skipped
 
