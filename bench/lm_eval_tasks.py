@@ -3,7 +3,12 @@
 ``export-lm-eval`` writes one ``multiple_choice`` task per suite, named
 ``consistency_bench_<suite>``, plus the group ``consistency_bench``. Prompts and verbalisers
 come from ``bench.prompts``, the table ``predict`` uses, so both routes score the same
-strings. Each task records the suite's sha256 from ``suites.json`` in ``metadata``.
+strings. Each task records the suite's sha256 from ``suites.json`` in ``metadata``; a
+``--hub`` task also pins the dataset commit (``dataset_kwargs.revision``, a SHA given or
+resolved at export). Each task carries its suite's few-shot pool (``bench.fewshot``) in the
+seed's order with lm-eval's ``first_n`` sampler, so ``--num_fewshot K`` shows the K
+demonstrations ``predict --num-fewshot K`` shows; a suite without a pool is pinned to
+``num_fewshot: 0`` (lm-eval would otherwise draw demonstrations from the test rows).
 
 Rows whose gold ``label`` is null (derived transitive / additive rows, "no confident choice"
 coherence spans) would crash lm-eval's target handling; the target template maps null to the
@@ -13,8 +18,11 @@ not a consistency score. The consistency scores come from ``convert-lm-eval`` an
 ``convert-lm-eval`` reads lm-eval's ``--log_samples`` output: the per-choice log-likelihoods
 of every row (``doc.id`` is the row id) become a prediction file with ``label`` = the best
 choice and ``probs`` = the softmax over the choices, as ``predict`` writes for causal LMs.
-It refuses samples made on a suite whose sha256 differs from the built folder's, and samples
-that cover a suite only partly.
+It refuses samples made on a suite whose sha256 differs from the built folder's, samples
+whose logged document differs from the suite row of that id (lm-eval loaded other data than the
+exported hash says: another Hub revision, an edited copy), and samples that cover a suite only
+partly. A suite lm-eval ran 0-shot for want of a pool while others ran K-shot is left out, as
+``predict --num-fewshot K`` leaves it out.
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ TASK_PREFIX = "consistency_bench_"
 GROUP = "consistency_bench"
 #: lm-eval's file names: ``samples_<task>_<date id>.jsonl`` beside ``results_<date id>.json``.
 SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+#: A dataset revision the ``--hub`` tasks pin: a full git commit SHA.
+REVISION_RE = re.compile(r"[0-9a-f]{40}")
 #: Target template: the gold index, or the sentinel 0 where the row has no gold label.
 TARGET_TEMPLATE = "{{label if label is not none else 0}}"
 
@@ -41,19 +51,22 @@ def task_name(suite: str) -> str:
 
 
 def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
-                is_pair: bool = True, fewshot: dict | str | None = None) -> dict:
+                is_pair: bool = True, fewshot: dict | str | None = None,
+                revision: str | None = None) -> dict:
     """The lm-eval task config (a dict, written as YAML) of one built suite.
 
     Args:
         suite: Suite name.
         entry: Its ``suites.json`` entry.
         data_dir: Built folder (used unless ``hub`` is given; written as an absolute path).
-        hub: ``ORG/NAME`` of the published dataset: the task loads config ``suite`` from it.
+        hub: ``ORG/NAME`` of the published dataset: the task loads config ``suite`` from it,
+            at ``revision`` (a commit SHA, required with ``hub``).
         is_pair: Whether rows have a second text (only matters for the generic prompt).
         fewshot: ``{"pool", "sha256", "seed", "samples"}`` (the pool in the seed's order,
             ``bench.fewshot.seed_order``): lm-eval's ``first_n`` sampler takes
             ``samples[:K]``, the demonstrations ``predict`` uses. A string (why the suite has
             no pool) pins ``num_fewshot: 0``; None (no pools in the folder) does the same.
+        revision: The dataset commit SHA a ``hub`` task pins (``dataset_kwargs.revision``).
 
     """
     from bench.prompts import TARGET_DELIMITER, lookup
@@ -63,7 +76,11 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
     spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
     config: dict = {"task": task_name(suite), "tag": [GROUP + "_" + entry["family"]]}
     if hub:
-        config.update(dataset_path=hub, dataset_name=suite)
+        if not revision or not REVISION_RE.fullmatch(revision):
+            raise ConfigError(f"--hub {hub}: the dataset revision must be a 40-hex commit SHA, "
+                              f"got {revision!r}")
+        config.update(dataset_path=hub, dataset_name=suite,
+                      dataset_kwargs={"revision": revision})
     else:
         path = (data_dir / entry.get("path", f"{suite}/test.parquet")).resolve()
         config.update(dataset_path="parquet", dataset_kwargs={"data_files": {"test": str(path)}})
@@ -90,6 +107,7 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
             "suite": suite,
             "sha256": entry["sha256"],
             "rows": entry["rows"],
+            **({"revision": revision} if hub else {}),
             "fewshot": shots,
             "note": "rows without a gold label use the target sentinel 0; lm-eval's acc is "
             "not a consistency score: convert-lm-eval + score give those",
@@ -112,11 +130,42 @@ def suite_fewshot(root: Path, manifest: dict, pools: dict, suite: str, seed: int
     return {"pool": name, "sha256": pools[name]["sha256"], "seed": seed, "samples": samples}
 
 
+def resolve_revision(hub: str, revision: str | None) -> str:
+    """The commit SHA the ``--hub`` tasks pin: ``revision`` checked, or ``main`` resolved.
+
+    A branch or tag name is resolved through ``huggingface_hub`` (``HF_ENDPOINT`` selects the
+    Hub) to the commit it points at now, so the tasks load exactly that commit later.
+
+    Raises:
+        ConfigError: ``revision`` is not a SHA and cannot be resolved (offline, unknown repo).
+
+    """
+    if revision is not None and REVISION_RE.fullmatch(revision):
+        return revision
+    from huggingface_hub import HfApi
+
+    ref = revision or "main"
+    try:
+        sha = HfApi().dataset_info(hub, revision=ref).sha
+    except Exception as exc:  # noqa: BLE001  (any Hub or network failure: one clear line)
+        raise ConfigError(
+            f"--hub {hub}: cannot resolve revision {ref!r} to a commit SHA "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); pass "
+            "--dataset-revision SHA (the commit publish-suites made)"
+        ) from None
+    if not sha or not REVISION_RE.fullmatch(sha):
+        raise ConfigError(f"--hub {hub}: the Hub answered revision {sha!r} for {ref!r}, not a "
+                          "commit SHA; pass --dataset-revision SHA")
+    return sha
+
+
 def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
                  suites: Sequence[str] | None = None, hub: str | None = None,
                  overwrite: bool = False, seed: int = 0,
-                 log=None) -> list[Path]:
+                 log=None, revision: str | None = None) -> list[Path]:
     """Write one task YAML per suite and the group YAML into ``out``; return the files.
+
+    With ``hub``, every task pins the dataset's commit (:func:`resolve_revision`).
 
     Each task carries its suite's few-shot pool in ``seed``'s order (:func:`suite_fewshot`);
     a suite without a pool is pinned to ``num_fewshot: 0`` and reported through ``log``.
@@ -147,6 +196,8 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     if unknown:
         raise DataError(f"suites not in {root / 'suites.json'}: {', '.join(unknown)}")
     out = check_output_dir(out, overwrite=overwrite, replaceable=f"{GROUP}.yaml")
+    if hub is not None:
+        revision = resolve_revision(hub, revision)
     pools = read_pools(root)
     texts, cache = {}, {}
     for suite in chosen:
@@ -156,7 +207,7 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
         if not isinstance(fewshot, dict) and log is not None:
             log(f"{task_name(suite)}: num_fewshot pinned to 0: "
                 f"{fewshot or 'no few-shot pools in ' + str(root)}")
-        config = task_config(suite, manifest[suite], root, hub, is_pair, fewshot)
+        config = task_config(suite, manifest[suite], root, hub, is_pair, fewshot, revision)
         texts[f"{task_name(suite)}.yaml"] = yaml.safe_dump(config, sort_keys=False,
                                                            allow_unicode=True, width=1000)
     group = {"group": GROUP, "task": [task_name(s) for s in chosen],

@@ -74,7 +74,8 @@ def read(path: Path) -> dict[str, dict]:
 
 
 def test_export_writes_one_task_per_suite_with_hash_and_sentinel(folder, tmp_path):
-    written = export_tasks(folder, tmp_path / "t", hub="org/consistency-bench")
+    written = export_tasks(folder, tmp_path / "t", hub="org/consistency-bench",
+                           revision="ab" * 20)
     manifest = read_manifest(folder)
     assert sorted(p.name for p in written) == sorted(
         [f"consistency_bench_{s}.yaml" for s in ROUTE] + ["consistency_bench.yaml"])
@@ -82,6 +83,7 @@ def test_export_writes_one_task_per_suite_with_hash_and_sentinel(folder, tmp_pat
     assert config["metadata"]["sha256"] == manifest["wic_semantic"]["sha256"]
     assert config["dataset_path"] == "org/consistency-bench"
     assert config["dataset_name"] == "wic_semantic"
+    assert config["dataset_kwargs"] == {"revision": "ab" * 20}  # pinned commit
     assert "none" in config["doc_to_target"]  # null labels map to the sentinel
     group = yaml.safe_load((tmp_path / "t" / "consistency_bench.yaml").read_text())
     assert group["group"] == "consistency_bench" and len(group["task"]) == len(ROUTE)
