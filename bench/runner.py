@@ -139,6 +139,7 @@ class RunStats:
     computed: int
     seconds: float
     oom_retries: int = 0
+    suites: int = 0  # suites written (``--num-fewshot`` skips suites without a pool)
 
     @property
     def rows_per_second(self) -> float:
@@ -623,13 +624,13 @@ def predict(
         state.wait_for_everyone()
         if not state.is_main_process:
             return RunStats(collected.rows, len(keys), resumed, len(order),
-                            time.perf_counter() - start, retries)
+                            time.perf_counter() - start, retries, len(collected.suites))
         store = ShardStore(parts, _fingerprint(model_name, loaded, options), create=False)
     write_predictions(out, collected, keys, store.done, mappings, loaded.is_seq2seq, options,
                       causal=causal)
     shutil.rmtree(parts)
     return RunStats(collected.rows, len(keys), resumed, len(order),
-                    time.perf_counter() - start, retries)
+                    time.perf_counter() - start, retries, len(collected.suites))
 
 
 def write_predictions(

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     suites = args.suites or default_suites(args.data, loaded, label_map, args.tasks)
     stats = predict(loaded, args.model, args.data, suites, args.out, options)
     print(
-        f"wrote {stats.rows} rows of {len(suites)} suites to {args.out}: {stats.unique} unique "
+        f"wrote {stats.rows} rows of {stats.suites} suites to {args.out}: {stats.unique} unique "
         f"inputs ({stats.resumed} resumed, {stats.computed} computed) in {stats.seconds:.1f}s, "
         f"{stats.rows_per_second:.0f} rows/s"
     )
