@@ -243,7 +243,9 @@ def collect_causal_inputs(
     pools = read_pools(data_dir) if options.num_fewshot else {}
     if options.num_fewshot and not pools:
         raise DataError(f"--num-fewshot {options.num_fewshot}: {data_dir} has no few-shot pools "
-                        "(suites.json has no 'fewshot' entry); rebuild it with this version")
+                        "(suites.json has no 'fewshot' entry: built before pools existed, "
+                        "rebuild it; suites made by generate have none, run them with "
+                        "--num-fewshot 0)")
     loaded_pools: dict[str, list[dict]] = {}
     skipped: dict[str, str] = {}
     index: dict[tuple[str, str | None], int] = {}

@@ -9,11 +9,14 @@ on which suites a build includes. ``tests/test_fewshot.py`` checks every pool ag
 suite that uses it (ids, source rows and texts).
 
 Tasks without a pool (no labelled rows in the mirror that are not test rows): QNLI, KorNLI,
-KLUE-NLI (CALM), ART and ConvEnt (coherence). RTE's own train file cannot be used: its 1,241
-``not_entailment`` rows are the test rows of ``rte_symmetric``, which would leave a pool of one
-label; RTE demonstrations are MultiNLI dev-matched half 0 pairs (neutral and contradiction as
-``not_entailment``) instead. MRPC and WiC train files are wholly test rows of their symmetric
-suites: their pools come from MRPC test (GLUE, labelled in BECEL's copy) and WiC dev.
+KLUE-NLI (CALM) and ConvEnt (coherence: its train dialogs are not written as spans yet). ART
+takes dev stories the annotated test records do not come from.
+
+RTE's own train file cannot be used: its 1,241 ``not_entailment`` rows are the test rows of
+``rte_symmetric``, which would leave a pool of one label; RTE demonstrations are MultiNLI
+dev-matched half 0 pairs (neutral and contradiction as ``not_entailment``) instead. MRPC and
+WiC train files are wholly test rows of their symmetric suites: their pools come from MRPC
+test (GLUE, labelled in BECEL's copy) and WiC dev.
 """
 
 from __future__ import annotations
@@ -80,6 +83,9 @@ class PoolSpec:
         exclude: Mirror files (TSV) whose texts no demonstration may share.
         calm: Render ``text``/``text_pair`` in CALM's indicator format for this task.
         why: One line for docs and the manifest.
+        reader: Reads the candidates itself (the source is not a plain labelled table: ART),
+            excluding the test rows on its own; None for the generic reader.
+        also_reads: Further mirror files ``reader`` reads.
 
     """
 
@@ -93,6 +99,8 @@ class PoolSpec:
     word: str | None = None
     exclude: tuple[tuple[str, tuple[str, ...]], ...] = ()
     calm: bool = False
+    reader: Callable[[SourceResolver], Iterator[Candidate]] | None = None
+    also_reads: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -102,7 +110,35 @@ class PoolSpec:
     @property
     def sources(self) -> tuple[str, ...]:
         """Every mirror file the pool reads."""
-        return (self.path, *(path for path, _ in self.exclude))
+        return (self.path, *self.also_reads, *(path for path, _ in self.exclude))
+
+
+ART_DEV = "art/dev.jsonl"
+ART_LABELS = "art/dev-labels.lst"
+ART_ANNOTATION = "coherence/art/ART_test_rand200_annotation_merged2.json"
+
+
+def art_candidates(resolver: SourceResolver) -> Iterator[Candidate]:
+    """ART dev stories no ``art_coherence`` row comes from, as whole-story pairs.
+
+    ``art_coherence`` uses the annotated records (``val_<line>``) of the dev file; a dev line
+    is a candidate when it is not one of them and shares neither observation with one (ART
+    has several lines per story). ``text`` / ``text_pair`` are the story with hypothesis 1 / 2
+    (the suite's full-span ``original`` row), ``label`` the plausible one (``dev-labels.lst``).
+    """
+    annotations = json.loads(resolver.path(ART_ANNOTATION).read_text(encoding="utf-8"))
+    used = {int(str(r["id"])[4:]) for r in annotations}
+    banned = {str(r[k]).strip() for r in annotations for k in ("observation_1", "observation_2")}
+    lines = resolver.path(ART_DEV).read_text(encoding="utf-8").splitlines()
+    labels = resolver.path(ART_LABELS).read_text(encoding="utf-8").splitlines()
+    for row, line in enumerate(lines):
+        record = json.loads(line)
+        obs1, obs2 = record["obs1"].strip(), record["obs2"].strip()
+        if row in used or obs1 in banned or obs2 in banned or labels[row].strip() not in ("1", "2"):
+            continue
+        story = [" ".join(p for p in (obs1, record[h].strip(), obs2) if p)
+                 for h in ("hyp1", "hyp2")]
+        yield Candidate(row, story[0], story[1], int(labels[row]) - 1)
 
 
 _NLI2 = (("entailment", "entailment"), ("neutral", "not_entailment"),
@@ -144,6 +180,10 @@ _POOLS: tuple[PoolSpec, ...] = (
              "BECEL's AG News validation half (disjoint from the evaluated half)",
              exclude=_ex("ag_news", ("test", ("text",)),
                          ("semantic", ("text", "text_paraphrase")))),
+    PoolSpec(None, "art", ART_DEV, ("obs1", None),
+             "ART dev stories none of art_coherence's 189 annotated records comes from (whole "
+             "stories, hypothesis 1 / 2)", reader=art_candidates,
+             also_reads=(ART_LABELS, ART_ANNOTATION)),
     PoolSpec("calm", "mnli", SNLI_DEV, ("premise", "hypothesis"),
              "SNLI dev in CALM's MNLI format", calm=True),
     PoolSpec("calm", "rte", MNLI_DEV, ("premise", "hypothesis"),
@@ -177,6 +217,9 @@ def _label(spec: PoolSpec, value: str, where: str) -> int | None:
 
 def candidates(spec: PoolSpec, resolver: SourceResolver) -> Iterator[Candidate]:
     """Labelled rows of the pool's file (and half), in file order."""
+    if spec.reader is not None:
+        yield from spec.reader(resolver)
+        return
     path = resolver.path(spec.path)
     text_col, pair_col = spec.columns
     if spec.path.endswith(".jsonl"):
