@@ -8,9 +8,9 @@ are kept, in that order, so a pool depends on its declaration and the source byt
 on which suites a build includes. ``tests/test_fewshot.py`` checks every pool against every
 suite that uses it (ids, source rows and texts).
 
-Tasks without a pool (no labelled rows in the mirror that are not test rows): QNLI, KorNLI,
-KLUE-NLI (CALM) and ConvEnt (coherence: its train dialogs are not written as spans yet). ART
-takes dev stories the annotated test records do not come from.
+Tasks without a pool (no labelled rows in the mirror that are not test rows): QNLI, KorNLI
+and KLUE-NLI (CALM). ART takes dev stories the annotated test records do not come from,
+ConvEnt its train dialogs.
 
 RTE's own train file cannot be used: its 1,241 ``not_entailment`` rows are the test rows of
 ``rte_symmetric``, which would leave a pool of one label; RTE demonstrations are MultiNLI
@@ -141,6 +141,30 @@ def art_candidates(resolver: SourceResolver) -> Iterator[Candidate]:
         yield Candidate(row, story[0], story[1], int(labels[row]) - 1)
 
 
+CONV_ENT_TRAIN = "coherence/conv_ent/ConvEnt_train_resplit.json"
+CONV_ENT_TEST = "coherence/conv_ent/ConvEnt_test_annotation_merged2.json"
+
+
+def conv_ent_candidates(resolver: SourceResolver) -> Iterator[Candidate]:
+    """ConvEnt train dialogs (whole) from no conversation or hypothesis of the test file.
+
+    ``text`` is the whole dialog written as ``conv_ent_coherence`` writes its full-span row
+    (``SpeakerA: ... SpeakerB: ...``), ``text_pair`` the hypothesis, ``label`` 1 = entailment.
+    A train record is dropped when its Switchboard conversation (``dialog_source``) or its
+    hypothesis appears in the test annotations.
+    """
+    test = json.loads(resolver.path(CONV_ENT_TEST).read_text(encoding="utf-8"))
+    conversations = {r.get("dialog_source") for r in test}
+    hypotheses = {str(r.get("hypothesis", "")).strip() for r in test}
+    train = json.loads(resolver.path(CONV_ENT_TRAIN).read_text(encoding="utf-8"))
+    for row, record in enumerate(train):
+        if (record.get("dialog_source") in conversations or record.get("label") not in (0, 1)
+                or str(record["hypothesis"]).strip() in hypotheses):
+            continue
+        dialog = " ".join(f"Speaker{t['speaker']}: {t['text']}" for t in record["turns"])
+        yield Candidate(row, dialog, record["hypothesis"], record["label"])
+
+
 _NLI2 = (("entailment", "entailment"), ("neutral", "not_entailment"),
          ("contradiction", "not_entailment"))
 _BECEL = "becel/{}/{}.tsv"
@@ -184,6 +208,9 @@ _POOLS: tuple[PoolSpec, ...] = (
              "ART dev stories none of art_coherence's 189 annotated records comes from (whole "
              "stories, hypothesis 1 / 2)", reader=art_candidates,
              also_reads=(ART_LABELS, ART_ANNOTATION)),
+    PoolSpec(None, "conv_ent", CONV_ENT_TRAIN, ("turns", "hypothesis"),
+             "ConvEnt train dialogs (whole) sharing no conversation or hypothesis with the "
+             "test annotations", reader=conv_ent_candidates, also_reads=(CONV_ENT_TEST,)),
     PoolSpec("calm", "mnli", SNLI_DEV, ("premise", "hypothesis"),
              "SNLI dev in CALM's MNLI format", calm=True),
     PoolSpec("calm", "rte", MNLI_DEV, ("premise", "hypothesis"),

@@ -28,9 +28,8 @@ from bench.prompts import lookup, render
 from bench.runner import RunnerOptions, collect_causal_inputs, suite_task
 
 #: Suites whose task has no labelled rows in the mirror that are not test rows.
-NO_POOL = {"conv_ent_coherence", "kornli_calm", "kornli_test_calm", "klue_nli_calm",
-           "qnli_calm", "qnli_calm_t2t"}
-SMALL = ["sst2_semantic", "boolq_semantic", "conv_ent_coherence"]
+NO_POOL = {"kornli_calm", "kornli_test_calm", "klue_nli_calm", "qnli_calm", "qnli_calm_t2t"}
+SMALL = ["sst2_semantic", "boolq_semantic", "kornli_calm"]
 
 
 def leaks(pool: list[dict], rows: list[dict], all_ids: set[str]) -> list[str]:
@@ -166,10 +165,9 @@ def test_export_gives_lm_eval_the_pool_in_the_seed_order(small, tmp_path, capsys
             drawn = sampler.sample(k, eval_doc=None)
             assert [d["id"] for d in drawn] == [
                 d["id"] for d in demonstrations(pool, k, seed, "sst2")]
-        conv = yaml.safe_load((out / "consistency_bench_conv_ent_coherence.yaml").read_text())
-        assert conv["num_fewshot"] == 0 and "fewshot_config" not in conv
-    assert ("consistency_bench_conv_ent_coherence: num_fewshot pinned to 0"
-            in capsys.readouterr().err)
+        kornli = yaml.safe_load((out / "consistency_bench_kornli_calm.yaml").read_text())
+        assert kornli["num_fewshot"] == 0 and "fewshot_config" not in kornli
+    assert "consistency_bench_kornli_calm: num_fewshot pinned to 0" in capsys.readouterr().err
 
 
 def test_predict_skips_suites_without_a_pool_and_goes_on(small, capsys):
@@ -177,10 +175,10 @@ def test_predict_skips_suites_without_a_pool_and_goes_on(small, capsys):
     assert [s.suite for s in collected.suites] == ["sst2_semantic", "boolq_semantic"]
     assert all(ctx.count("\nAnswer:") == 3 for ctx, _ in collected.unique)
     err = capsys.readouterr().err
-    assert ("skipping suite conv_ent_coherence with --num-fewshot 2: no few-shot pool for "
-            "conv_ent" in err)
+    assert ("skipping suite kornli_calm with --num-fewshot 2: no few-shot pool for calm "
+            "kornli" in err)
     with pytest.raises(ConfigError, match="no suite asked for has a few-shot pool"):
-        collect_causal_inputs(small, ["conv_ent_coherence"], RunnerOptions(num_fewshot=1))
+        collect_causal_inputs(small, ["kornli_calm"], RunnerOptions(num_fewshot=1))
     with pytest.raises(DataError, match="has 64 demonstrations"):
         collect_causal_inputs(small, ["sst2_semantic"], RunnerOptions(num_fewshot=65))
     assert prompt_key("calm", "mnli") == ("calm", "mnli")

@@ -24,7 +24,7 @@ from bench.manifest import parquet_path, read_manifest
 from tests.hub_standin import TOKEN, Hub
 
 REPO = Path(__file__).resolve().parents[1]
-SUITES = ["rte_semantic", "conv_ent_coherence"]
+SUITES = ["rte_semantic", "kornli_calm"]
 DATE = "2026-11-25T12-00-00.000001"
 SHA = "ab" * 20
 
@@ -59,7 +59,7 @@ def write_run(folder: Path, out: Path, shots: dict[str, int], alter=None) -> Pat
                     "resps": [[[-1.0 - i % 3, False]], [[-2.0, False]]],
                     "filtered_resps": [[-1.0 - i % 3, False], [-2.0, False]],
                 }) + "\n")
-        fewshot = "no few-shot pool" if suite == "conv_ent_coherence" else {"pool": "rte"}
+        fewshot = "no few-shot pool" if suite == "kornli_calm" else {"pool": "rte"}
         configs[task] = {"num_fewshot": k, "metadata": {
             "suite": suite, "sha256": manifest[suite]["sha256"], "fewshot": fewshot}}
         nshot[task] = k
@@ -104,12 +104,12 @@ def test_convert_refuses_an_altered_label_or_a_missing_document_field(folder, tm
 
 def test_convert_leaves_out_a_suite_run_zero_shot_for_want_of_a_pool(folder, tmp_path):
     lines = []
-    run = write_run(folder, tmp_path / "mixed", {"rte_semantic": 2, "conv_ent_coherence": 0})
+    run = write_run(folder, tmp_path / "mixed", {"rte_semantic": 2, "kornli_calm": 0})
     counts = convert_samples([run], folder, tmp_path / "p.jsonl", log=lines.append)
     assert counts == {"rte_semantic": 496}
-    assert lines == ["suite conv_ent_coherence: left out: lm-eval ran it 0-shot (no few-shot pool) "
+    assert lines == ["suite kornli_calm: left out: lm-eval ran it 0-shot (no few-shot pool) "
                      "while other suites ran 2-shot"]
-    zero = write_run(folder, tmp_path / "zero", {"rte_semantic": 0, "conv_ent_coherence": 0})
+    zero = write_run(folder, tmp_path / "zero", {"rte_semantic": 0, "kornli_calm": 0})
     assert set(convert_samples([zero], folder, tmp_path / "q.jsonl")) == set(SUITES)
 
 
