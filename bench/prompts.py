@@ -11,15 +11,17 @@ Lookup order for a suite: ``(family, task)``, then ``(None, task)``; a task with
 suite made by ``generate``) gets :func:`generic_prompt`, whose verbalisers are its label
 names. ``--label-map 'task:label=word,...'`` replaces verbalisers for a causal LM.
 
-Few-shot pools: an entry may declare demonstrations (rows with a gold label). They are hand
-written here, never taken from a built suite, and :func:`fewshot_pool` drops any that
-renders to the same prompt as a scored row.
+Few-shot demonstrations are rows of the built folder's pools (``bench.fewshot``), rendered
+with the same template and answered with the same verbalisers.
+
+No template appends punctuation to a field that may already end in it: a BoolQ question is
+written ``{{text.rstrip().rstrip('?.!').rstrip()}}?``: one question mark, whether the source
+question has one (2,143 of 2,152 ``boolq_semantic`` rows) or ends in a full stop (7 paraphrases are
+statements); ``tests/test_fewshot.py`` checks every prompt of every built suite.
 """
 
 from __future__ import annotations
 
-import hashlib
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,30 +40,12 @@ class PromptSpec:
     Attributes:
         template: Jinja template over the row's columns; ends just before the answer.
         choices: Verbaliser of each task label, in label order.
-        demos: Few-shot pool: rows (``text``, ``text_pair``, ``word``, ``label``).
 
     """
 
     template: str
     choices: tuple[str, ...]
-    demos: tuple[Mapping[str, object], ...] = ()
 
-
-def _demo(text: str, pair: str | None, label: int, **extra) -> dict:
-    return {"text": text, "text_pair": pair, "label": label, **extra}
-
-
-_NLI3_DEMOS = (
-    _demo("A man is playing a guitar on stage.", "A man is performing music.", 0),
-    _demo("Two dogs run across a snowy field.", "The dogs are sleeping indoors.", 2),
-    _demo("A woman is reading a book in a park.", "The woman is a teacher.", 1),
-    _demo("Children are building a sandcastle at the beach.", "Kids are outside.", 0),
-    _demo("A chef is chopping onions.", "The chef is asleep.", 2),
-    _demo("An old man sits on a bench.", "The man is waiting for his wife.", 1),
-)
-_NLI2_DEMOS = tuple(
-    _demo(d["text"], d["text_pair"], 0 if d["label"] == 0 else 1) for d in _NLI3_DEMOS
-)
 
 _NLI3 = "{{text}}\nQuestion: {{text_pair}} True, False or Neither?\nAnswer:"
 _NLI2 = "{{text}}\nQuestion: {{text_pair}} True or False?\nAnswer:"
@@ -70,93 +54,40 @@ _PARA = "Sentence 1: {{text}}\nSentence 2: {{text_pair}}\nQuestion: Do both sent
 
 #: (family or None, task) -> prompt. Family entries win over the task's default.
 PROMPTS: dict[tuple[str | None, str], PromptSpec] = {
-    (None, "snli"): PromptSpec(_NLI3, ("True", "Neither", "False"), _NLI3_DEMOS),
-    (None, "mnli"): PromptSpec(_NLI3, ("True", "Neither", "False"), _NLI3_DEMOS),
+    (None, "snli"): PromptSpec(_NLI3, ("True", "Neither", "False")),
+    (None, "mnli"): PromptSpec(_NLI3, ("True", "Neither", "False")),
     (None, "kornli"): PromptSpec(_NLI3, ("True", "Neither", "False")),
     (None, "klue_nli"): PromptSpec(_NLI3, ("True", "Neither", "False")),
-    (None, "rte"): PromptSpec(_NLI2, ("True", "False"), _NLI2_DEMOS),
+    (None, "rte"): PromptSpec(_NLI2, ("True", "False")),
     (None, "qnli"): PromptSpec(
         "{{text}}\n{{text_pair}}\nQuestion: Does this response answer the question?\nAnswer:",
         ("yes", "no"),
-        (
-            _demo("Where is the Eiffel Tower?", "The Eiffel Tower is in Paris.", 0),
-            _demo("Who wrote Hamlet?", "Hamlet is often performed in London.", 1),
-            _demo("When did the war end?", "The war ended in 1945.", 0),
-            _demo("What is the capital of Peru?", "Peru has a long coastline.", 1),
-        ),
     ),
-    (None, "mrpc"): PromptSpec(
-        _PARA, ("no", "yes"),
-        (
-            _demo("The company reported higher profits.", "Profits at the firm rose.", 1),
-            _demo("He left the meeting early.", "The meeting was held on Monday.", 0),
-            _demo("Shares fell 5 percent on Friday.", "On Friday, the stock dropped 5%.", 1),
-            _demo("She bought a new car.", "She sold her house last year.", 0),
-        ),
-    ),
+    (None, "mrpc"): PromptSpec(_PARA, ("no", "yes")),
     (None, "klue_sts"): PromptSpec(_PARA, ("no", "yes")),
     (None, "qqp"): PromptSpec(
         "Question 1: {{text}}\nQuestion 2: {{text_pair}}\nQuestion: Do both questions ask the "
         "same thing?\nAnswer:",
         ("no", "yes"),
-        (
-            _demo("How do I learn Python?", "What is the best way to learn Python?", 1),
-            _demo("How tall is Mount Everest?", "Who first climbed Mount Everest?", 0),
-            _demo("How can I lose weight fast?", "What is the quickest way to lose weight?", 1),
-            _demo("Why is the sky blue?", "Why is grass green?", 0),
-        ),
     ),
     (None, "boolq"): PromptSpec(
-        "{{text_pair}}\nQuestion: {{text}}?\nAnswer:", ("no", "yes"),
-        (
-            _demo("is the sun a star", "The Sun is the star at the centre of the Solar System.",
-                  1),
-            _demo("is a whale a fish", "Whales are marine mammals that breathe air.", 0),
-            _demo("can penguins fly", "Penguins are flightless birds of the southern seas.", 0),
-            _demo("is paris in france", "Paris is the capital and largest city of France.", 1),
-        ),
+        "{{text_pair}}\nQuestion: {{text.rstrip().rstrip('?.!').rstrip()}}?\nAnswer:",
+        ("no", "yes"),
     ),
     (None, "wic"): PromptSpec(
         "Sentence 1: {{text}}\nSentence 2: {{text_pair}}\nQuestion: Is the word '{{word}}' used "
         "in the same way in the two sentences above?\nAnswer:",
         ("no", "yes"),
-        (
-            _demo("He sat on the bank of the river.", "She deposited money at the bank.", 0,
-                  word="bank"),
-            _demo("The play lasted two hours.", "We saw a play at the theatre.", 1, word="play"),
-            _demo("Turn on the light.", "The box is light enough to carry.", 0, word="light"),
-            _demo("She runs every morning.", "He runs five miles a day.", 1, word="runs"),
-        ),
     ),
     (None, "sst2"): PromptSpec(
         "{{text}}\nQuestion: Is this sentence positive or negative?\nAnswer:",
         ("negative", "positive"),
-        (
-            _demo("A warm, funny and moving film.", None, 1),
-            _demo("The plot is dull and the acting is worse.", None, 0),
-            _demo("One of the best movies of the year.", None, 1),
-            _demo("A tedious mess from start to finish.", None, 0),
-        ),
     ),
     (None, "ag_news"): PromptSpec(
         "{{text}}\nQuestion: Is this article about World, Sports, Business or Science?\nAnswer:",
         ("World", "Sports", "Business", "Science"),
-        (
-            _demo("Leaders meet in Geneva to discuss the ceasefire.", None, 0),
-            _demo("The home team won the final in extra time.", None, 1),
-            _demo("Oil prices climb as stocks slip on Wall Street.", None, 2),
-            _demo("Researchers unveil a faster computer chip.", None, 3),
-        ),
     ),
-    (None, "conv_ent"): PromptSpec(
-        _NLI2, ("False", "True"),
-        (
-            _demo("SpeakerA: I walk my dog every morning. SpeakerB: That sounds nice.",
-                  "SpeakerA has a dog", 1),
-            _demo("SpeakerA: I moved to Texas last year. SpeakerB: Do you like it?",
-                  "SpeakerB lives in Texas", 0),
-        ),
-    ),
+    (None, "conv_ent"): PromptSpec(_NLI2, ("False", "True")),
     (None, "art"): PromptSpec(
         "Story A: {{text}}\nStory B: {{text_pair}}\nQuestion: Which story is more plausible, "
         "A or B?\nAnswer:",
@@ -239,7 +170,7 @@ def with_verbalisers(spec: PromptSpec, task: str, label_names: Sequence[str],
         choices[by_norm[normalise_label(label)]] = targets[0]
     if len(set(choices)) != len(choices):
         raise ConfigError(f"--label-map {task}: two labels share a verbaliser: {choices}")
-    return PromptSpec(spec.template, tuple(choices), spec.demos)
+    return PromptSpec(spec.template, tuple(choices))
 
 
 @lru_cache(maxsize=256)
@@ -263,37 +194,6 @@ def render(template: str, row: Mapping[str, object]) -> str:
         return _compiled(template).render(**row)
     except UndefinedError as exc:
         raise ConfigError(f"prompt template {template!r}: {exc} (row {row.get('id')})") from exc
-
-
-def fewshot_pool(spec: PromptSpec, scored_prompts: set[str]) -> list[tuple[str, str]]:
-    """``(prompt, answer)`` of every demonstration whose prompt is not a scored row's."""
-    pool = []
-    for demo in spec.demos:
-        prompt = render(spec.template, demo)
-        if prompt not in scored_prompts:
-            pool.append((prompt, spec.choices[int(demo["label"])]))
-    return pool
-
-
-def draw_demos(pool: Sequence[tuple[str, str]], k: int, prompt: str, seed: int,
-               where: str) -> list[tuple[str, str]]:
-    """``k`` demonstrations for ``prompt``, seeded by (seed, prompt): order-independent.
-
-    Identical prompts draw identical demonstrations, so deduplication still applies.
-
-    Raises:
-        ConfigError: The pool holds fewer than ``k`` usable demonstrations.
-
-    """
-    if k <= 0:
-        return []
-    if len(pool) < k:
-        raise ConfigError(
-            f"--num-fewshot {k}: {where} has {len(pool)} usable demonstrations in its "
-            "declared pool (bench/prompts.py)"
-        )
-    digest = hashlib.sha256(f"{seed}\0{prompt}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big")).sample(list(pool), k)
 
 
 def build_context(prompt: str, demos: Sequence[tuple[str, str]], *, chat_template=None) -> str:

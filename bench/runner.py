@@ -77,8 +77,8 @@ class RunnerOptions:
         length_norm: Causal LMs: divide each choice's log-likelihood by its length
             (``"chars"`` as lm-eval's ``acc_norm``, or ``"tokens"``); None for raw sums.
         chat: Causal LMs: wrap the prompt in the tokenizer's chat template.
-        num_fewshot: Causal LMs: demonstrations drawn from the task's declared pool.
-        seed: Seed of the few-shot draws (combined with each prompt).
+        num_fewshot: Causal LMs: demonstrations from the suite's few-shot pool.
+        seed: Seed that orders each few-shot pool (``bench.fewshot.seed_order``).
 
     """
 
@@ -144,6 +144,7 @@ class RunStats:
     computed: int
     seconds: float
     oom_retries: int = 0
+    suites: int = 0  # suites written (``--num-fewshot`` skips suites without a pool)
 
     @property
     def rows_per_second(self) -> float:
@@ -224,24 +225,19 @@ def collect_causal_inputs(
     """Causal-LM inputs: ``(context, verbalisers joined by U+001F)``, deduplicated.
 
     The prompt and verbalisers come from ``bench.prompts`` (``--label-map`` replaces
-    verbalisers); ``--num-fewshot`` prepends demonstrations drawn from the task's declared
-    pool minus any demonstration whose prompt is a scored row's; ``--chat`` renders the
-    turns with ``tokenizer``'s chat template.
+    verbalisers); ``--num-fewshot K`` prepends the first K demonstrations of the suite's
+    few-shot pool in the seed's order (``bench.fewshot``; the same for every row, as lm-eval's
+    ``first_n`` sampler over the exported pool); a suite without a pool is skipped with a
+    message; ``--chat`` renders the turns with ``tokenizer``'s chat template.
 
     Raises:
-        ConfigError: No chat template with ``chat``, or too small a few-shot pool.
+        ConfigError: No chat template with ``chat``; no suite asked for has a pool.
+        DataError: The folder has no pools, a pool file is corrupt or too small.
 
     """
     from bench.causal import CHOICE_SEP
-    from bench.prompts import (
-        TARGET_DELIMITER,
-        build_context,
-        draw_demos,
-        fewshot_pool,
-        lookup,
-        render,
-        with_verbalisers,
-    )
+    from bench.fewshot import demonstrations, load_pool, no_pool_reason, read_pools, suite_pool
+    from bench.prompts import TARGET_DELIMITER, build_context, lookup, render, with_verbalisers
 
     chat = None
     if options.chat:
@@ -249,8 +245,17 @@ def collect_causal_inputs(
             raise ConfigError("--chat: the model's tokenizer has no chat template")
         chat = tokenizer
     delimiter = "" if chat is not None else TARGET_DELIMITER
-    staged = []
-    scored: dict[int, set[str]] = {}
+    pools = read_pools(data_dir) if options.num_fewshot else {}
+    if options.num_fewshot and not pools:
+        raise DataError(f"--num-fewshot {options.num_fewshot}: {data_dir} has no few-shot pools "
+                        "(suites.json has no 'fewshot' entry: built before pools existed, "
+                        "rebuild it; suites made by generate have none, run them with "
+                        "--num-fewshot 0)")
+    loaded_pools: dict[str, list[dict]] = {}
+    skipped: dict[str, str] = {}
+    index: dict[tuple[str, str | None], int] = {}
+    unique: list[tuple[str, str | None]] = []
+    out: list[SuiteInputs] = []
     for suite, entry, rows in _read_suites(data_dir, suites):
         task = suite_task(entry)
         is_pair = any(r.get("text_pair") is not None for r in rows[:50])
@@ -260,28 +265,33 @@ def collect_causal_inputs(
         if not is_pair and "text_pair" in spec.template:
             raise ConfigError(f"prompt of suite {suite} uses text_pair, which its rows do not "
                               "have; add a family entry in bench/prompts.py")
-        prompts = [render(spec.template, row) for row in rows]
-        scored.setdefault((spec.template, id(spec.demos)), set()).update(prompts)
-        staged.append((suite, task, spec, rows, prompts))
-    index: dict[tuple[str, str | None], int] = {}
-    unique: list[tuple[str, str | None]] = []
-    out: list[SuiteInputs] = []
-    for suite, task, spec, rows, prompts in staged:
-        pool = []
+        demos: list[tuple[str, str]] = []
         if options.num_fewshot:
-            pool = fewshot_pool(spec, scored[(spec.template, id(spec.demos))])
+            name = suite_pool(pools, entry)
+            if name is None:
+                skipped[suite] = no_pool_reason(entry)
+                continue
+            if name not in loaded_pools:
+                loaded_pools[name] = load_pool(data_dir, name, pools[name])
+            chosen = demonstrations(loaded_pools[name], options.num_fewshot, options.seed,
+                                    f"few-shot pool {name} (suite {suite})")
+            demos = [(render(spec.template, d), spec.choices[int(d["label"])]) for d in chosen]
         conts = CHOICE_SEP.join(delimiter + c for c in spec.choices)
         ids, used = [], []
-        for row, prompt in zip(rows, prompts, strict=True):
-            demos = draw_demos(pool, options.num_fewshot, prompt, options.seed,
-                               f"suite {suite} (task {task.name})")
-            key = (build_context(prompt, demos, chat_template=chat), conts)
+        for row in rows:
+            key = (build_context(render(spec.template, row), demos, chat_template=chat), conts)
             if key not in index:
                 index[key] = len(unique)
                 unique.append(key)
             ids.append(row["id"])
             used.append(index[key])
         out.append(SuiteInputs(suite, task.name, ids, used, task, spec.choices))
+    for suite, reason in skipped.items():
+        print(f"skipping suite {suite} with --num-fewshot {options.num_fewshot}: {reason}; "
+              "run it with --num-fewshot 0", file=sys.stderr)
+    if not out:
+        raise ConfigError(f"--num-fewshot {options.num_fewshot}: no suite asked for has a "
+                          f"few-shot pool ({', '.join(skipped)})")
     return CollectedInputs(unique, out)
 
 
@@ -823,7 +833,7 @@ def execute(
         distributed.barrier()
     shutil.rmtree(parts, ignore_errors=procs is not None)
     return RunStats(prepared.collected.rows, len(keys), resumed, computed,
-                    time.perf_counter() - start, retries)
+                    time.perf_counter() - start, retries, len(prepared.collected.suites))
 
 
 def _records(collected: CollectedInputs, keys: Sequence[str], done: dict[str, object],

@@ -395,7 +395,7 @@ def build_all(
         if any(p in unavailable for p in s.sources)
     }
     todo = [s for s in todo if s.name not in skipped]
-    if not todo and keep and (root / MANIFEST).is_file():
+    if not todo and keep and (root / MANIFEST).is_file() and _pools_current(root):
         _log_build(log, specs, manifest, iter(()), up_to_date, skipped)
         return BuildReport(dict(sorted(manifest.items())), [], up_to_date, skipped)
     try:
@@ -413,7 +413,9 @@ def build_all(
             finally:
                 results.close()
                 _Job.specs, _Job.resolver = (), None
-            manifest = save_manifest(tmp, manifest)
+            from builders.fewshot import build_pools
+
+            manifest = save_manifest(tmp, manifest, pools=build_pools(resolver, tmp, log))
     except OSError as exc:
         if exc.errno not in WRITE_ERRNOS:
             raise
@@ -461,10 +463,30 @@ def _log_build(
         log(f"skipped {len(skipped)} suites ({', '.join(skipped)}): {reasons}; see docs/sources.md")
 
 
-def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "") -> dict:
-    """Write ``suites.json`` and the dataset card of a folder; return the sorted manifest."""
+def _pools_current(root: Path) -> bool:
+    """Whether the folder's few-shot pools were built by this code (``builders.fewshot``)."""
+    from bench.fewshot import read_pools
+
+    pools = read_pools(root)
+    return bool(pools) and all(
+        e.get("code_version") == code_version() and (root / e["path"]).is_file()
+        for e in pools.values())
+
+
+def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "",
+                  pools: dict[str, dict] | None = None) -> dict:
+    """Write ``suites.json`` and the dataset card of a folder; return the sorted manifest.
+
+    ``pools`` (``builders.fewshot``) are written under ``"fewshot"``; None keeps the folder's.
+    """
+    from bench.fewshot import FOLDER, read_pools
+
     manifest = dict(sorted(manifest.items()))
+    if pools is None and (root / MANIFEST).is_file():
+        pools = read_pools(root)
     payload = {"harness_version": __version__, "suites": manifest}
+    if pools:
+        payload[FOLDER] = dict(sorted(pools.items()))
     write_text(root / MANIFEST, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     write_text(root / "README.md", render_card(manifest, root) + card_suffix)
     return manifest

@@ -19,14 +19,17 @@ from builders.suite import SuiteSpec
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
-#: Files whose content shapes the rows or the bytes of a built suite: every builder module and
-#: the ``bench`` modules the builders import (``tests/test_build_command.py`` checks that this
-#: list covers every module that importing the catalogue loads).
+#: Files whose content shapes the rows or the bytes of a built suite or few-shot pool: every
+#: builder module and the ``bench`` modules the builders import
+#: (``tests/test_build_command.py`` checks that this list covers every module that importing
+#: the catalogue loads).
 CODE_GLOBS = (
     "builders/**/*.py",
     "bench/__init__.py",
     "bench/atomic.py",
+    "bench/contamination.py",
     "bench/errors.py",
+    "bench/fewshot.py",
     "bench/manifest.py",
     "bench/sources.py",
     "bench/tasks.py",

@@ -157,15 +157,16 @@ def _sha256(path: Path) -> str:
 def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
     """The manifest and the files of a built folder, every Parquet file checked first.
 
-    Every suite's file must exist and match its ``suites.json`` sha256, and the folder may hold
-    no file besides those, ``suites.json`` and ``README.md`` (dot-files are never sent), so what
-    is published is exactly what was built. All problems are
-    reported at once.
+    Every suite's file and every few-shot pool (``suites.json``'s ``fewshot``) must exist and
+    match its ``suites.json`` sha256, and the folder may hold no file besides those,
+    ``suites.json`` and ``README.md`` (dot-files are never sent), so what is published is
+    exactly what was built. All problems are reported at once.
 
     Raises:
         DataError: A file is missing, changed after the build, or not in ``suites.json``.
 
     """
+    from bench.fewshot import read_pools
     from bench.manifest import MANIFEST, SPLIT, read_manifest
 
     manifest = read_manifest(root)
@@ -174,9 +175,12 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
         (info.get("path") if isinstance(info, dict) else None) or f"{suite}/{SPLIT}.parquet": suite
         for suite, info in manifest.items()
     }
+    pools = {f"fewshot pool {name}": info for name, info in read_pools(root).items()}
+    expected.update({info.get("path") or name: name for name, info in pools.items()})
+    entries = {**manifest, **pools}
     problems = []
     for rel, suite in sorted(expected.items()):
-        want = manifest[suite].get("sha256") if isinstance(manifest[suite], dict) else None
+        want = entries[suite].get("sha256") if isinstance(entries[suite], dict) else None
         if not isinstance(want, str):
             problems.append(f"{MANIFEST}: suite {suite!r} has no sha256")
         elif rel not in files:
@@ -213,26 +217,34 @@ def plan_suites(data_dir: str | os.PathLike, repo_id: str, *,
 
 
 def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: str, *,
-                 dataset_revision: str | None = None,
+                 setup, dataset_revision: str | None = None,
                  manifest: Mapping[str, Mapping] | None = None,
-                 model_card: str | os.PathLike | None = None) -> tuple[Plan, dict[str, str]]:
-    """A pull request on ``model_repo`` adding ``.eval_results/consistency-bench.yaml``.
+                 model_card: str | os.PathLike | None = None, meta: Mapping | None = None,
+                 source_url: str | None = None,
+                 include_flagged: bool = False) -> tuple[Plan, dict[str, str]]:
+    """A pull request on ``model_repo`` adding the setup's ``.eval_results`` file.
 
-    With ``model_card`` (the user's copy of the model's README.md), the pull request also
-    replaces README.md with that card plus this entry's ``model-index``; the file on disk is
-    not changed.
+    The file is ``.eval_results/consistency-bench_<setup>.yaml`` (``hub_eval.Setup.path``), so
+    two setups of one model (chat and plain, 0- and 5-shot) never overwrite each other. With
+    ``model_card`` (the user's copy of the model's README.md), the pull request also replaces
+    README.md with that card plus this entry's ``model-index``; the file on disk is not
+    changed.
 
     Returns:
         The plan and the suites left out (suite -> reason).
 
-    """
-    from leaderboard.hub_eval import EVAL_RESULTS_PATH, eval_result_entries, eval_results_yaml
+    Raises:
+        ConfigError: See ``hub_eval.eval_result_entries`` (degenerate or incomplete suites
+            without ``include_flagged``, other files, no headline score).
 
-    entries, skipped = eval_result_entries(results, dataset_repo,
-                                           dataset_revision=dataset_revision, manifest=manifest)
-    files: dict[str, Path | bytes] = {
-        EVAL_RESULTS_PATH: eval_results_yaml(entries).encode("utf-8")
-    }
+    """
+    from leaderboard.hub_eval import eval_result_entries, eval_results_yaml
+
+    entries, skipped = eval_result_entries(
+        results, dataset_repo, dataset_revision=dataset_revision, manifest=manifest,
+        setup=setup, source_url=source_url or f"https://huggingface.co/datasets/{dataset_repo}",
+        meta=meta, include_flagged=include_flagged, entry=entry)
+    files: dict[str, Path | bytes] = {setup.path: eval_results_yaml(entries).encode("utf-8")}
     if model_card is not None:
         path = Path(model_card)
         if not path.is_file():
@@ -241,7 +253,7 @@ def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: st
         files["README.md"] = model_card_text(text, results, model_repo, dataset_repo,
                                              where=str(path)).encode("utf-8")
     plan = Plan(model_repo, "model", files,
-                f"Add consistency-bench results ({entry}, {len(entries)} suites)",
+                f"Add consistency-bench results ({entry}, {setup.slug}, {len(entries)} suites)",
                 create_pr=True, create_repo=False)
     return plan, skipped
 

@@ -4,7 +4,11 @@ Serves the endpoints ``huggingface_hub`` 2.4 calls for ``create_repo``, ``create
 (with and without ``create_pr``) and the empty-commit check, read from its source
 (``hf_api.py``, ``_commit_api.py``, ``lfs.py``):
 
-- ``POST /api/repos/create`` (409 when the repo exists), ``POST /api/validate-yaml``;
+- ``POST /api/repos/create`` (409 when the repo exists);
+- ``POST /api/validate-yaml`` (what the client sends before committing a ``README.md``): the
+  card's ``model-index`` is checked against the documented schema (:func:`model_index_errors`,
+  huggingface/hub-docs ``modelcard.md``) and refused with 400 and the Hub's
+  ``{"errors": [{"message"}]}`` body;
 - ``POST /api/{type}s/{repo}/preupload/{rev}``: ``lfs`` for the patterns of the Hub's default
   ``.gitattributes`` that we publish (``*.parquet``, ``*.png``, ``*.gz``, ...) and for files of
   10 MiB or more, ``regular`` otherwise; with the ``oid`` of the file already at that path
@@ -17,7 +21,10 @@ Serves the endpoints ``huggingface_hub`` 2.4 calls for ``create_repo``, ``create
   (multipart): the bytes are hashed and refused (400) unless their sha256 is ``oid``;
   ``POST /lfs/verify/{oid}``: 404 unless the object is stored with that size;
 - ``POST /api/{type}s/{repo}/commit/{rev}`` (ndjson): ``file`` entries (base64) and ``lfsFile``
-  entries, which must name a stored, verified object of that size (400 otherwise);
+  entries, which must name a stored, verified object of that size (400 otherwise); the Hub
+  validates ``.eval_results/*.yaml`` and ``eval.yaml`` at push time, and so does the stand-in
+  (:func:`eval_results_errors`, :func:`eval_yaml_errors`: huggingface/hub-docs
+  ``eval_results.yaml`` and ``docs/hub/eval-results.md``; 400 with the errors);
   ``?create_pr=1`` commits to a new ``refs/pr/N`` and answers ``pullRequestUrl``;
 - ``GET /api/{type}s/{repo}/revision/{rev}`` (the client's "nothing changed" path);
 - ``/api/{type}s/{repo}/xet-write-token/{rev}``: the Xet token. No Xet storage is served:
@@ -44,6 +51,139 @@ from urllib.parse import parse_qs, urlsplit
 from tests.hub_reads import HubReads
 
 TOKEN = "hf_standin_secret_token_123"
+#: ``EVALUATION_FRAMEWORKS`` of huggingface.js ``packages/tasks/src/eval.ts`` (read 2026-11-25).
+HUB_FRAMEWORKS = (
+    "exgentic", "inspect-ai", "math-arena", "mteb", "olmocr-bench", "harbor", "archipelago",
+    "apex-evals", "screenspot-pro", "swe-bench", "swe-bench-pro", "nemo-evaluator", "yc-bench",
+    "open-asr-leaderboard", "mdpbench", "parsebench", "video-mme-v2", "claw-eval",
+    "wildclawbench",
+)
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?"
+                       r"(Z|[+-]\d{2}:?\d{2})?)?$")
+
+
+def _fields(where: str, value, required: dict, optional: dict) -> list[str]:
+    """Errors of a mapping: required and optional keys with their types, no other key."""
+    if not isinstance(value, dict):
+        return [f"{where}: expected a mapping, got {type(value).__name__}"]
+    errors = []
+    for key, kind in {**required, **optional}.items():
+        if key not in value:
+            if key in required:
+                errors.append(f"{where}.{key}: required")
+        elif not isinstance(value[key], kind) or (isinstance(value[key], bool)
+                                                  and kind is not bool):
+            name = getattr(kind, "__name__", None) or "/".join(k.__name__ for k in kind)
+            errors.append(f"{where}.{key}: {value[key]!r} is not {name}")
+    errors += [f"{where}.{key}: unknown field" for key in value
+               if key not in required and key not in optional]
+    return errors
+
+
+def eval_results_errors(doc) -> list[str]:
+    """Errors of a ``.eval_results/*.yaml`` document (hub-docs ``eval_results.yaml``).
+
+    A list of results; each: ``dataset`` {``id``, ``task_id`` required, ``revision``},
+    ``value`` (a number) required, ``verifyToken``, ``date`` (an ISO-8601 date or datetime
+    string), ``source`` {``url`` required, ``name``, ``user``, ``org``}, ``notes`` (a string).
+    """
+    if not isinstance(doc, list) or not doc:
+        return ["expected a non-empty list of results"]
+    errors = []
+    for i, item in enumerate(doc):
+        where = f"[{i}]"
+        errors += _fields(where, item, {"dataset": dict, "value": (int, float)},
+                          {"verifyToken": str, "date": str, "source": dict, "notes": str})
+        if not isinstance(item, dict):
+            continue
+        if isinstance(item.get("dataset"), dict):
+            errors += _fields(f"{where}.dataset", item["dataset"],
+                              {"id": str, "task_id": str}, {"revision": str})
+        if isinstance(item.get("date"), str) and not _ISO_DATE.match(item["date"]):
+            errors.append(f"{where}.date: {item['date']!r} is not an ISO-8601 date or datetime")
+        if isinstance(item.get("source"), dict):
+            errors += _fields(f"{where}.source", item["source"], {"url": str},
+                              {"name": str, "user": str, "org": str})
+    return errors
+
+
+def eval_yaml_errors(doc) -> list[str]:
+    """Errors of a benchmark's ``eval.yaml`` (hub-docs ``docs/hub/eval-results.md``).
+
+    ``name``, ``description``, ``tasks`` (each: ``id`` required, ``config``, ``split``);
+    ``evaluation_framework`` one of :data:`HUB_FRAMEWORKS` when given (``inspect-ai`` also
+    needs ``field_spec``, ``solvers`` and ``scorers`` per task).
+    """
+    errors = _fields("eval.yaml", doc, {"name": str, "description": str, "tasks": list},
+                     {"evaluation_framework": str})
+    if not isinstance(doc, dict):
+        return errors
+    framework = doc.get("evaluation_framework")
+    if isinstance(framework, str) and framework not in HUB_FRAMEWORKS:
+        errors.append(f"eval.yaml.evaluation_framework: {framework!r} is not a supported "
+                      "evaluation framework")
+    extra = {"field_spec": dict, "solvers": list, "scorers": list}
+    for i, task in enumerate(doc.get("tasks") or []):
+        need = extra if framework == "inspect-ai" else {}
+        errors += _fields(f"eval.yaml.tasks[{i}]", task, {"id": str, **need},
+                          {"config": str, "split": str, **({} if need else extra)})
+    return errors
+
+
+def model_index_errors(meta) -> list[str]:
+    """Errors of a card's ``model-index`` (hub-docs ``modelcard.md``, "Evaluation Results")."""
+    if not isinstance(meta, dict) or "model-index" not in meta:
+        return []
+    index = meta["model-index"]
+    if not isinstance(index, list) or not index:
+        return ["model-index: expected a non-empty list"]
+    errors = []
+    for i, model in enumerate(index):
+        where = f"model-index[{i}]"
+        errors += _fields(where, model, {"name": str, "results": list}, {})
+        for j, result in enumerate((model or {}).get("results") or []
+                                   if isinstance(model, dict) else []):
+            at = f"{where}.results[{j}]"
+            errors += _fields(at, result, {"task": dict, "dataset": dict, "metrics": list},
+                              {"source": dict})
+            if not isinstance(result, dict):
+                continue
+            if isinstance(result.get("task"), dict):
+                errors += _fields(f"{at}.task", result["task"], {"type": str}, {"name": str})
+            if isinstance(result.get("dataset"), dict):
+                errors += _fields(f"{at}.dataset", result["dataset"],
+                                  {"type": str, "name": str},
+                                  {"config": str, "split": str, "revision": str, "args": dict})
+            for k, metric in enumerate(result.get("metrics") or []):
+                errors += _fields(f"{at}.metrics[{k}]", metric,
+                                  {"type": str, "value": (int, float, str)},
+                                  {"name": str, "config": str, "args": dict, "verified": bool,
+                                   "verifyToken": str})
+    return errors
+
+
+def _front_matter(text: str):
+    import yaml
+
+    if not text.startswith("---"):
+        return None
+    block = text.split("\n---", 1)[0][3:]
+    return yaml.safe_load(block)
+
+
+def pushed_file_errors(path: str, data: bytes) -> list[str]:
+    """What the Hub's push-time validation says about one committed file (empty: fine)."""
+    import yaml
+
+    if not (path == "eval.yaml" or (path.startswith(".eval_results/")
+                                    and path.endswith((".yaml", ".yml")))):
+        return []
+    try:
+        doc = yaml.safe_load(data.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        return [f"{path}: not valid YAML ({exc})"]
+    errors = eval_yaml_errors(doc) if path == "eval.yaml" else eval_results_errors(doc)
+    return [f"{path}: {e}" for e in errors]
 LFS_PATTERNS = (".parquet", ".png", ".gz", ".arrow", ".bin", ".safetensors", ".zip")
 LFS_SIZE = 10 * 1024 * 1024
 PREFIX = {"dataset": "datasets/", "model": "", "space": "spaces/"}
@@ -79,6 +219,8 @@ class Hub(HubReads):
         self.commits: list[dict] = []
         self.requests: list[tuple[str, str]] = []
         self.unexpected: list[str] = []
+        self.validated: list[list[str]] = []  # errors of each validate-yaml request
+        self.refused: list[str] = []  # push-time validation errors of refused commits
         self.lock = threading.Lock()
         self._init_reads()
         hub = self
@@ -180,6 +322,16 @@ class Hub(HubReads):
             self.add_repo(repo, payload.get("type") or "model")
             return req._send(200, {"url": f"{self.url}/datasets/{repo}"})
         if path == "/api/validate-yaml":
+            import yaml
+
+            try:
+                errors = model_index_errors(_front_matter(json.loads(body)["content"]))
+            except (KeyError, ValueError, yaml.YAMLError) as exc:
+                errors = [f"invalid YAML metadata ({exc})"]
+            self.validated.append(errors)
+            if errors:
+                return req._send(400, {"errors": [{"message": e} for e in errors],
+                                       "warnings": []})
             return req._send(200, {"errors": [], "warnings": []})
         m = re.fullmatch(r"/(datasets/|spaces/)?([^/]+/[^/]+)\.git/info/lfs/objects/batch", path)
         if m:
@@ -292,6 +444,10 @@ class Hub(HubReads):
                 lfs.add(value["path"])
             else:
                 return req._send(400, {"error": f"unexpected commit entry {item['key']}"})
+        invalid = [e for path, data in files.items() for e in pushed_file_errors(path, data)]
+        if invalid:
+            self.refused += invalid
+            return req._send(400, {"error": "Invalid evaluation results: " + "; ".join(invalid)})
         oid = hashlib.sha1(body).hexdigest()
         target = self.repos[repo]
         commit = {"repo": repo, "type": type_, "revision": revision, "header": header,

@@ -50,6 +50,8 @@ def _subset(src: Path, out: Path, names) -> Path:
     out.mkdir(parents=True)
     for name in names:
         shutil.copytree(src / name, out / name)
+    if (src / "fewshot").is_dir():  # the few-shot pools suites.json lists
+        shutil.copytree(src / "fewshot", out / "fewshot")
     (out / "suites.json").write_text(json.dumps(manifest, indent=2))
     (out / "README.md").write_text("card\n")
     return out
@@ -192,9 +194,9 @@ def _lm_eval_samples(tmp: Path, sha256: str | None = None, rows: int | None = No
     out = tmp / "lm-out" / "model"
     out.mkdir(parents=True)
     (out / f"results_{date}.json").write_text(json.dumps({"configs": {task: {"metadata": meta}}}))
-    ids = [r["id"] for r in _rows(tmp / "data", "rte_semantic")][:rows]
+    docs = _rows(tmp / "data", "rte_semantic")[:rows]  # lm-eval logs the whole row as doc
     _jsonl(out / f"samples_{task}_{date}.jsonl",
-           [{"doc": {"id": i}, "filtered_resps": [[-1.0, False], [-2.0, False]]} for i in ids])
+           [{"doc": d, "filtered_resps": [[-1.0, False], [-2.0, False]]} for d in docs])
 
 
 def samples_other_build(tmp: Path) -> None:

@@ -207,7 +207,7 @@ S = ("submit", "p.jsonl", "--name", "x", "--meta", "meta.yaml", *D, *SUB)
 CL = ("convert-lm-eval", "lm-out", *D, "--out", "x.jsonl")
 CB = ("convert-becel", "b.json", "--suite", "rte_semantic", *D, "--out", "x.jsonl")
 PR = ("publish-results", "--entry", "alpha", "--model", "org/m", "--dataset", "org/d", *SUB,
-      "--dry-run")
+      "--setup", "plain", "--force", "--dry-run")
 T = ("train", "--task", "rte", "--out", "m")
 CASES: dict[str, Case] = {
     # security 4: deep JSON, refused before any parser sees it

@@ -249,7 +249,7 @@ def test_overwrite_replaces_a_foreign_folder(corpora, tmp_path):
                   "--out", str(tmp_path / "other"), "--overwrite")
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in (tmp_path / "other").iterdir()) == [
-        "README.md", "mrpc_symmetric", "suites.json"]
+        "README.md", "fewshot", "mrpc_symmetric", "suites.json"]
     assert oct((tmp_path / "other").stat().st_mode & 0o777) != oct(0o700)
 
 

@@ -136,7 +136,8 @@ def test_bad_ranked_score_is_refused_without_data(work, capsys, value):
     assert field in err and "entry skipped" in err
     assert _board(work / "site") == ["beta"]
     code, err = _run(capsys, "publish-results", "--entry", "alpha", "--model", "org/m",
-                     "--dataset", "org/d", "--submissions", "subs", "--dry-run")
+                     "--dataset", "org/d", "--submissions", "subs", "--setup", "plain",
+                     "--dry-run")
     assert code == 2 and field in err  # nor is it sent to a model repo
 
 

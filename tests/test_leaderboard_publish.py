@@ -16,15 +16,23 @@ import pytest
 import yaml
 
 from bench.atomic import OWNED
-from leaderboard.hub_eval import eval_result_entries, eval_results_yaml, eval_yaml
+from bench.errors import ConfigError
+from leaderboard.hub_eval import Setup, eval_result_entries, eval_results_yaml, eval_yaml
 from leaderboard.publish import write_model_card
 from leaderboard.ranking import Entry, rank
 from leaderboard.render import render_all
 from leaderboard.submissions import Submission, site_record
-from tests.hub_standin import TOKEN, Hub
+from tests.hub_standin import (
+    TOKEN,
+    Hub,
+    eval_results_errors,
+    eval_yaml_errors,
+    model_index_errors,
+)
 from tests.test_leaderboard_ranking import res, suite
 
 REPO = Path(__file__).resolve().parents[1]
+PLAIN = ".eval_results/consistency-bench_plain-0shot-none.yaml"
 PARQUET = {  # suite -> bytes of a stand-in Parquet file
     "snli_symmetric": b"PAR1 fake parquet bytes PAR1",
     "rte_semantic": bytes(range(256)) * 10,  # 2,560 bytes: multipart with a 1 KiB chunk
@@ -91,6 +99,7 @@ def subs(tmp_path):
     results = scored(snli_symmetric=0.375, rte_semantic=-0.125, wic_semantic=None,
                      mrpc_semantic="absent")
     (entry / "results.json").write_text(json.dumps(results))
+    (entry / "meta.yaml").write_text("model: org/model\n")  # publish-results checks --model
     return tmp_path / "submissions"
 
 
@@ -184,7 +193,7 @@ def test_publish_suites_lfs_eval_yaml_and_unchanged_republish(data, tmp_path):
         assert hub.objects[hashlib.sha256(payload).hexdigest()] == payload
     assert len(hub.sent("PUT")) == 2 and len(hub.sent("POST")) >= 2
     spec = yaml.safe_load(commit["files"]["eval.yaml"])
-    assert spec["evaluation_framework"] == "consistency-bench"
+    assert "evaluation_framework" not in spec  # no listed name fits (docs/leaderboard.md)
     assert "consistent_accuracy_cc" in spec["description"]
     assert spec["tasks"] == [
         {"id": "rte_semantic", "config": "rte_semantic", "split": "test"},
@@ -375,11 +384,16 @@ def test_model_card_model_index(tmp_path):
 # -- Hub Eval Results ---------------------------------------------------------------------
 
 def test_eval_yaml_one_task_per_suite():
-    spec = yaml.safe_load(eval_yaml({"b_s": {}, "a_s": {}}, framework="lm-eval"))
-    assert list(spec) == ["name", "description", "evaluation_framework", "tasks"]
-    assert spec["evaluation_framework"] == "lm-eval"
+    spec = yaml.safe_load(eval_yaml({"b_s": {}, "a_s": {}}))
+    assert list(spec) == ["name", "description", "tasks"]
     assert [t["id"] for t in spec["tasks"]] == ["a_s", "b_s"]
     assert eval_yaml({"b_s": {}, "a_s": {}}) == eval_yaml({"a_s": {}, "b_s": {}})
+    listed = yaml.safe_load(eval_yaml({"a_s": {}}, framework="mteb"))
+    assert list(listed) == ["name", "description", "evaluation_framework", "tasks"]
+    assert eval_yaml_errors(spec) == [] and eval_yaml_errors(listed) == []
+    for name in ("lm-eval", "consistency-bench", "inspect-ai"):
+        with pytest.raises(ConfigError, match=f"--evaluation-framework {name}"):
+            eval_yaml({"a_s": {}}, framework=name)
 
 
 def test_eval_result_entries_headline_and_skips():
@@ -406,14 +420,15 @@ def test_publish_results_opens_pull_request(subs, tmp_path):
     with Hub() as hub:
         hub.add_repo("org/model", "model", {"README.md": b"# model\n"})
         proc = cli(["publish-results", "--entry", "my-model", "--model", "org/model",
-                    "--dataset", "org/suites"], hub.url, tmp_path)
+                    "--dataset", "org/suites", "--setup", "plain"], hub.url, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert hub.unexpected == []
+    assert hub.unexpected == [] and hub.refused == []
     [commit] = hub.commits
     assert commit["pr"] == 1 and commit["type"] == "model"
-    assert sorted(commit["files"]) == [".eval_results/consistency-bench.yaml"]
+    assert sorted(commit["files"]) == [PLAIN]
     assert hub.repos["org/model"]["files"] == {"README.md": b"# model\n"}  # main untouched
-    data = yaml.safe_load(commit["files"][".eval_results/consistency-bench.yaml"])
+    data = yaml.safe_load(commit["files"][PLAIN])
+    assert eval_results_errors(data) == []
     assert [(d["dataset"]["id"], d["dataset"]["task_id"], d["value"]) for d in data] == [
         ("org/suites", "rte_semantic", -0.125), ("org/suites", "snli_symmetric", 0.375)]
     assert ("POST", "/api/repos/create") not in hub.requests  # never creates a model repo
@@ -426,7 +441,8 @@ def test_publish_results_model_card_and_dry_run(subs, tmp_path):
     card = tmp_path / "README.md"
     card.write_text("---\nlicense: mit\n---\n# Mine\n")
     args = ["publish-results", "--entry", "my-model", "--model", "org/model",
-            "--dataset", "org/suites", "--model-card", "README.md"]
+            "--dataset", "org/suites", "--model-card", "README.md", "--setup", "chat",
+            "--num-fewshot", "5", "--length-norm", "chars"]
     with Hub() as hub:
         hub.add_repo("org/model", "model")
         dry = cli([*args, "--dry-run"], hub.url, tmp_path)
@@ -434,6 +450,9 @@ def test_publish_results_model_card_and_dry_run(subs, tmp_path):
         proc = cli(args, hub.url, tmp_path)
     assert "task_id: snli_symmetric" in dry.stdout and "pull request" in dry.stdout
     assert proc.returncode == 0, proc.stderr
+    assert sorted(hub.commits[0]["files"]) == [".eval_results/consistency-bench_chat-5shot-"
+                                               "chars.yaml", "README.md"]
+    assert hub.validated == [[]]  # the card's model-index passed the stand-in's schema
     assert card.read_text() == "---\nlicense: mit\n---\n# Mine\n"  # local file unchanged
     readme = hub.commits[0]["files"]["README.md"].decode()
     meta = yaml.safe_load(readme.split("---\n")[1])
@@ -470,7 +489,7 @@ def test_publish_results_errors(subs, data, tmp_path, change, message):
         if change != "no-model":
             hub.add_repo("org/model", "model")
         proc = cli(["publish-results", "--entry", entry, "--model", "org/model",
-                    "--dataset", "org/suites", *extra], hub.url, tmp_path)
+                    "--dataset", "org/suites", "--setup", "plain", *extra], hub.url, tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert hub.commits == []
@@ -494,3 +513,137 @@ def test_storage_refusing_an_object_names_the_file(data, tmp_path):
     assert "test.parquet" in proc.stderr and "HTTP 403" in proc.stderr, proc.stderr
     assert "nothing was committed" in proc.stderr and "Traceback" not in proc.stderr
     assert hub.commits == []
+
+
+# -- publishing only what the leaderboard ranks (issue 22) --------------------------------
+
+def test_publish_results_refuses_a_degenerate_entry_unless_flagged(tmp_path):
+    """The majority baseline answers one label per task: degenerate on every suite it covers."""
+    import shutil
+
+    subs = tmp_path / "submissions"
+    shutil.copytree(REPO / "submissions" / "majority", subs / "majority")
+    results = json.loads((subs / "majority" / "results.json").read_text())
+    args = ["publish-results", "--entry", "majority", "--model", "org/model", "--dataset",
+            "org/suites", "--setup", "classifier", "--force"]  # its meta names no Hub model
+    with Hub() as hub:
+        hub.add_repo("org/model", "model")
+        refused = cli(args, hub.url, tmp_path)
+        assert refused.returncode == 2 and hub.commits == [], refused.stderr
+        flagged = cli([*args, "--include-flagged"], hub.url, tmp_path)
+    n = sum(r["consistent_accuracy_cc"] is not None for r in results["suites"].values())
+    assert n == 34  # rte_symmetric and snli_symmetric have single-class originals: no score
+    assert f"degenerate or incomplete on {n} suite(s)" in refused.stderr
+    assert "rte_semantic: degenerate (near-constant predictions" in refused.stderr
+    assert "--include-flagged" in refused.stderr and "Traceback" not in refused.stderr
+    assert flagged.returncode == 0, flagged.stderr
+    [commit] = hub.commits
+    data = yaml.safe_load(commit["files"][".eval_results/consistency-bench_classifier.yaml"])
+    assert eval_results_errors(data) == [] and len(data) == n
+    assert all("; flagged degenerate (" in d["notes"] for d in data)
+    assert all(d["date"] == results["provenance"]["date"] for d in data)
+    assert {d["source"]["url"] for d in data} == {"https://huggingface.co/datasets/org/suites"}
+
+
+def test_incomplete_entry_is_refused_and_listed_in_notes():
+    results = scored(snli_symmetric=0.375)
+    results["skipped"] = {"wic_semantic": "predictions cover 268 of 280 rows",
+                          "mrpc_semantic": "no predictions for this suite"}
+    with pytest.raises(ConfigError, match=r"on 1 suite\(s\).*wic_semantic: incomplete "
+                                          r"\(predictions cover 268 of 280 rows\)"):
+        eval_result_entries(results, "org/bench")
+    [entry], _ = eval_result_entries(results, "org/bench", include_flagged=True,
+                                     setup=Setup("plain", 3, "chars"))
+    assert entry.notes == ("consistent_accuracy_cc; setup: causal LM, plain prompt, 3-shot, "
+                           "length normalisation chars; entry incomplete on wic_semantic "
+                           "(not published)")
+
+
+def test_date_comes_from_provenance_then_meta():
+    results = scored(snli_symmetric=0.375)
+    [entry], _ = eval_result_entries(results, "org/bench", meta={"date": "2026-11-20"})
+    assert entry.date == "2026-11-20"
+    results["provenance"] = {"date": "2026-11-25T03:18:26+00:00"}
+    [entry], _ = eval_result_entries(results, "org/bench", meta={"date": "2026-11-20"},
+                                     source_url="https://example.org/board")
+    assert entry.date == "2026-11-25T03:18:26+00:00"
+    assert eval_results_errors(yaml.safe_load(eval_results_yaml([entry]))) == []
+
+
+def test_two_setups_of_one_model_do_not_overwrite_each_other(subs, tmp_path):
+    base = ["publish-results", "--entry", "my-model", "--model", "org/model", "--dataset",
+            "org/suites"]
+    with Hub() as hub:
+        hub.add_repo("org/model", "model")
+        for extra in (["--setup", "plain"], ["--setup", "chat", "--num-fewshot", "5"]):
+            assert cli([*base, *extra], hub.url, tmp_path).returncode == 0
+    paths = [next(iter(c["files"])) for c in hub.commits]
+    assert paths == [PLAIN, ".eval_results/consistency-bench_chat-5shot-none.yaml"]
+    notes = [yaml.safe_load(c["files"][p])[0]["notes"] for c, p in zip(hub.commits, paths,
+                                                                        strict=True)]
+    assert "plain prompt, 0-shot" in notes[0] and "chat template, 5-shot" in notes[1]
+    with pytest.raises(ConfigError, match="a classifier setup takes neither"):
+        Setup("classifier", 2)
+
+
+def test_standin_applies_the_documented_schemas(tmp_path, monkeypatch):
+    from huggingface_hub import CommitOperationAdd, HfApi, constants
+
+    monkeypatch.setattr(constants, "is_offline_mode", lambda: False)  # the stand-in is local
+
+    good = [{"dataset": {"id": "org/b", "task_id": "t"}, "value": 0.5, "date": "2026-11-25",
+             "source": {"url": "https://x.org"}, "notes": "plain"}]
+    assert eval_results_errors(good) == []
+    bad = [{"dataset": {"id": "org/b"}, "value": "high", "date": "yesterday",
+            "source": {"name": "logs"}, "evaluation_framework": "consistency-bench"}]
+    errors = eval_results_errors(bad)
+    for fragment in ("dataset.task_id: required", "value: 'high' is not", "date: 'yesterday'",
+                     "source.url: required", "evaluation_framework: unknown field"):
+        assert any(fragment in e for e in errors), (fragment, errors)
+    assert eval_yaml_errors({"name": "n", "description": "d", "tasks": [{"id": "t"}],
+                             "evaluation_framework": "consistency-bench"})
+    assert model_index_errors({"model-index": [{"name": "m", "results": [
+        {"task": {"name": "x"}, "dataset": {"type": "d", "name": "n"},
+         "metrics": [{"type": "acc", "value": 1}]}]}]}) == ["model-index[0].results[0].task."
+                                                             "type: required"]
+    with Hub() as hub:
+        hub.add_repo("org/model", "model")
+        api = HfApi(endpoint=hub.url, token=TOKEN)
+        with pytest.raises(Exception, match="Invalid evaluation results"):
+            api.create_commit("org/model", [CommitOperationAdd(
+                ".eval_results/x.yaml", yaml.safe_dump(bad).encode())], commit_message="bad",
+                create_pr=True)
+        with pytest.raises(ValueError, match="task.type: required"):
+            api.create_commit("org/model", [CommitOperationAdd(
+                "README.md", b"---\nmodel-index:\n- name: m\n  results:\n  - task: {}\n"
+                b"    dataset: {type: d, name: n}\n    metrics: [{type: a, value: 1}]\n---\n")],
+                commit_message="bad card")
+        api.create_commit("org/model", [CommitOperationAdd(
+            ".eval_results/x.yaml", yaml.safe_dump(good).encode())], commit_message="good",
+            create_pr=True)
+    assert hub.refused and len(hub.commits) == 1
+
+
+# -- publish-results checks its target (issue 23 item 5) -----------------------------------
+
+@pytest.mark.parametrize(("meta", "force", "fragment"), [
+    ("model: sentence-transformers/all-MiniLM-L6-v2\n", False,
+     "was submitted for model sentence-transformers/all-MiniLM-L6-v2"),
+    ("license: mit\n", False, "has no 'model' in its meta.yaml"),
+    ("model: sentence-transformers/all-MiniLM-L6-v2\n", True, None),
+])
+def test_publish_results_model_must_be_the_entrys_own(subs, tmp_path, meta, force, fragment):
+    """Our fine-tune's scores must not be attached to another model's repo by a typo."""
+    (subs / "my-model" / "meta.yaml").write_text(meta)
+    args = ["publish-results", "--entry", "my-model", "--model", "org/model", "--dataset",
+            "org/suites", "--setup", "plain", *(["--force"] if force else [])]
+    with Hub() as hub:
+        hub.add_repo("org/model", "model")
+        proc = cli(args, hub.url, tmp_path)
+    if fragment is None:
+        assert proc.returncode == 0, proc.stderr
+        assert len(hub.commits) == 1
+    else:
+        assert proc.returncode == 2 and fragment in proc.stderr, proc.stderr
+        assert "--force" in proc.stderr and "Traceback" not in proc.stderr
+        assert hub.requests == []  # refused before anything is sent

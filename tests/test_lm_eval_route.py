@@ -74,7 +74,8 @@ def read(path: Path) -> dict[str, dict]:
 
 
 def test_export_writes_one_task_per_suite_with_hash_and_sentinel(folder, tmp_path):
-    written = export_tasks(folder, tmp_path / "t", hub="org/consistency-bench")
+    written = export_tasks(folder, tmp_path / "t", hub="org/consistency-bench",
+                           revision="ab" * 20)
     manifest = read_manifest(folder)
     assert sorted(p.name for p in written) == sorted(
         [f"consistency_bench_{s}.yaml" for s in ROUTE] + ["consistency_bench.yaml"])
@@ -82,6 +83,7 @@ def test_export_writes_one_task_per_suite_with_hash_and_sentinel(folder, tmp_pat
     assert config["metadata"]["sha256"] == manifest["wic_semantic"]["sha256"]
     assert config["dataset_path"] == "org/consistency-bench"
     assert config["dataset_name"] == "wic_semantic"
+    assert config["dataset_kwargs"] == {"revision": "ab" * 20}  # pinned commit
     assert "none" in config["doc_to_target"]  # null labels map to the sentinel
     group = yaml.safe_load((tmp_path / "t" / "consistency_bench.yaml").read_text())
     assert group["group"] == "consistency_bench" and len(group["task"]) == len(ROUTE)
@@ -134,3 +136,53 @@ def test_convert_refuses_hash_mismatch_and_partial_coverage(folder, lm_eval_outp
     assert not out.exists()
     assert main(["convert-lm-eval", str(partial), "--data", str(folder), "--out",
                  str(out)]) == 2
+
+
+#: Few-shot run: K demonstrations, pool order seed (the same on both routes).
+SHOTS, SEED = 2, 3
+
+
+@pytest.fixture(scope="module")
+def lm_eval_fewshot_output(folder, gpt2, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("lmeval-fewshot")
+    tasks = root / "tasks"
+    assert main(["export-lm-eval", "--data", str(folder), "--out", str(tasks), "--suites",
+                 *SUITES, "--fewshot-seed", str(SEED)]) == 0
+    out = root / "out"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_CACHE": str(root / "cache")}
+    subprocess.run(
+        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args",
+         f"pretrained={gpt2},dtype=float32", "--tasks", "consistency_bench", "--include_path",
+         str(tasks), "--output_path", str(out), "--log_samples", "--batch_size", "64",
+         "--device", "cpu", "--num_fewshot", str(SHOTS), "--seed", "0,1234,1234,99"],
+        check=True, env=env, capture_output=True, cwd=root,
+    )
+    return out
+
+
+def test_both_routes_show_the_same_demonstrations(folder, gpt2, lm_eval_fewshot_output,
+                                                   tmp_path):
+    from bench.runner import RunnerOptions, collect_causal_inputs
+
+    collected = collect_causal_inputs(folder, SUITES, RunnerOptions(
+        num_fewshot=SHOTS, seed=SEED, progress=False))
+    ours = {row_id: collected.unique[i][0] for s in collected.suites
+            for row_id, i in zip(s.ids, s.inputs, strict=True)}
+    theirs = {}
+    for path in lm_eval_fewshot_output.rglob("samples_*.jsonl"):
+        for line in path.read_text().splitlines():
+            sample = json.loads(line)
+            theirs[sample["doc"]["id"]] = sample["arguments"]["gen_args_0"]["arg_0"]
+    assert theirs.keys() == ours.keys()
+    assert all(theirs[k] == ours[k] for k in ours)  # byte-identical contexts, demos included
+    assert all(ctx.count("\nAnswer:") == SHOTS + 1 for ctx in theirs.values())
+    converted, predicted = tmp_path / "lmeval.jsonl", tmp_path / "predict.jsonl"
+    assert main(["convert-lm-eval", str(lm_eval_fewshot_output), "--data", str(folder),
+                 "--out", str(converted)]) == 0
+    assert main(["predict", "--model", str(gpt2), "--data", str(folder), "--out",
+                 str(predicted), "--no-progress", "--suites", *SUITES, "--num-fewshot",
+                 str(SHOTS), "--fewshot-seed", str(SEED)]) == 0
+    a, b = read(converted), read(predicted)
+    assert a.keys() == b.keys()
+    assert sum(a[k]["label"] == b[k]["label"] for k in a) / len(a) >= 0.99

@@ -26,8 +26,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="suites to export (default: every built suite)")
     export.add_argument("--hub", default=None, metavar="ORG/NAME",
                         help="load the published dataset from the Hub instead of --data")
+    export.add_argument("--dataset-revision", metavar="SHA",
+                        help="with --hub: the dataset commit the tasks pin (default: main, "
+                        "resolved to its commit SHA through the Hub at export time)")
     export.add_argument("--overwrite", action="store_true",
                         help="replace a non-empty --out folder that is not an earlier export")
+    export.add_argument("--fewshot-seed", type=int, default=0,
+                        help="order of each few-shot pool, as predict --fewshot-seed: with "
+                        "lm_eval --num_fewshot K both routes show the same K demonstrations")
     export.set_defaults(func=run_export)
 
     convert = subparsers.add_parser(
@@ -35,7 +41,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="turn lm-eval --log_samples output into a prediction file",
         description="Read lm-eval samples of consistency_bench_* tasks (an --output_path "
         "folder or samples_*.jsonl files), check each suite's sha256 against the built "
-        "folder and that every row is covered, and write a prediction file.",
+        "folder, that every sample's document is the suite row it names and that every row "
+        "is covered, and write a prediction file.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     convert.add_argument("paths", nargs="+", metavar="PATH",
@@ -50,9 +57,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Write the task YAMLs."""
+    from bench.errors import ConfigError
     from bench.lm_eval_tasks import export_tasks
 
-    written = export_tasks(args.data, args.out, args.suites, args.hub, args.overwrite)
+    if args.dataset_revision and not args.hub:
+        raise ConfigError("--dataset-revision applies to --hub exports only")
+    written = export_tasks(args.data, args.out, args.suites, args.hub, args.overwrite,
+                           seed=args.fewshot_seed, revision=args.dataset_revision,
+                           log=lambda line: print(line, file=sys.stderr))
     print(f"wrote {len(written) - 1} lm-eval tasks and the group consistency_bench to "
           f"{args.out}", file=sys.stderr)
     return 0
@@ -64,7 +76,8 @@ def run_convert(args: argparse.Namespace) -> int:
     from bench.lm_eval_tasks import convert_samples
 
     check_output_file(args.out, inputs=tuple(args.paths))
-    counts = convert_samples(args.paths, args.data, args.out, args.length_norm)
+    counts = convert_samples(args.paths, args.data, args.out, args.length_norm,
+                             log=lambda line: print(line, file=sys.stderr))
     print(f"wrote {sum(counts.values())} rows of {len(counts)} suites to {args.out}",
           file=sys.stderr)
     return 0

@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
     if main:
         what = f"part {shard} of a run of " if shard else ""
         print(
-            f"wrote {what}{stats.rows} rows of {len(suites)} suites to {args.out}: "
+            f"wrote {what}{stats.rows} rows of {stats.suites} suites to {args.out}: "
             f"{stats.unique} unique inputs ({stats.resumed} resumed, {stats.computed} computed"
             + (f" on rank 0 of {procs.world}" if procs else "")
             + f") in {stats.seconds:.1f}s, {stats.rows_per_second:.0f} rows/s"

@@ -64,17 +64,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="dataset repo of the suites (created when missing)")
     parser.add_argument("--data", default="consistency-bench", metavar="DIR",
                         help="built suite folder (output of `consistency-bench build`)")
-    parser.add_argument("--evaluation-framework", default="consistency-bench", metavar="NAME",
-                        help="evaluation_framework written into eval.yaml")
+    parser.add_argument("--evaluation-framework", default=None, metavar="NAME",
+                        help="evaluation_framework written into eval.yaml: a name the Hub "
+                        "lists (leaderboard.hub_eval.HUB_FRAMEWORKS); left out by default, as "
+                        "neither consistency-bench nor lm-evaluation-harness is listed")
     _dry_run(parser)
     parser.set_defaults(func=run_publish_suites)
 
     parser = _parser(
         subparsers, "publish-results",
         "open a pull request adding an entry's scores to a model repo (.eval_results)",
-        "Open a pull request on the model repo that adds .eval_results/consistency-bench.yaml: "
-        "one Hub Eval Results entry per scored suite, valued by consistent_accuracy_cc, "
-        "pointing at the benchmark dataset published by `publish-suites`.",
+        "Open a pull request on the model repo that adds "
+        ".eval_results/consistency-bench_<setup>.yaml: one Hub Eval Results entry per scored "
+        "suite, valued by consistent_accuracy_cc, pointing at the benchmark dataset published "
+        "by `publish-suites`. An entry that is degenerate or incomplete on a suite is refused "
+        "unless --include-flagged.",
     )
     parser.add_argument("--entry", required=True, metavar="SLUG",
                         help="submission whose results are published")
@@ -84,6 +88,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="benchmark dataset repo (where publish-suites put eval.yaml)")
     parser.add_argument("--dataset-revision", metavar="SHA",
                         help="git revision of the benchmark dataset the scores refer to")
+    parser.add_argument("--setup", required=True, choices=("classifier", "plain", "chat"),
+                        help="how the model was run: a classification head, or a causal LM "
+                        "with a plain prompt or its chat template (file name and notes)")
+    parser.add_argument("--num-fewshot", type=int, default=0, metavar="K",
+                        help="few-shot demonstrations of the run (causal LMs)")
+    parser.add_argument("--length-norm", choices=("none", "chars", "tokens"), default="none",
+                        help="length normalisation of the run (causal LMs)")
+    parser.add_argument("--force", action="store_true",
+                        help="publish although --model differs from the entry's meta.yaml "
+                        "'model' (only when the entry really evaluates that model)")
+    parser.add_argument("--include-flagged", action="store_true",
+                        help="publish suites the leaderboard flags degenerate (the flag goes "
+                        "into notes) and an entry incomplete on some suites")
+    parser.add_argument("--leaderboard-url", metavar="URL",
+                        help="source.url of every result (default: the benchmark dataset's "
+                        "page, where the Hub shows its leaderboard)")
     parser.add_argument("--submissions", default="submissions", metavar="DIR",
                         help="submissions folder holding SLUG/results.json")
     parser.add_argument("--data", metavar="DIR",
@@ -195,24 +215,71 @@ def check_revision(value: str | None, flag: str = "--dataset-revision") -> str |
     return value
 
 
+def _read_meta(submissions: str, entry: str) -> dict:
+    """``submissions/entry/meta.yaml`` (empty when absent), with one-line errors.
+
+    Read with the submissions' own loader rules (``bench.safe_yaml``: no anchors or aliases,
+    size capped) and never through a symbolic link.
+    """
+    from bench.errors import ConfigError
+    from bench.safe_yaml import read_yaml_file
+
+    path = Path(submissions) / entry / "meta.yaml"
+    if path.is_symlink():
+        raise ConfigError(f"{path}: is a symbolic link; metadata is read only from the "
+                          "submissions folder's own files")
+    if not path.is_file():
+        return {}
+    meta = read_yaml_file(path)
+    return meta if isinstance(meta, dict) else {}
+
+
+def check_target_model(model: str, meta: dict, entry: str, force: bool) -> None:
+    """``--model`` must be the entry's own ``meta.yaml`` ``model`` unless ``--force``.
+
+    Raises:
+        ConfigError: The entry's metadata names another model (or none) and ``force`` is not
+            set: the pull request would attach this entry's scores to a different model.
+
+    """
+    from bench.errors import ConfigError, shorten
+
+    own = meta.get("model")
+    if force or own == model:
+        return
+    if not own:
+        raise ConfigError(f"--model {model}: entry {entry!r} has no 'model' in its meta.yaml, "
+                          "so it cannot be checked that these scores are that model's; "
+                          "pass --force if they are")
+    raise ConfigError(f"--model {model}: entry {entry!r} was submitted for model "
+                      f"{shorten(own)} (its meta.yaml); these scores are not {model}'s. "
+                      "Pass --force only if the entry really evaluates that model")
+
+
 def run_publish_results(args: argparse.Namespace) -> int:
     """Open a pull request with an entry's Eval Results on the model repo."""
     from bench.manifest import read_manifest
-    from leaderboard.hub_eval import EVAL_RESULTS_PATH
+    from leaderboard.hub_eval import Setup
     from leaderboard.publish import check_repo_id, plan_results
 
     model = check_repo_id(args.model, "--model")
     dataset = check_repo_id(args.dataset, "--dataset")
     check_revision(args.dataset_revision)
+    setup = Setup(args.setup, args.num_fewshot, args.length_norm)
     results = _read_results(args.submissions, args.entry)
+    meta = _read_meta(args.submissions, args.entry)
+    check_target_model(model, meta, args.entry, args.force)
     manifest = read_manifest(args.data) if args.data else None
-    plan, skipped = plan_results(results, args.entry, model, dataset,
+    plan, skipped = plan_results(results, args.entry, model, dataset, setup=setup,
                                  dataset_revision=args.dataset_revision, manifest=manifest,
-                                 model_card=args.model_card)
+                                 model_card=args.model_card,
+                                 meta=meta,
+                                 source_url=args.leaderboard_url,
+                                 include_flagged=args.include_flagged)
     if skipped:
         print(f"left out {len(skipped)} suite(s): "
               + "; ".join(f"{s}: {why}" for s, why in sorted(skipped.items())))
-    return _go(plan, args.dry_run, show=(EVAL_RESULTS_PATH,))
+    return _go(plan, args.dry_run, show=(setup.path,))
 
 
 def _go(plan, dry_run: bool, show: tuple[str, ...] = ()) -> int:
