@@ -160,16 +160,24 @@ def suite_flags(results: Mapping, entry: str = "entry") -> dict[str, str]:
     Incomplete suites are the results' ``skipped`` suites with some but not all rows.
     """
     from bench.results import incomplete
-    from leaderboard.ranking import Entry, _cell, suite_info
+    from leaderboard.ranking import Entry, _cell, _judge_untestable, suite_info
 
     flags = {suite: f"incomplete ({why})" for suite, why in incomplete(results).items()}
     holder = Entry(entry, results)
+    cells, infos = {}, {}
     for suite, res in (results.get("suites") or {}).items():
         if not isinstance(res, Mapping) or HEADLINE not in res:
             continue
-        cell = _cell(holder, suite, res, suite_info(suite, res))
-        if cell is not None and cell.degenerate:
-            flags[suite] = f"degenerate ({cell.degenerate})"
+        infos[suite] = suite_info(suite, res)
+        cell = _cell(holder, suite, res, infos[suite])
+        if cell is not None:
+            cells[suite] = {entry: cell}
+    # one-class originals (BECEL's negational sets) are judged on the entry's testable suites
+    # of the same task, exactly as the leaderboard does
+    _judge_untestable(cells, infos, [entry])
+    for suite, by_entry in cells.items():
+        if by_entry[entry].degenerate:
+            flags[suite] = f"degenerate ({by_entry[entry].degenerate})"
     return dict(sorted(flags.items()))
 
 

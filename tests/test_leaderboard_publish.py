@@ -628,7 +628,7 @@ def test_standin_applies_the_documented_schemas(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(("meta", "force", "fragment"), [
     ("model: sentence-transformers/all-MiniLM-L6-v2\n", False,
-     "was submitted for model sentence-transformers/all-MiniLM-L6-v2"),
+     "was submitted for model 'sentence-transformers/all-MiniLM-L6-v2'"),
     ("license: mit\n", False, "has no 'model' in its meta.yaml"),
     ("model: sentence-transformers/all-MiniLM-L6-v2\n", True, None),
 ])
