@@ -41,8 +41,12 @@ def folder(corpora: Path, tmp_path_factory) -> Path:
     return out
 
 
-def write_run(folder: Path, out: Path, shots: dict[str, int], alter=None) -> Path:
-    """lm-eval-style output for ``shots`` (suite -> n-shot); ``alter(i, row)`` edits docs."""
+def write_run(folder: Path, out: Path, shots: dict[str, int], alter=None,
+              config: dict | None = None) -> Path:
+    """lm-eval-style output for ``shots`` (suite -> n-shot); ``alter(i, row)`` edits docs.
+
+    ``config`` is the results file's run ``config`` (lm-eval writes the model backend there).
+    """
     manifest = read_manifest(folder)
     configs, nshot = {}, {}
     out.mkdir(parents=True)
@@ -63,9 +67,30 @@ def write_run(folder: Path, out: Path, shots: dict[str, int], alter=None) -> Pat
         configs[task] = {"num_fewshot": k, "metadata": {
             "suite": suite, "sha256": manifest[suite]["sha256"], "fewshot": fewshot}}
         nshot[task] = k
-    (out / f"results_{DATE}.json").write_text(json.dumps({"configs": configs,
-                                                          "n-shot": nshot}))
+    results = {"configs": configs, "n-shot": nshot}
+    if config is not None:
+        results["config"] = config
+    (out / f"results_{DATE}.json").write_text(json.dumps(results))
     return out
+
+
+def test_vllm_samples_convert_like_hf_samples(folder, tmp_path):
+    """lm-eval's vLLM backend logs each choice as ``(logprob, is_greedy)``, as its hf backend
+    does (lm_eval 0.4.13 ``models/vllm_causallms.py`` ``_parse_logprobs``); only the run's
+    ``config`` differs, so ``convert-lm-eval`` gives the same prediction file (docs/runner.md).
+    """
+    hf = write_run(folder, tmp_path / "hf", {"rte_semantic": 0},
+                   config={"model": "hf", "model_args": "pretrained=./m"})
+    vllm = write_run(folder, tmp_path / "vllm", {"rte_semantic": 0},
+                     config={"model": "vllm", "model_args": "pretrained=./m,tensor_parallel_size"
+                             "=1,data_parallel_size=8,gpu_memory_utilization=0.9"})
+    outs = {}
+    for name, run in (("hf", hf), ("vllm", vllm)):
+        outs[name] = tmp_path / f"{name}.jsonl"
+        assert main(["convert-lm-eval", str(run), "--data", str(folder), "--out",
+                     str(outs[name])]) == 0
+    assert outs["vllm"].read_bytes() == outs["hf"].read_bytes()
+    assert len(outs["vllm"].read_text().splitlines()) == 496
 
 
 def test_convert_refuses_a_copy_with_half_the_rows_altered(folder, tmp_path):
