@@ -109,16 +109,23 @@ print(json.dumps(out))
 """
 
 
-def test_lm_eval_loads_the_exported_hub_task(built, tmp_path):
+def test_lm_eval_loads_the_exported_hub_task(built, tmp_path, online):
     pytest.importorskip("lm_eval")
     import pyarrow.parquet as pq
+    import yaml
+    from huggingface_hub import HfApi
 
-    from bench.lm_eval_tasks import export_tasks
+    from bench.lm_eval_tasks import export_tasks, task_name
 
-    export_tasks(built, tmp_path / "tasks", ["snli_transitive"], hub="org/cb")
     export_tasks(built, tmp_path / "local", ["snli_transitive"])
     with Hub() as hub:
         publish(hub, built, tmp_path)
+        sha = HfApi(endpoint=hub.url).dataset_info("org/cb").sha  # the commit just published
+        export_tasks(built, tmp_path / "tasks", ["snli_transitive"], hub="org/cb",
+                     revision=sha)  # --hub exports pin the dataset commit (issue 22)
+        task = yaml.safe_load((tmp_path / "tasks" / f"{task_name('snli_transitive')}.yaml")
+                              .read_text())
+        assert task["dataset_kwargs"]["revision"] == sha
         proc = run(["-c", LM_EVAL, str(tmp_path / "tasks"), str(tmp_path / "local")],
                    hub_env(hub.url, tmp_path), tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -53,7 +53,7 @@ def broken(gpt2, tmp_path_factory) -> Path:
     [
         (["--suites", "no_such_suite"], "suite 'no_such_suite' is not in"),
         (["--suites", "wic_semantic", "--max-length", "1"], "--max-length 1: a verbaliser"),
-        (["--suites", "wic_semantic", "--num-fewshot", "1000000"], "usable demonstrations"),
+        (["--suites", "wic_semantic", "--num-fewshot", "1000000"], "demonstrations in its pool"),
         (["--suites", "wic_semantic", "--shard", "3/2"], "--shard '3/2'"),
         (["--suites", "wic_semantic", "--chat"], "no chat template"),
     ],
