@@ -151,7 +151,7 @@ _META_HEAD = (_th("Params", "desc", "meta") + _th("Model", "asc", "meta")
 
 def _view_table(lb: Leaderboard, v: View, table_id: str) -> str:
     per_suite = list(v.suites) if len(v.suites) <= MAX_SUITE_COLUMNS else []
-    kinds = list(v.kinds)
+    kinds = list(v.kinds) if len(v.kinds) > 1 else []  # one kind: its mean is the score
     head = (
         "<tr>" + _th("Rank <small>[95%]</small>", "asc", "nowrap", csv="Rank")
         + _th("Entry", "asc", "name")
@@ -308,6 +308,11 @@ def _heat_table(lb: Leaderboard, names: Sequence[str], references: set[str]) -> 
             + "</thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
+def _plural(n: int, word: str) -> str:
+    """``1 kind``, ``4 kinds``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _legend(words: Mapping[str, str], marks: Mapping[str, str] | None = None) -> str:
     """A ``<dl>`` of the status or flag words (the Markdown's legend uses the same words)."""
     marks = marks or {}
@@ -378,10 +383,11 @@ def render_page(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
         v = lb.views[key]
         sid = ids[key]
         active = " active" if i == 0 else ""
-        scored = f"{len(v.kinds)} kinds, " if v.kinds else ""
+        scored = f"{_plural(len(v.kinds), 'kind')}, " if v.kinds else ""
+        scored += _plural(len(v.suites), "suite")
         parts.append(
             f'<section class="view{active}"{_attrs(id=sid, data_key=key)}>'
-            f"<h2>{html_text(v.title)} <small>{scored}{len(v.suites)} suites</small></h2>"
+            f"<h2>{html_text(v.title)} <small>{scored}</small></h2>"
             f'<p><button type="button" class="csv"{_attrs(data_table="table-" + sid, data_file=sid + ".csv")}>'  # noqa: E501
             "Download CSV</button> <small>(this table, rows the filters leave)</small></p>")
         parts.append(_view_table(lb, v, "table-" + sid))

@@ -275,6 +275,17 @@ def test_per_suite_intervals_belong_to_their_score_and_kind_columns(board):
     assert main[1][1] == "alpha" and main[1][4:6] == ["90.0", "–"]
 
 
+def test_kind_columns_only_where_a_view_has_several_kinds(board):
+    """A one-kind view's kind mean is its score: no second column repeating it; "1 kind"."""
+    page = render_html(board, heatmap=False)
+    tables = _tables(page)
+    assert tables["table-view-task-rte"][0][:5] == ["Rank [95%]", "Entry", "Score %", "± 95%",
+                                                    "Flags"]
+    assert tables["table-view-all"][0][4:6] == ["transitive %", "cr %"]
+    assert "<h2>RTE <small>1 kind, 1 suite</small></h2>" in page
+    assert "<h2>all suites <small>2 kinds, 3 suites</small></h2>" in page
+
+
 @needs_chromium
 def test_html_sorting_keeps_blocks_and_sorts_best_first(board, tmp_path):
     subs = tmp_path / "subs"
