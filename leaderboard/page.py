@@ -16,6 +16,7 @@ from leaderboard.page_assets import CSS, JS, csp, heat_class
 from leaderboard.paired import PairedResult
 from leaderboard.ranking import Cell, Leaderboard, Row, View
 from leaderboard.render_format import (
+    FLAG_LEGEND,
     STATUS_LEGEND,
     clean,
     dom_id,
@@ -37,7 +38,10 @@ SCORE_NOTE = (
     "100 = right on every original and consistent on every perturbation; docs/metrics.md), "
     "mean over the consistency kinds of the view of the mean over each kind's suites; "
     "ranked on it. Acc: accuracy on the originals (%). "
-    "Consistency: the papers' own metric, direction-normalised (%)."
+    "Consistency: the papers' own metric, direction-normalised (%). "
+    "On word salad, consistent means no signal of the original answer left in the salad "
+    "answer (agreement near its chance level, or the salad rejected by confidence): always "
+    "keeping the answer and always changing it both score 0."
 )
 
 
@@ -79,9 +83,11 @@ def _flag_html(kind: str, mark: str, reason: str | None, long: int = 140) -> str
     if not reason:
         return ""
     text = humanize(reason)
-    if text.startswith(kind + " "):  # "degenerate on 8 of 8 suites" under "⚠ degenerate"
-        text = text[len(kind) + 1:]
-    cls = "flag failing" if kind == "fails" else "flag"
+    for lead in (kind + " ", "fails "):  # "degenerate on 8 of 8 suites" under "⚠ degenerate"
+        if text.startswith(lead):
+            text = text[len(lead):]
+            break
+    cls = "flag failing" if kind == "failing" else "flag"
     if len(text) <= long:
         return f'<div class="{cls}"><b>{mark} {kind}</b>: {html_text(text)}</div>'
     return (f'<div class="{cls}"><b>{mark} {kind}</b>: {html_text(text[:long].rstrip())}… '
@@ -90,7 +96,7 @@ def _flag_html(kind: str, mark: str, reason: str | None, long: int = 140) -> str
 
 def _row_flags(row: Row) -> str:
     return (_flag_html("degenerate", "⚠", row.degenerate)
-            + _flag_html("fails", "✗", row.failing)
+            + _flag_html("failing", "✗", row.failing)
             + _flag_html("contaminated", "☣", row.contaminated))
 
 
@@ -145,7 +151,7 @@ _META_HEAD = (_th("Params", "desc", "meta") + _th("Model", "asc", "meta")
 
 def _view_table(lb: Leaderboard, v: View, table_id: str) -> str:
     per_suite = list(v.suites) if len(v.suites) <= MAX_SUITE_COLUMNS else []
-    kinds = list(v.kinds)
+    kinds = list(v.kinds) if len(v.kinds) > 1 else []  # one kind: its mean is the score
     head = (
         "<tr>" + _th("Rank <small>[95%]</small>", "asc", "nowrap", csv="Rank")
         + _th("Entry", "asc", "name")
@@ -249,7 +255,7 @@ def _suite_table(lb: Leaderboard, suite: str, table_id: str) -> str:
         tr = _attrs(class_="reference" if block == 1 else None, data_entry=name,
                     data_block=block, data_contaminated="1" if c.contaminated else "0", **attrs)
         flags = (_flag_html("degenerate", "⚠", c.degenerate)
-                 + _flag_html("fails", "✗", c.failing)
+                 + _flag_html("failing", "✗", c.failing)
                  + _flag_html("contaminated", "☣", c.contaminated))
         body.append(
             f"<tr{tr}>" + _td(html_text(rank_text), c.rank, None, rank_text)
@@ -302,9 +308,21 @@ def _heat_table(lb: Leaderboard, names: Sequence[str], references: set[str]) -> 
             + "</thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
-def _legend() -> str:
-    items = "".join(f"<dt>{k}</dt><dd>{html_text(v)}</dd>" for k, v in STATUS_LEGEND.items())
+def _plural(n: int, word: str) -> str:
+    """``1 kind``, ``4 kinds``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _legend(words: Mapping[str, str], marks: Mapping[str, str] | None = None) -> str:
+    """A ``<dl>`` of the status or flag words (the Markdown's legend uses the same words)."""
+    marks = marks or {}
+    items = "".join(f"<dt>{(marks[k] + ' ') if k in marks else ''}{k}</dt><dd>{html_text(v)}</dd>"
+                    for k, v in words.items())
     return f'<dl class="legend">{items}</dl>'
+
+
+#: The mark each flag word carries in the tables.
+FLAG_MARKS = {"degenerate": "⚠", "failing": "✗", "contaminated": "☣"}
 
 
 def _filters() -> str:
@@ -351,15 +369,13 @@ def render_page(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
         "<details class=\"intro\"><summary>How to read this page</summary>",
         f"<p>{html_text(SCORE_NOTE)} Rank [95%]: the rank and its 95% interval from a paired "
         "bootstrap over the units the ranked entries share. <em>vs next</em>: &gt; "
-        "distinguishable from the next entry (p &lt; 0.05), ≈ not. ⚠ degenerate: accuracy on "
-        "the originals not significantly above the majority rate, or near-constant "
-        "predictions (a constant or random baseline). ✗ fails: a ranked entry that fails a "
-        "kind (e.g. never flips under negation); it stays ranked. ☣ contaminated: declared "
-        "training on a file the suite draws from. Each view has its own address "
+        "distinguishable from the next entry (p &lt; 0.05), ≈ not. "
+        "Each view has its own address "
         "(<code>#task:snli</code>). The first click on a column sorts best first; rows are "
         "sorted within their block (ranked, reference, partial), so a baseline never moves "
         "into the ranking. Filters hide rows; they do not re-rank.</p>",
-        "<p>Row status:</p>" + _legend(), "</details>",
+        "<p>Row status:</p>" + _legend(STATUS_LEGEND),
+        "<p>Flags, shown with their reason:</p>" + _legend(FLAG_LEGEND, FLAG_MARKS), "</details>",
         '<nav class="tabs" role="tablist">' + "".join(buttons) + "</nav>",
         _filters(),
     ]
@@ -367,10 +383,11 @@ def render_page(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
         v = lb.views[key]
         sid = ids[key]
         active = " active" if i == 0 else ""
-        scored = f"{len(v.kinds)} kinds, " if v.kinds else ""
+        scored = f"{_plural(len(v.kinds), 'kind')}, " if v.kinds else ""
+        scored += _plural(len(v.suites), "suite")
         parts.append(
             f'<section class="view{active}"{_attrs(id=sid, data_key=key)}>'
-            f"<h2>{html_text(v.title)} <small>{scored}{len(v.suites)} suites</small></h2>"
+            f"<h2>{html_text(v.title)} <small>{scored}</small></h2>"
             f'<p><button type="button" class="csv"{_attrs(data_table="table-" + sid, data_file=sid + ".csv")}>'  # noqa: E501
             "Download CSV</button> <small>(this table, rows the filters leave)</small></p>")
         parts.append(_view_table(lb, v, "table-" + sid))

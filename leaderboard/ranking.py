@@ -399,7 +399,10 @@ def failing_reason(info: SuiteInfo, cell: Cell) -> str | None:
         return (f"flips under negation on only {100 * flips:.1f}% of pairs, "
                 f"{reason} ({info.name})")
     if info.kind == "salad" and cell.score is not None:
-        return f"word salad: agreement {100 * cell.score:.1f}%, {reason} ({info.name})"
+        compared = ("the default label" if (info.ranked_units or {}).get("copy")
+                    else "the original answer")
+        return (f"salad answered with {compared} on {100 * cell.score:.1f}% of units, "
+                f"{reason} ({info.name})")
     return f"{reason} ({info.name})"
 
 

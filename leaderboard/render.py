@@ -16,7 +16,7 @@ from pathlib import Path
 from bench.atomic import atomic_path, write_text
 from leaderboard.page import MAX_SUITE_COLUMNS, SCORE_NOTE, render_page
 from leaderboard.ranking import Leaderboard, Row
-from leaderboard.render_format import STATUS_LEGEND, clean, dom_id, md_text, pct
+from leaderboard.render_format import FLAG_LEGEND, STATUS_LEGEND, clean, dom_id, md_text, pct
 
 MARKDOWN = "leaderboard.md"
 HTML = "index.html"
@@ -96,14 +96,13 @@ def render_markdown(lb: Leaderboard) -> str:
         lines.append(f"| {md_text(name)} | " + " | ".join(cells)
                      + f" | {md_text(', '.join(flags))} |")
     legend = "; ".join(f"`{k}`: {v}" for k, v in STATUS_LEGEND.items())
+    flag_words = ", ".join(f"`{k}` ({v})" for k, v in FLAG_LEGEND.items())
     lines += [
         "",
-        "Each cell: `#rank score / acc` (✗: ranked, but fails a kind; reason on the page). "
-        + SCORE_NOTE + " Row status, the same words as on the page: " + legend + ". Flags: "
-        "`degenerate` (accuracy on the originals not significantly above the majority-class "
-        "rate, or near-constant predictions), `contaminated` (declared training on a file a "
-        "suite draws from). Full tables, rank intervals and paired tests: index.html / "
-        "leaderboard.json.",
+        "Each cell: `#rank score / acc` (✗: ranked, but `failing` a kind; reason on the page). "
+        + SCORE_NOTE + " Row status, the same words as on the page: " + legend
+        + ". Flags, the same words as on the page: " + flag_words
+        + ". Full tables, rank intervals and paired tests: index.html / leaderboard.json.",
     ]
     return "\n".join(lines) + "\n"
 

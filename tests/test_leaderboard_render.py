@@ -10,10 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.page import FLAG_MARKS
 from leaderboard.page_assets import csp_hash
 from leaderboard.ranking import Entry, rank
 from leaderboard.render import render_all, render_html, render_markdown
-from leaderboard.render_format import humanize, md_text, model_url, parameters, safe_url
+from leaderboard.render_format import (
+    FLAG_LEGEND,
+    humanize,
+    md_text,
+    model_url,
+    parameters,
+    safe_url,
+)
 from tests.test_leaderboard_ranking import res, suite
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -134,6 +142,34 @@ def test_markdown_vocabulary_and_order(board):
         assert word in md
 
 
+def test_one_vocabulary_for_flags_and_the_salad_score_explained(board):
+    """Issue 18, item 5: the flag words of the page are the Markdown's and leaderboard.json's.
+
+    And both legends say how word salad is scored (item 1), which "consistent on every
+    perturbation" alone would get backwards.
+    """
+    views = {}
+    for key, v in board.views.items():
+        rows = tuple(replace(r, failing="fails cr: never flips under negation (s2)")
+                     if r.name == "alpha" else r for r in v.rows)
+        views[key] = replace(v, rows=rows)
+    lb = replace(board, views=views)
+    page, md = render_html(lb, heatmap=False), render_markdown(lb)
+    shown = set(re.findall(r'<div class="flag[^"]*"><b>\S+ (\w+)</b>', page))
+    assert shown == {"degenerate", "failing", "contaminated"} == set(FLAG_LEGEND)
+    assert "<b>✗ failing</b>: cr: never flips under negation (s2)" in page
+    legend = md.split("Flags, the same words as on the page:")[1]
+    for word in FLAG_LEGEND:
+        assert f"`{word}`" in legend
+        assert f"<dt>{FLAG_MARKS[word]} {word}</dt>" in page
+    listed = {w for line in md.splitlines()[2:] if line.startswith("| ")
+              for w in line.split("|")[-2].strip().split(", ") if w}  # the Flags column
+    json_flags = {f for v in lb.to_dict()["views"].values() for r in v["rows"] for f in r["flags"]}
+    assert "failing" in listed and listed <= set(FLAG_LEGEND) and json_flags <= set(FLAG_LEGEND)
+    for text in (page, md):
+        assert "always keeping the answer and always changing it both score 0" in text
+
+
 def test_render_all_outputs_deterministic(board, tmp_path):
     subs = tmp_path / "subs"
     (subs / "alpha").mkdir(parents=True)
@@ -237,6 +273,17 @@ def test_per_suite_intervals_belong_to_their_score_and_kind_columns(board):
     main = tables["table-view-task-snli"]
     assert main[0][:6] == ["Rank [95%]", "Entry", "Score %", "± 95%", "transitive %", "cr %"]
     assert main[1][1] == "alpha" and main[1][4:6] == ["90.0", "–"]
+
+
+def test_kind_columns_only_where_a_view_has_several_kinds(board):
+    """A one-kind view's kind mean is its score: no second column repeating it; "1 kind"."""
+    page = render_html(board, heatmap=False)
+    tables = _tables(page)
+    assert tables["table-view-task-rte"][0][:5] == ["Rank [95%]", "Entry", "Score %", "± 95%",
+                                                    "Flags"]
+    assert tables["table-view-all"][0][4:6] == ["transitive %", "cr %"]
+    assert "<h2>RTE <small>1 kind, 1 suite</small></h2>" in page
+    assert "<h2>all suites <small>2 kinds, 3 suites</small></h2>" in page
 
 
 @needs_chromium

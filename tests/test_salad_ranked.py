@@ -113,6 +113,12 @@ def test_ranked_through_the_leaderboard(folder):
         low, high = cells["random"].goodness_ci95
         assert low <= cells["random"].goodness <= high and cells["random"].goodness_n > 0
         assert lb.suite_tests[suite][0].method == "paired-bootstrap"
+    # keeping the answer is failing, not degenerate: ranked, with what it does as the reason
+    keep = lb.cells["mrpc_salad_copysort"]["keep"]
+    assert keep.degenerate is None and keep.rank is not None
+    assert keep.failing.startswith("salad answered with the default label on 100.0% of units")
+    assert lb.cells["sst2_salad_shuffle"]["keep"].failing.startswith(
+        "salad answered with the original answer on 100.0% of units")
     for key in ("kind:salad", "family:salad", "all"):
         rows = {r.name: r for r in lb.views[key].rows}
         assert rows["unsure"].rank <= rows["random"].rank < rows["keep"].rank, key
