@@ -863,34 +863,45 @@ def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | Non
 def _judge_untestable(
     cells: dict[str, dict[str, Cell]], infos: Mapping[str, SuiteInfo], names: Sequence[str],
 ) -> None:
-    """Degenerate or failing, per cell, judged where the originals can tell (in place).
+    """Degenerate or failing, per cell, judged once per entry and task (in place).
 
-    A cell whose originals are one class (BECEL's negational sets) cannot tell a constant
-    from a model. There the entry is degenerate when it is flagged on at least half of its
-    testable suites of the same task (else of all its testable suites); a real entry's cell
-    that is not significantly above chance is *failing* instead (ranked, with the reason).
-    With no testable suite at all, the at-chance test decides degeneracy (as before).
+    Degenerate is a property of an entry on a task, not of one suite: the entry is degenerate
+    on a task when it is flagged (near-constant, or not above the majority class) on at least
+    half of its testable suites of that task (else, for a task without testable suites such
+    as one whose originals are all one class, on at least half of all its testable suites).
+    Every cell of the task takes that verdict, so a view never ranks an entry that another
+    view of the same suites treats as a baseline (the kind view and the task views agree). A
+    real entry's cell that is not significantly above chance is *failing* instead (ranked,
+    with the reason). With no testable suite at all, the at-chance test decides degeneracy.
     """
     for e in names:
         mine = {s: cs[e] for s, cs in cells.items() if e in cs and cs[e].goodness is not None}
         testable = {s: c for s, c in mine.items() if c.degenerate_testable}
+        verdicts: dict[str, tuple[str | None, str]] = {}  # task -> (verdict, where)
         for s, c in mine.items():
-            if c.degenerate_testable:
-                if c.degenerate is None:
-                    cells[s][e] = replace(c, failing=failing_reason(infos[s], c))
-                continue
             task = infos[s].task
-            judges = [t for t in testable if infos[t].task == task] or list(testable)
-            if not judges:
-                cells[s][e] = replace(c, degenerate=at_chance_reason(c.goodness, c.sd_goodness))
+            if task not in verdicts:
+                judges = [t for t in testable if infos[t].task == task] or list(testable)
+                if not judges:
+                    verdicts[task] = (None, "")
+                else:
+                    where = (f"{TASKS.get(task, task)} suites"
+                             if infos[judges[0]].task == task else "suites")
+                    verdicts[task] = (_flag([testable[t].degenerate for t in judges],
+                                            "degenerate"), where)
+            verdict, where = verdicts[task]
+            if not where:  # no testable suite anywhere: the at-chance test decides
+                if not c.degenerate_testable:
+                    cells[s][e] = replace(c, degenerate=at_chance_reason(c.goodness,
+                                                                         c.sd_goodness))
                 continue
-            verdict = _flag([testable[t].degenerate for t in judges], "degenerate")
-            where = f"{TASKS.get(task, task)} suites" if infos[judges[0]].task == task else (
-                "suites")
             if verdict:
-                cells[s][e] = replace(c, degenerate=f"judged on its testable {where}: {verdict}")
+                own = c.degenerate if c.degenerate_testable and c.degenerate else None
+                cells[s][e] = replace(c, degenerate=own or (
+                    f"judged on its testable {where}: {verdict}"))
             else:
-                cells[s][e] = replace(c, failing=failing_reason(infos[s], c))
+                cells[s][e] = replace(c, degenerate=None,
+                                      failing=failing_reason(infos[s], c))
 
 
 def _cell_intervals(cells: dict[str, dict[str, Cell]], infos: Mapping[str, SuiteInfo],

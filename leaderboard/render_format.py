@@ -28,8 +28,8 @@ STATUS_LEGEND = {
 #: Flag words (``Row.flags``), used identically in the HTML, the Markdown and
 #: ``leaderboard.json``: the page shows each with its reason as text.
 FLAG_LEGEND = {
-    "degenerate": "accuracy on the originals not significantly above the majority-class rate, "
-                  "or near-constant predictions",
+    "degenerate": "on the task(s), accuracy on the originals not significantly above the "
+                  "majority-class rate, or near-constant predictions",
     "failing": "ranked, but not significantly above chance on some kind (e.g. never flips "
                "under negation); it stays ranked, last if need be",
     "contaminated": "declared training on a file a suite draws from",

@@ -473,3 +473,40 @@ def test_partial_block_lists_real_entries_before_degenerate_baselines():
     assert [(r.name, r.status) for r in rows] == [
         ("full", "ranked"), ("model", "partial"), ("baseline", "partial"),
         ("elsewhere", "partial")]  # covers none of the view's suites: last
+
+
+def test_degenerate_is_judged_once_per_entry_and_task():
+    """A kind view and the task views agree on who is a baseline (the merged page showed
+    minilm-ft as a reference row of ``kind:semantic`` while ranking it on MRPC and WiC)."""
+    def originals(correct, n=200, rate=0.5):
+        return {"accuracy": correct / n, "n_original": n, "n_original_correct": correct,
+                "majority_rate": rate, "top_prediction_share": 0.5, "consistent_accuracy_n": n}
+
+    weak, good = originals(100), originals(190)  # 50% is not above a 50% majority class
+
+    def entry(name, mrpc_semantic):
+        return Entry(name, res(
+            rte_semantic=suite(0.1, task="rte", kind="semantic", cc=0.3, metrics=weak),
+            rte_symmetric=suite(0.1, task="rte", kind="symmetric", cc=0.3, metrics=weak),
+            mrpc_semantic=suite(0.1, task="mrpc", kind="semantic", cc=0.5,
+                                metrics=mrpc_semantic),
+            mrpc_symmetric=suite(0.1, task="mrpc", kind="symmetric", cc=0.5, metrics=good),
+            mrpc_calm=suite(0.9, hib=True, family="calm", task="mrpc", kind="calm", cc=0.5,
+                            metrics=good),
+            wic_semantic=suite(0.1, task="wic", kind="semantic", cc=0.5, metrics=good),
+            wic_symmetric=suite(0.1, task="wic", kind="symmetric", cc=0.5, metrics=good),
+        ))
+
+    # "model" is weak on RTE (both suites) and on one small MRPC suite, fine elsewhere
+    lb = rank([entry("model", weak), entry("other", good)])
+    status = {key: {r.name: r.status for r in v.rows} for key, v in lb.views.items()}
+    assert status["task:rte"]["model"] == "reference"  # degenerate on its RTE suites
+    assert status["task:mrpc"]["model"] == "ranked"
+    # the task verdicts, not the per-suite tests, decide every cell: RTE's two cells are
+    # degenerate, MRPC's weak suite is not (MRPC as a task is fine: 1 of 3 suites flagged)
+    cells = lb.cells
+    assert cells["rte_semantic"]["model"].degenerate
+    assert cells["mrpc_semantic"]["model"].degenerate is None
+    # so the semantic kind view (RTE, MRPC, WiC) ranks it: 1 of 3 cells degenerate
+    assert status["kind:semantic"]["model"] == "ranked"
+    assert lb.cells["mrpc_semantic"]["model"].rank is not None
