@@ -795,7 +795,9 @@ def execute(
     out = Path(out)
     parts = out.with_name(out.name + PARTS_SUFFIX)
     rank = procs.rank if procs else 0
-    store = ShardStore(parts, prepared.fingerprint, rank)
+    # the weights' dtype and autocast change the numbers: a resume must not mix them
+    fingerprint = {**prepared.fingerprint, "dtype": _weights_dtype(loaded), "amp": options.amp}
+    store = ShardStore(parts, fingerprint, rank)
     done_keys = set(store.done)
     if procs is not None:  # ranks on other disks may hold other finished results
         done_keys = set().union(*distributed.all_gather(done_keys))
