@@ -682,8 +682,12 @@ def prepare(
         "num_fewshot": options.num_fewshot, "fewshot_seed": options.seed,
         "fewshot_pools": _pools_used(data_dir, collected, manifest, options),
         "batch_size": options.batch_size, "amp": options.amp,
+        "revision": getattr(_config_of(model), "_commit_hash", None),
         "suites": [[s.suite, manifest[s.suite].get("sha256"), len(s.ids)]
                    for s in collected.suites],
+        # every distinct input as text and its token length: prompts, chat template,
+        # demonstrations and tokenizer of the machine that made the part
+        "inputs_sha1": hashlib.sha1(json.dumps([keys, lengths]).encode()).hexdigest(),
     }
     return Prepared(collected, keys, encoded, lengths, mappings, fingerprint, settings,
                     model.is_seq2seq, causal, truncated)

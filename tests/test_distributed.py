@@ -269,7 +269,8 @@ def test_fewshot_runs_split_by_torchrun_or_shards_write_the_single_process_file(
     assert not out.with_name(out.name + ".parts").exists()
 
 
-def test_merge_refuses_parts_of_another_seed_pool_or_dtype(folder, gpt2, tmp_path, capsys):
+def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, tmp_path, capsys,
+                                                          monkeypatch):
     import hashlib
     import shutil
 
@@ -296,9 +297,12 @@ def test_merge_refuses_parts_of_another_seed_pool_or_dtype(folder, gpt2, tmp_pat
         "fewshot_pools": (other, []),
         "dtype 'float32' vs 'bfloat16'": (folder, ["--dtype", "bfloat16"]),
     }
+    variants["inputs_sha1"] = (folder, [])  # another version's prompts (see below)
     for fragment, (data, extra) in variants.items():
         part = tmp_path / "p1.part"
         part.unlink(missing_ok=True)
+        if fragment == "inputs_sha1":
+            monkeypatch.setattr("bench.prompts.FEWSHOT_DELIMITER", "\n\n\n")
         assert main(predict_args(gpt2, data, part, *FEWSHOT, *extra, "--shard", "1/2")) == 0
         capsys.readouterr()
         out = tmp_path / "m.jsonl"
