@@ -680,12 +680,33 @@ def prepare(
                       for t, m in sorted(options.label_map.items())},
         "length_norm": options.length_norm, "chat": options.chat,
         "num_fewshot": options.num_fewshot, "fewshot_seed": options.seed,
-        "batch_size": options.batch_size,
+        "fewshot_pools": _pools_used(data_dir, collected, manifest, options),
+        "batch_size": options.batch_size, "amp": options.amp,
+        "revision": getattr(_config_of(model), "_commit_hash", None),
         "suites": [[s.suite, manifest[s.suite].get("sha256"), len(s.ids)]
                    for s in collected.suites],
+        # every distinct input as text and its token length: prompts, chat template,
+        # demonstrations and tokenizer of the machine that made the part
+        "inputs_sha1": hashlib.sha1(json.dumps([keys, lengths]).encode()).hexdigest(),
     }
     return Prepared(collected, keys, encoded, lengths, mappings, fingerprint, settings,
                     model.is_seq2seq, causal, truncated)
+
+
+def _pools_used(data_dir, collected: CollectedInputs, manifest: dict,
+                options: RunnerOptions) -> dict[str, str]:
+    """Pool name -> sha256 of the few-shot pools the run's suites draw from (empty at 0 shots)."""
+    if not options.num_fewshot:
+        return {}
+    from bench.fewshot import read_pools, suite_pool
+
+    pools = read_pools(data_dir)
+    used = {}
+    for suite in collected.suites:
+        name = suite_pool(pools, manifest[suite.suite])
+        if name is not None:
+            used[name] = pools[name]["sha256"]
+    return dict(sorted(used.items()))
 
 
 def truncation_warning(prepared: Prepared, max_length: int) -> str | None:
@@ -778,7 +799,9 @@ def execute(
     out = Path(out)
     parts = out.with_name(out.name + PARTS_SUFFIX)
     rank = procs.rank if procs else 0
-    store = ShardStore(parts, prepared.fingerprint, rank)
+    # the weights' dtype and autocast change the numbers: a resume must not mix them
+    fingerprint = {**prepared.fingerprint, "dtype": _weights_dtype(loaded), "amp": options.amp}
+    store = ShardStore(parts, fingerprint, rank)
     done_keys = set(store.done)
     if procs is not None:  # ranks on other disks may hold other finished results
         done_keys = set().union(*distributed.all_gather(done_keys))
@@ -823,7 +846,8 @@ def execute(
     if procs is None or procs.is_main:
         if shard.count > 1:
             wanted = {i for b in share for i in b}
-            write_part(out, prepared, done, options, shard, wanted, device_type)
+            write_part(out, prepared, done, options, shard, wanted, device_type,
+                       _weights_dtype(loaded))
         else:
             write_predictions(out, prepared.collected, keys, done, prepared.mappings,
                               prepared.seq2seq, options, causal=prepared.causal)
@@ -887,13 +911,23 @@ PART_FORMAT = "consistency-bench-part"
 PART_VERSION = 1
 
 
+def _weights_dtype(loaded) -> str | None:
+    """The dtype of the model's weights (``--dtype``, or bf16 for causal LMs on CUDA)."""
+    try:
+        return str(next(loaded.model.parameters()).dtype).removeprefix("torch.")
+    except (AttributeError, StopIteration, TypeError):
+        return None
+
+
 def write_part(out: Path, prepared: Prepared, done: dict[str, object], options: RunnerOptions,
-               shard: Shard, wanted: set[int], device_type: str = "cpu") -> None:
+               shard: Shard, wanted: set[int], device_type: str = "cpu",
+               dtype: str | None = None) -> None:
     """Write the part file of ``shard``: a header line, then ``[row position, record]`` lines.
 
     The header carries the shard, the total row count and the run's settings (model, config
-    hash, options, suites with their sha256, and the device type, which sets the automatic
-    batch plan), which :func:`merge_parts` compares.
+    hash, options, the few-shot seed and the sha256 of the pools drawn from, suites with their
+    sha256, the weights' dtype, and the device type, which sets the automatic batch plan),
+    which :func:`merge_parts` compares.
     """
     keys = prepared.keys
     missing = sum(1 for i in wanted if keys[i] not in done)
@@ -901,7 +935,7 @@ def write_part(out: Path, prepared: Prepared, done: dict[str, object], options: 
         raise BenchError(f"{missing} inputs have no result; rerun to resume")
     header = {"format": PART_FORMAT, "version": PART_VERSION, "shard": [shard.index, shard.count],
               "rows": prepared.collected.rows,
-              "run": {**prepared.settings, "batch_plan_device": device_type}}
+              "run": {**prepared.settings, "batch_plan_device": device_type, "dtype": dtype}}
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
         handle.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")
         for pos, record in _records(prepared.collected, keys, done, prepared.mappings,

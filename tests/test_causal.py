@@ -200,6 +200,15 @@ def test_fewshot_and_chat_contexts(folder, gpt2, tmp_path):
     ctx, choices = chat.unique[0]
     assert ctx.startswith("<|user|>") and ctx.endswith("<|assistant|>")
     assert choices.split("\x1f") == ["negative", "positive"]  # no delimiter after a chat turn
+    both = collect_causal_inputs(folder, ["sst2_semantic"], opts(chat=True, num_fewshot=2), tok)
+    assert len(both.unique) == len(chat.unique)
+    for ctx, _ in both.unique:  # two demonstrations as user / assistant turns, then the row
+        assert ctx.count("<|user|>") == 3 and ctx.count("<|assistant|>") == 3
+        assert ctx.endswith("<|assistant|>")
+    turns = {ctx.rsplit("<|user|>", 1)[0] for ctx, _ in both.unique}
+    assert len(turns) == 1  # the same demonstrations for every row
+    answers = [t.split("\n")[0] for t in next(iter(turns)).split("<|assistant|>")[1:]]
+    assert set(answers) <= {"negative", "positive"}
 
 
 def test_cli_predicts_causal_without_suites_and_skips_nothing(folder, gpt2, tmp_path, capsys):

@@ -229,3 +229,83 @@ def test_device_map_over_gpus_writes_the_single_gpu_file(folder, gpt2, tmp_path)
     a = [json.loads(x) for x in one.read_text().splitlines()]
     b = [json.loads(x) for x in mapped.read_text().splitlines()]
     assert [r["label"] for r in a] == [r["label"] for r in b]
+
+
+FEWSHOT = ["--suites", "rte_semantic", "--num-fewshot", "2", "--fewshot-seed", "7"]
+
+
+def part_header(path: Path) -> dict:
+    return json.loads(path.read_text().splitlines()[0])
+
+
+def test_fewshot_runs_split_by_torchrun_or_shards_write_the_single_process_file(
+        folder, gpt2, tmp_path, capsys):
+    """The merged runner (prepare/execute) with few-shot pools: every split, the same bytes."""
+    one = tmp_path / "one.jsonl"
+    assert main(predict_args(gpt2, folder, one, *FEWSHOT)) == 0
+    zero = tmp_path / "zero.jsonl"
+    assert main(predict_args(gpt2, folder, zero, "--suites", "rte_semantic")) == 0
+    assert one.read_bytes() != zero.read_bytes()  # the demonstrations change the scores
+    parts = [tmp_path / f"fs{i}.part" for i in range(2)]
+    for i, part in enumerate(parts):
+        assert main(predict_args(gpt2, folder, part, *FEWSHOT, "--shard", f"{i}/2")) == 0
+    header = part_header(parts[0])["run"]
+    pools = json.loads((folder / "suites.json").read_text())["fewshot"]
+    assert header["num_fewshot"] == 2 and header["fewshot_seed"] == 7
+    assert header["fewshot_pools"] == {"rte": pools["rte"]["sha256"]}
+    assert header["dtype"] == "float32" and header["amp"] is True
+    merged = tmp_path / "merged.jsonl"
+    assert main(["merge-predictions", *map(str, parts), "--out", str(merged)]) == 0
+    assert merged.read_bytes() == one.read_bytes()
+    capsys.readouterr()
+    out = tmp_path / "tr.jsonl"
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+               "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
+               "-m", "bench.cli", *predict_args(gpt2, folder, out, *FEWSHOT)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert out.read_bytes() == one.read_bytes()
+    assert not out.with_name(out.name + ".parts").exists()
+
+
+def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, tmp_path, capsys,
+                                                          monkeypatch):
+    import hashlib
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    base = tmp_path / "p0.part"
+    assert main(predict_args(gpt2, folder, base, *FEWSHOT, "--shard", "0/2")) == 0
+    # the same folder with another rte pool: its first demonstration for seed 7 dropped
+    other = tmp_path / "cb"
+    shutil.copytree(folder, other)
+    manifest = json.loads((other / "suites.json").read_text())
+    entry = manifest["fewshot"]["rte"]
+    from bench.fewshot import seed_order
+
+    table = pq.read_table(other / entry["path"])
+    first = seed_order(table.to_pylist(), 7)[0]["id"]
+    keep = [i for i, r in enumerate(table.column("id").to_pylist()) if r != first]
+    pq.write_table(table.take(keep), other / entry["path"])
+    entry["sha256"] = hashlib.sha256((other / entry["path"]).read_bytes()).hexdigest()
+    entry["rows"] = len(keep)
+    (other / "suites.json").write_text(json.dumps(manifest))
+    variants = {
+        "fewshot_seed 7 vs 8": (folder, ["--fewshot-seed", "8"]),
+        "fewshot_pools": (other, []),
+        "dtype 'float32' vs 'bfloat16'": (folder, ["--dtype", "bfloat16"]),
+    }
+    variants["inputs_sha1"] = (folder, [])  # another version's prompts (see below)
+    for fragment, (data, extra) in variants.items():
+        part = tmp_path / "p1.part"
+        part.unlink(missing_ok=True)
+        if fragment == "inputs_sha1":
+            monkeypatch.setattr("bench.prompts.FEWSHOT_DELIMITER", "\n\n\n")
+        assert main(predict_args(gpt2, data, part, *FEWSHOT, *extra, "--shard", "1/2")) == 0
+        capsys.readouterr()
+        out = tmp_path / "m.jsonl"
+        assert main(["merge-predictions", str(base), str(part), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert fragment in err and not out.exists(), err

@@ -545,6 +545,24 @@ def test_publish_results_refuses_a_degenerate_entry_unless_flagged(tmp_path):
     assert {d["source"]["url"] for d in data} == {"https://huggingface.co/datasets/org/suites"}
 
 
+def test_publish_flags_the_suites_the_committed_leaderboard_shows_as_degenerate():
+    """``suite_flags`` and ``rank`` agree on every committed entry, suite by suite."""
+    from leaderboard.hub_eval import suite_flags
+    from leaderboard.submissions import load_all
+
+    subs = load_all(REPO / "submissions")
+    board = rank([Entry(s.slug, s.results, s.meta) for s in subs])
+    counts = {}
+    for sub in subs:
+        flags = suite_flags(sub.results, sub.slug)
+        flagged = {s for s, why in flags.items() if why.startswith("degenerate")}
+        shown = {s for s, cells in board.cells.items()
+                 if sub.slug in cells and cells[sub.slug].degenerate}
+        assert flagged == shown, (sub.slug, sorted(flagged ^ shown))
+        counts[sub.slug] = len(flagged)
+    assert counts["majority"] and not all(counts.values())  # not vacuous either way
+
+
 def test_incomplete_entry_is_refused_and_listed_in_notes():
     results = scored(snli_symmetric=0.375)
     results["skipped"] = {"wic_semantic": "predictions cover 268 of 280 rows",

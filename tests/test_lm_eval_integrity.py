@@ -53,15 +53,15 @@ def write_run(folder: Path, out: Path, shots: dict[str, int], alter=None,
     for suite, k in shots.items():
         task = task_name(suite)
         rows = pq.read_table(parquet_path(folder, suite)).to_pylist()
-        n_choices = len(manifest[suite]["label_names"])  # one log-likelihood per label
+        labels = len(manifest[suite]["label_names"])  # one choice per label, as lm-eval logs
         with open(out / f"samples_{task}_{DATE}.jsonl", "w") as handle:
             for i, row in enumerate(rows):
                 doc = alter(i, dict(row)) if alter else row
-                lls = [-1.0 - i % 3] + [-2.0] * (n_choices - 1)
+                lls = [-1.0 - i % 3] + [-2.0 - j for j in range(labels - 1)]
                 handle.write(json.dumps({
                     "doc_id": i, "doc": doc,
-                    "arguments": {f"gen_args_{c}": {"arg_0": "ctx", "arg_1": f" {c}"}
-                                  for c in range(n_choices)},
+                    "arguments": {f"gen_args_{j}": {"arg_0": "ctx", "arg_1": f" {chr(65 + j)}"}
+                                  for j in range(labels)},
                     "resps": [[[ll, False]] for ll in lls],
                     "filtered_resps": [[ll, False] for ll in lls],
                 }) + "\n")

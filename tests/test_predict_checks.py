@@ -53,7 +53,8 @@ def broken(gpt2, tmp_path_factory) -> Path:
     [
         (["--suites", "no_such_suite"], "suite 'no_such_suite' is not in"),
         (["--suites", "wic_semantic", "--max-length", "1"], "--max-length 1: a verbaliser"),
-        (["--suites", "wic_semantic", "--num-fewshot", "1000000"], "demonstrations in its pool"),
+        (["--suites", "wic_semantic", "--num-fewshot", "1000000"],
+         "has 64 demonstrations in its pool"),
         (["--suites", "wic_semantic", "--shard", "3/2"], "--shard '3/2'"),
         (["--suites", "wic_semantic", "--chat"], "no chat template"),
     ],
@@ -66,6 +67,45 @@ def test_refusals_come_before_the_weights_load_and_leave_nothing(folder, broken,
     err = capsys.readouterr().err
     assert code == 2 and fragment in err, err
     assert "cannot load model" not in err  # the broken weights were never read
+    assert not out.exists() and not out.with_name(out.name + ".parts").exists()
+
+
+@pytest.fixture(scope="module")
+def nopools(folder, tmp_path_factory) -> Path:
+    """The folder as one built before pools existed: no ``fewshot`` entry, no pool files."""
+    import json
+
+    path = tmp_path_factory.mktemp("nopools") / "cb"
+    shutil.copytree(folder, path)
+    manifest = json.loads((path / "suites.json").read_text())
+    del manifest["fewshot"]
+    (path / "suites.json").write_text(json.dumps(manifest))
+    shutil.rmtree(path / "fewshot")
+    return path
+
+
+@pytest.mark.parametrize("chat", [False, True])
+def test_a_missing_pool_is_refused_before_the_weights_load_and_leaves_nothing(
+        nopools, broken, tmp_path, capsys, chat):
+    out = tmp_path / "p.jsonl"
+    if chat:  # --chat is checked first: give the broken model a template
+        import json
+
+        config = tmp_path / "chat"
+        shutil.copytree(broken, config)
+        tok = config / "tokenizer_config.json"
+        data = json.loads(tok.read_text())
+        data["chat_template"] = "{% for m in messages %}{{ m['content'] }}\n{% endfor %}"
+        tok.write_text(json.dumps(data))
+        model = config
+    else:
+        model = broken
+    code = main(["predict", "--model", str(model), "--data", str(nopools), "--out", str(out),
+                 "--no-progress", "--suites", "wic_semantic", "--num-fewshot", "2",
+                 "--shard", "0/2", *(["--chat"] if chat else [])])
+    err = capsys.readouterr().err
+    assert code == 2 and "has no few-shot pools" in err, err
+    assert "cannot load model" not in err
     assert not out.exists() and not out.with_name(out.name + ".parts").exists()
 
 

@@ -160,6 +160,32 @@ def test_resume_refuses_parts_of_another_run(folder, bert, tmp_path):
         predict(loaded, str(bert), folder, ["rte_semantic"], out, opts())
 
 
+def test_resume_refuses_parts_computed_in_another_dtype(folder, bert, tmp_path):
+    """float32 results and bfloat16 ones must not be joined in one file."""
+    out = tmp_path / "pred.jsonl"
+    options = opts(batch_size=16, chunk_size=16)
+
+    def interrupting_factory(loaded, encoded, options):
+        forward = make_forward(loaded, encoded, options)
+        calls = []
+
+        def wrapped(batch):
+            calls.append(batch)
+            if len(calls) > 1:
+                raise KeyboardInterrupt
+            return forward(batch)
+
+        return wrapped
+
+    with pytest.raises(KeyboardInterrupt):
+        predict(load_classifier(bert, device="cpu"), str(bert), folder, ["rte_semantic"], out,
+                options, forward_factory=interrupting_factory)
+    assert list(out.with_name(out.name + ".parts").glob("shard-*.jsonl"))
+    with pytest.raises(ConfigError, match="different run"):
+        predict(load_classifier(bert, device="cpu", dtype="bfloat16"), str(bert), folder,
+                ["rte_semantic"], out, options)
+
+
 def test_stale_parts_without_results_do_not_block_the_rerun(folder, bert, tmp_path):
     """A run refused before its first batch left run.json only: the corrected run goes on."""
     loaded = load_classifier(bert, device="cpu")
