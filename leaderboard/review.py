@@ -394,9 +394,9 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
             _merge(api, repo_id, reviews, submissions, data_dir, scorer, log)
             local = {s.slug for s in load_all(submissions)} if submissions.is_dir() else set()
             pending = sorted(local - reviewer.published)
-            if pending:
+            if pending or (space and space_behind(api, repo_id, space)):
                 _republish(repo_id, submissions, Path(site), space, data_dir, log, endpoint,
-                           token)
+                           token, suites_repo)
     return reviews
 
 
@@ -414,14 +414,37 @@ def _merge(api, repo_id, reviews, submissions, data_dir, scorer, log) -> None:
         log(f"merged #{r.num} ({r.slug})")
 
 
-def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token) -> None:
-    """Render the site again and publish the dataset repo (and the Space)."""
+def space_behind(api, repo_id: str, space: str) -> bool:
+    """Whether the Space lacks the dataset repo's ``leaderboard.json`` (or does not exist).
+
+    Both are sent from the same rendered site, so the same git blob on both ``main`` branches
+    means the Space shows what the dataset repo holds. A run interrupted between the dataset
+    commit and the Space commit leaves them different; the next review republishes.
+    """
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    def blob(repo: str, repo_type: str) -> list[str | None]:
+        try:
+            found = api.get_paths_info(repo, ["leaderboard.json"], repo_type=repo_type)
+        except RepositoryNotFoundError:
+            return []
+        return [getattr(f, "blob_id", None) for f in found]
+
+    data = hub_call(repo_id, "reading leaderboard.json", blob, repo_id, "dataset")
+    page = hub_call(space, "reading the Space's leaderboard.json", blob, space, "space")
+    return not data or page != data
+
+
+def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token,
+               suites_repo=None) -> None:
+    """Render the site again and publish the dataset repo (and the Space, linking both repos)."""
     from leaderboard.publish import execute, plan_leaderboard
     from leaderboard.space import plan_space, with_predictions
 
     render_site(submissions, site, data_dir)
     plans = [with_predictions(plan_leaderboard(site, submissions, repo_id), submissions)]
     if space:
-        plans.append(plan_space(site, space, repo_id, endpoint=endpoint))
+        plans.append(plan_space(site, space, repo_id, suites_repo=suites_repo,
+                                endpoint=endpoint))
     for plan in plans:
         execute(plan, endpoint=endpoint, token=token, log=log)

@@ -43,7 +43,7 @@ def start(hub, board, built):  # noqa: F811
     docs/submit.md says: the suites downloaded with `hf download`, then `submit --hub`."""
     for args in (["publish-suites", "--repo", "org/cb", "--data", str(built)],
                  ["publish", "--repo", "org/lb", "--site", "site", "--submissions", "subs",
-                  "--space", "org/lb-page"]):
+                  "--space", "org/lb-page", "--suites-repo", "org/cb"]):
         proc = cli(args, hub.url, board)
         assert proc.returncode == 0, proc.stderr
     env = hub_env(hub.url, board)  # the researcher: no token needed to download
@@ -156,6 +156,28 @@ def test_review_5xx_during_merge_then_resume(board, built):  # noqa: F811
     assert len(hub.comments("org/lb", 1)) == 1
     assert "submissions/zeros/results.json" in hub.files_at("org/lb")
     assert verify.returncode == 0 and "2 ok" in verify.stdout
+
+
+def test_review_5xx_on_the_space_commit_then_resume(board, built):  # noqa: F811
+    with Hub() as hub:
+        start(hub, board, built)
+        hub.faults.append(("POST", r"/api/spaces/org/lb-page/commit/main", 503))
+        broken = review(hub, board, built, "--merge")
+        page_after_fault = hub.files_at("org/lb-page")
+        resumed = review(hub, board, built, "--merge")
+        page = hub.files_at("org/lb-page")
+        n_commits = len(hub.commits)
+        quiet = review(hub, board, built, "--merge")
+    assert broken.returncode == 2 and "HTTP 503" in broken.stderr
+    assert "submissions/zeros/results.json" in hub.files_at("org/lb")  # the data went out
+    assert b"zeros" not in page_after_fault["leaderboard.json"]  # the page did not
+    assert resumed.returncode == 0, resumed.stderr
+    assert "0 accepted, 0 refused, 0 unchanged" in resumed.stdout  # nothing left open
+    assert page["leaderboard.json"] == hub.files_at("org/lb")["leaderboard.json"]
+    assert b"zeros" in page["index.html"]
+    card = yaml.safe_load(page["README.md"].decode().split("---\n")[1])
+    assert card["datasets"] == ["org/lb", "org/cb"]  # review keeps the suites link
+    assert quiet.returncode == 0 and len(hub.commits) == n_commits  # in step: nothing sent
 
 
 def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
