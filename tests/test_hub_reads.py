@@ -92,6 +92,15 @@ def test_load_dataset_through_the_hub_gives_the_built_rows_and_features(built, t
     assert ("GET", "/datasets/org/cb/resolve/main/README.md") in reads
     assert any(p.endswith("/snli_transitive/test.parquet") and m == "GET" for m, p in reads)
     assert not any("rte_semantic/test.parquet" in p for _, p in reads)  # only the config asked
+    # the few-shot pools went up with the suites (LFS, the built bytes), and load_dataset of
+    # a suite's config reads none of them
+    pools = json.loads((built / "suites.json").read_text())["fewshot"]
+    assert len(pools) >= 2
+    published = hub.files_at("org/cb")
+    for name, info in pools.items():
+        assert published[info["path"]] == (built / info["path"]).read_bytes(), name
+        assert info["path"] in hub.repos["org/cb"]["lfs"]
+    assert not any("/fewshot/" in p for _, p in reads)
 
 
 LM_EVAL = """
