@@ -90,11 +90,15 @@ def changed_paths(diff: str) -> list[str]:
     """Files a pull request changes, from the ``diff --git a/X b/X`` headers of its diff.
 
     Raises:
-        Refused: A rename or copy (``a/X b/Y``), which no request makes.
+        Refused: A rename or copy (``a/X b/Y``) or a deleted file, which no request makes
+            (a deleted file cannot be downloaded at the pull request's head: refused here, it
+            never stops the review of the others).
 
     """
     out = []
     for line in (diff or "").splitlines():
+        if line.startswith("deleted file mode") and out:
+            raise Refused(f"the pull request deletes {out[-1]!r}; a request only adds files")
         if not line.startswith("diff --git a/"):
             continue
         rest = line[len("diff --git a/"):]

@@ -180,6 +180,28 @@ def test_review_5xx_on_the_space_commit_then_resume(board, built):  # noqa: F811
     assert quiet.returncode == 0 and len(hub.commits) == n_commits  # in step: nothing sent
 
 
+def test_a_pull_request_deleting_files_is_refused(online, board, built):  # noqa: F811
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+
+    with Hub() as hub:
+        start(hub, board, built)  # pull request #1: a good one
+        api = HfApi(endpoint=hub.url, token=TOKEN)
+        gz = gzip_bytes((board / "zeros.jsonl").read_bytes())
+        files = {"requests/old/meta.yaml": (board / "meta.yaml").read_bytes(),
+                 "requests/old/predictions.jsonl.gz": gz}
+        api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in files.items()],
+                          commit_message="an earlier request", repo_type="dataset")
+        api.create_commit("org/lb", [CommitOperationDelete(p) for p in files],
+                          commit_message="delete", repo_type="dataset", create_pr=True)
+        proc = review(hub, board, built)
+        again = review(hub, board, built)
+    assert proc.returncode == 0, proc.stderr
+    assert "#1: accepted zeros" in proc.stdout
+    assert "#2: refused: the pull request deletes 'requests/old/meta.yaml'" in proc.stdout
+    assert "a request only adds files" in hub.comments("org/lb", 2)[0]
+    assert again.returncode == 0 and "0 accepted, 0 refused, 2 unchanged" in again.stdout
+
+
 def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
     with Hub() as hub:
         start(hub, board, built)
@@ -218,6 +240,9 @@ def test_request_paths_and_hashes():
     assert request_slug(changed_paths(diff)) == "a"
     with pytest.raises(Refused, match="renames or copies"):
         changed_paths("diff --git a/x b/y\n")
+    with pytest.raises(Refused, match="deletes 'requests/a/meta.yaml'"):
+        changed_paths("diff --git a/requests/a/meta.yaml b/requests/a/meta.yaml\n"
+                      "deleted file mode 100644\n")
     results = {"suites": {"s1": {"content_hash": "a" * 64}, "s2": {"content_hash": "b" * 64}}}
     check_hashes(results, {"s1": "a" * 64, "s2": "b" * 64}, "org/cb")
     with pytest.raises(Refused) as err:
