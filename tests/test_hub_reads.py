@@ -124,16 +124,22 @@ def test_lm_eval_loads_the_exported_hub_task(built, tmp_path):
 
     from bench.lm_eval_tasks import export_tasks
 
-    export_tasks(built, tmp_path / "tasks", ["snli_transitive"], hub="org/cb")
     export_tasks(built, tmp_path / "local", ["snli_transitive"])
     with Hub() as hub:
         publish(hub, built, tmp_path)
+        export = run(["-m", "bench.cli", "export-lm-eval", "--data", str(built), "--out",
+                      str(tmp_path / "tasks"), "--suites", "snli_transitive", "--hub", "org/cb"],
+                     hub_env(hub.url, tmp_path), tmp_path)  # pins main's commit: a Hub read
+        assert export.returncode == 0, export.stderr
         proc = run(["-c", LM_EVAL, str(tmp_path / "tasks"), str(tmp_path / "local")],
                    hub_env(hub.url, tmp_path), tmp_path)
+        head = hub.repos["org/cb"]["head"]
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.splitlines()[-1])
     got, want = out[str(tmp_path / "tasks")], out[str(tmp_path / "local")]
     assert got["path"] == "org/cb" and want["path"] == "parquet"
+    task = (tmp_path / "tasks" / "consistency_bench_snli_transitive.yaml").read_text()
+    assert head in task  # the published commit, loaded by lm-eval at that revision
     ids = pq.read_table(built / "snli_transitive/test.parquet", columns=["id"]).column(0)
     assert got["ids"] == ids.to_pylist() == want["ids"]
     assert got["text"] == want["text"]
