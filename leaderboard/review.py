@@ -90,7 +90,8 @@ def changed_paths(diff: str) -> list[str]:
     """Files a pull request changes, from the ``diff --git a/X b/X`` headers of its diff.
 
     Raises:
-        Refused: A rename or copy (``a/X b/Y``) or a deleted file, which no request makes
+        Refused: A rename or copy (``a/X b/Y``), a deleted file, or a path git quotes
+            (``"a/\\303\\251"``), which no request makes
             (a deleted file cannot be downloaded at the pull request's head: refused here, it
             never stops the review of the others).
 
@@ -99,6 +100,10 @@ def changed_paths(diff: str) -> list[str]:
     for line in (diff or "").splitlines():
         if line.startswith("deleted file mode") and out:
             raise Refused(f"the pull request deletes {out[-1]!r}; a request only adds files")
+        if line.startswith("diff --git ") and not line.startswith("diff --git a/"):
+            # git quotes a path with non-ASCII or special characters ("a/..."): never a
+            # request's path, and skipping the header would let that file through the merge
+            raise Refused(f"the pull request changes a file with a quoted path ({line!r})")
         if not line.startswith("diff --git a/"):
             continue
         rest = line[len("diff --git a/"):]

@@ -180,7 +180,7 @@ def test_review_5xx_on_the_space_commit_then_resume(board, built):  # noqa: F811
     assert quiet.returncode == 0 and len(hub.commits) == n_commits  # in step: nothing sent
 
 
-def test_a_pull_request_deleting_files_is_refused(online, board, built):  # noqa: F811
+def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built):  # noqa: F811
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
     with Hub() as hub:
@@ -193,13 +193,19 @@ def test_a_pull_request_deleting_files_is_refused(online, board, built):  # noqa
                           commit_message="an earlier request", repo_type="dataset")
         api.create_commit("org/lb", [CommitOperationDelete(p) for p in files],
                           commit_message="delete", repo_type="dataset", create_pr=True)
+        sneaky = {"requests/sneaky/meta.yaml": files["requests/old/meta.yaml"],
+                  "requests/sneaky/predictions.jsonl.gz": gz,
+                  "submissions/é/results.json": b"{}"}  # git quotes this path in the diff
+        api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in sneaky.items()],
+                          commit_message="sneaky", repo_type="dataset", create_pr=True)
         proc = review(hub, board, built)
         again = review(hub, board, built)
     assert proc.returncode == 0, proc.stderr
     assert "#1: accepted zeros" in proc.stdout
     assert "#2: refused: the pull request deletes 'requests/old/meta.yaml'" in proc.stdout
     assert "a request only adds files" in hub.comments("org/lb", 2)[0]
-    assert again.returncode == 0 and "0 accepted, 0 refused, 2 unchanged" in again.stdout
+    assert "#3: refused: the pull request changes a file with a quoted path" in proc.stdout
+    assert again.returncode == 0 and "0 accepted, 0 refused, 3 unchanged" in again.stdout
 
 
 def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
@@ -240,6 +246,10 @@ def test_request_paths_and_hashes():
     assert request_slug(changed_paths(diff)) == "a"
     with pytest.raises(Refused, match="renames or copies"):
         changed_paths("diff --git a/x b/y\n")
+    quoted = diff + ('diff --git "a/submissions/\\303\\251/results.json" '
+                     '"b/submissions/\\303\\251/results.json"\nnew file mode 100644\n')
+    with pytest.raises(Refused, match="a file with a quoted path"):
+        changed_paths(quoted)  # skipped, the file would reach main with the merge
     with pytest.raises(Refused, match="deletes 'requests/a/meta.yaml'"):
         changed_paths("diff --git a/requests/a/meta.yaml b/requests/a/meta.yaml\n"
                       "deleted file mode 100644\n")
