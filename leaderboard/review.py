@@ -62,8 +62,9 @@ class Review:
     Attributes:
         num: Pull request number.
         head: Commit the files were read at.
-        verdict: ``accepted``, ``refused``, or ``unchanged`` (reviewed before at this head
-            and nothing left to do).
+        verdict: ``accepted``, ``refused``, ``unchanged`` (reviewed before at this head
+            and nothing left to do) or ``other`` (changes no file under ``requests/``: not a
+            submission, e.g. a maintainer's edit of the card; never commented or merged).
         slug: Entry name, when the paths gave one.
         reason: Why it was refused.
         comment: The comment (posted unless ``unchanged`` or reviewed before).
@@ -290,7 +291,10 @@ class Reviewer:
         if before == ("refused", head) or (before == ("accepted", head) and not merge):
             return Review(num, head, "unchanged", posted=False)
         try:
-            slug = request_slug(changed_paths(details.diff or ""))
+            paths = changed_paths(details.diff or "")
+            if paths and not any(p.startswith(f"{REQUESTS}/") for p in paths):
+                return Review(num, head, "other", posted=False)  # not a submission: no comment
+            slug = request_slug(paths)
         except Refused as exc:
             return self._refused(num, head, None, str(exc), before)
         try:
@@ -388,7 +392,8 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
             r = reviewer.review(pr.num, suites, merge)
             reviews.append(r)
             what = {"accepted": f"accepted {r.slug}", "refused": f"refused: {r.reason}",
-                    "unchanged": f"unchanged since its review at {r.head[:12]}: skipped"}
+                    "unchanged": f"unchanged since its review at {r.head[:12]}: skipped",
+                    "other": f"changes no file under {REQUESTS}/: not a submission, skipped"}
             log(f"#{r.num}: {what[r.verdict]}")
             if dry_run and r.verdict != "unchanged" and r.posted:
                 log("  would comment:\n    " + comment_body(r).replace("\n", "\n    "))

@@ -198,6 +198,8 @@ def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built
                   "submissions/é/results.json": b"{}"}  # git quotes this path in the diff
         api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in sneaky.items()],
                           commit_message="sneaky", repo_type="dataset", create_pr=True)
+        api.create_commit("org/lb", [CommitOperationAdd("README.md", b"# a better card\n")],
+                          commit_message="card", repo_type="dataset", create_pr=True)
         proc = review(hub, board, built)
         again = review(hub, board, built)
     assert proc.returncode == 0, proc.stderr
@@ -205,6 +207,9 @@ def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built
     assert "#2: refused: the pull request deletes 'requests/old/meta.yaml'" in proc.stdout
     assert "a request only adds files" in hub.comments("org/lb", 2)[0]
     assert "#3: refused: the pull request changes a file with a quoted path" in proc.stdout
+    assert "#4: changes no file under requests/: not a submission, skipped" in proc.stdout
+    assert hub.comments("org/lb", 4) == []  # a maintainer's own pull request: left alone
+    assert "2 refused, 0 unchanged, 1 not submissions" in proc.stdout
     assert again.returncode == 0 and "0 accepted, 0 refused, 3 unchanged" in again.stdout
 
 
