@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -423,6 +424,16 @@ def _merge(api, repo_id, reviews, submissions, data_dir, scorer, log) -> None:
             submit(r.files[PREDICTIONS], name=r.slug, meta_path=r.files[META],
                    root=submissions, data_dir=data_dir, scorer=scorer)
             log(f"stored {submissions / r.slug}")
+        # the Hub merges the pull request's head as it is then, with no expected commit: a push
+        # since the review would be merged unreviewed. Read the head again just before.
+        details = hub_call(repo_id, f"reading pull request #{r.num}",
+                           api.get_discussion_details, repo_id, r.num, repo_type="dataset")
+        now = head_of(details.events)
+        if now != r.head:
+            shutil.rmtree(submissions / r.slug)  # stored from the reviewed files: unstore
+            log(f"#{r.num}: changed since its review ({r.head[:12]} -> {str(now)[:12]}): "
+                f"not merged, {submissions / r.slug} removed; the next review takes it again")
+            continue
         hub_call(repo_id, f"merging pull request #{r.num}", api.merge_pull_request, repo_id,
                  r.num, repo_type="dataset")
         log(f"merged #{r.num} ({r.slug})")

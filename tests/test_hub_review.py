@@ -213,6 +213,41 @@ def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built
     assert again.returncode == 0 and "0 accepted, 0 refused, 3 unchanged" in again.stdout
 
 
+def test_a_push_during_the_review_is_not_merged(online, board, built):  # noqa: F811
+    """The Hub merges whatever the pull request holds: a push after the review is caught."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    from bench.scoring import score_file
+    from leaderboard.review import run_review
+
+    calls = []
+
+    def scorer(path, data_dir):  # the second call is the store: the submitter pushes then
+        calls.append(path)
+        if len(calls) == 2:
+            HfApi(endpoint=hub.url, token=TOKEN).create_commit(
+                "org/lb", [CommitOperationAdd("README.md", b"# mine now\n")],
+                commit_message="late push", repo_type="dataset", revision="refs/pr/1")
+        return score_file(path, data_dir)
+
+    with Hub() as hub:
+        start(hub, board, built)
+        lines = []
+        kwargs = dict(submissions=board / "subs", site=board / "site", merge=True,
+                      endpoint=hub.url, token=TOKEN, log=lines.append)
+        run_review("org/lb", built, "org/cb", scorer=scorer, **kwargs)
+        main_after = dict(hub.files_at("org/lb"))
+        status = hub.pull_requests("org/lb")[0]["status"]
+        again = run_review("org/lb", built, "org/cb", **kwargs)
+    assert status == "open" and "README.md" in main_after
+    assert main_after["README.md"] != b"# mine now\n"  # the late push never reached main
+    assert not any(p.startswith("submissions/zeros") for p in main_after)
+    assert not (board / "subs" / "zeros").exists()
+    assert any("changed since its review" in line for line in lines), lines
+    assert [r.verdict for r in again] == ["refused"]  # reviewed again at its new head
+    assert "may only add files under requests/" in again[0].reason
+
+
 def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
     with Hub() as hub:
         start(hub, board, built)
