@@ -200,6 +200,10 @@ def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built
                           commit_message="sneaky", repo_type="dataset", create_pr=True)
         api.create_commit("org/lb", [CommitOperationAdd("README.md", b"# a better card\n")],
                           commit_message="card", repo_type="dataset", create_pr=True)
+        twin = {"requests/zeros/meta.yaml": files["requests/old/meta.yaml"],
+                "requests/zeros/predictions.jsonl.gz": gz}  # the name #1 takes in this run
+        api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in twin.items()],
+                          commit_message="twin", repo_type="dataset", create_pr=True)
         proc = review(hub, board, built)
         again = review(hub, board, built)
     assert proc.returncode == 0, proc.stderr
@@ -209,8 +213,9 @@ def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built
     assert "#3: refused: the pull request changes a file with a quoted path" in proc.stdout
     assert "#4: changes no file under requests/: not a submission, skipped" in proc.stdout
     assert hub.comments("org/lb", 4) == []  # a maintainer's own pull request: left alone
-    assert "2 refused, 0 unchanged, 1 not submissions" in proc.stdout
-    assert again.returncode == 0 and "0 accepted, 0 refused, 3 unchanged" in again.stdout
+    assert "#5: refused: the name 'zeros' is taken" in proc.stdout
+    assert "3 refused, 0 unchanged, 1 not submissions" in proc.stdout
+    assert again.returncode == 0 and "0 accepted, 0 refused, 4 unchanged" in again.stdout
 
 
 def test_a_push_during_the_review_is_not_merged(online, board, built):  # noqa: F811
