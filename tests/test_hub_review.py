@@ -344,3 +344,26 @@ def test_stale_local_suites_stop_the_review_before_any_comment(board, built):  #
     assert "nothing was reviewed" in proc.stderr
     assert hub.comments("org/lb", 1) == []
     assert not (board / "subs" / "zeros").exists()
+
+
+def test_docs_workflow_is_valid_yaml_with_commands_the_cli_takes():
+    """docs/review-workflow.yml (and the cron line of docs/maintain.md) run real commands."""
+    import re
+    import shlex
+
+    from bench.cli import make_parser
+
+    root = Path(__file__).resolve().parents[1]
+    flow = yaml.safe_load((root / "docs" / "review-workflow.yml").read_text())
+    on = flow.get("on", flow.get(True))  # YAML 1.1 reads the key `on` as True
+    assert on["schedule"][0]["cron"] and "workflow_dispatch" in on
+    runs = [s["run"] for s in flow["jobs"]["review"]["steps"] if "run" in s]
+    cron = re.search(r"^17 \*/6 .*$", (root / "docs" / "maintain.md").read_text(), re.M)
+    cron_cmds = re.findall(r"consistency-bench (\w[^&']*)", cron.group(0))
+    commands = [r.split("consistency-bench ", 1)[1] for r in runs
+                if r.startswith("consistency-bench ")] + cron_cmds
+    parsed = [make_parser().parse_args(shlex.split(c)) for c in commands]
+    assert [a.command for a in parsed] == ["review", "verify", "review", "verify"]
+    review_args = parsed[0]
+    assert review_args.merge and review_args.space and not review_args.dry_run
+    assert review_args.hub == "ORG/leaderboard" and review_args.suites_repo
