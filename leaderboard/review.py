@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,8 +63,9 @@ class Review:
     Attributes:
         num: Pull request number.
         head: Commit the files were read at.
-        verdict: ``accepted``, ``refused``, or ``unchanged`` (reviewed before at this head
-            and nothing left to do).
+        verdict: ``accepted``, ``refused``, ``unchanged`` (reviewed before at this head
+            and nothing left to do) or ``other`` (changes no file under ``requests/``: not a
+            submission, e.g. a maintainer's edit of the card; never commented or merged).
         slug: Entry name, when the paths gave one.
         reason: Why it was refused.
         comment: The comment (posted unless ``unchanged`` or reviewed before).
@@ -90,11 +92,20 @@ def changed_paths(diff: str) -> list[str]:
     """Files a pull request changes, from the ``diff --git a/X b/X`` headers of its diff.
 
     Raises:
-        Refused: A rename or copy (``a/X b/Y``), which no request makes.
+        Refused: A rename or copy (``a/X b/Y``), a deleted file, or a path git quotes
+            (``"a/\\303\\251"``), which no request makes
+            (a deleted file cannot be downloaded at the pull request's head: refused here, it
+            never stops the review of the others).
 
     """
     out = []
     for line in (diff or "").splitlines():
+        if line.startswith("deleted file mode") and out:
+            raise Refused(f"the pull request deletes {out[-1]!r}; a request only adds files")
+        if line.startswith("diff --git ") and not line.startswith("diff --git a/"):
+            # git quotes a path with non-ASCII or special characters ("a/..."): never a
+            # request's path, and skipping the header would let that file through the merge
+            raise Refused(f"the pull request changes a file with a quoted path ({line!r})")
         if not line.startswith("diff --git a/"):
             continue
         rest = line[len("diff --git a/"):]
@@ -281,7 +292,10 @@ class Reviewer:
         if before == ("refused", head) or (before == ("accepted", head) and not merge):
             return Review(num, head, "unchanged", posted=False)
         try:
-            slug = request_slug(changed_paths(details.diff or ""))
+            paths = changed_paths(details.diff or "")
+            if paths and not any(p.startswith(f"{REQUESTS}/") for p in paths):
+                return Review(num, head, "other", posted=False)  # not a submission: no comment
+            slug = request_slug(paths)
         except Refused as exc:
             return self._refused(num, head, None, str(exc), before)
         try:
@@ -379,7 +393,8 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
             r = reviewer.review(pr.num, suites, merge)
             reviews.append(r)
             what = {"accepted": f"accepted {r.slug}", "refused": f"refused: {r.reason}",
-                    "unchanged": f"unchanged since its review at {r.head[:12]}: skipped"}
+                    "unchanged": f"unchanged since its review at {r.head[:12]}: skipped",
+                    "other": f"changes no file under {REQUESTS}/: not a submission, skipped"}
             log(f"#{r.num}: {what[r.verdict]}")
             if dry_run and r.verdict != "unchanged" and r.posted:
                 log("  would comment:\n    " + comment_body(r).replace("\n", "\n    "))
@@ -394,9 +409,9 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
             _merge(api, repo_id, reviews, submissions, data_dir, scorer, log)
             local = {s.slug for s in load_all(submissions)} if submissions.is_dir() else set()
             pending = sorted(local - reviewer.published)
-            if pending:
+            if pending or (space and space_behind(api, repo_id, space)):
                 _republish(repo_id, submissions, Path(site), space, data_dir, log, endpoint,
-                           token)
+                           token, suites_repo)
     return reviews
 
 
@@ -409,19 +424,52 @@ def _merge(api, repo_id, reviews, submissions, data_dir, scorer, log) -> None:
             submit(r.files[PREDICTIONS], name=r.slug, meta_path=r.files[META],
                    root=submissions, data_dir=data_dir, scorer=scorer)
             log(f"stored {submissions / r.slug}")
+        # the Hub merges the pull request's head as it is then, with no expected commit: a push
+        # since the review would be merged unreviewed. Read the head again just before.
+        details = hub_call(repo_id, f"reading pull request #{r.num}",
+                           api.get_discussion_details, repo_id, r.num, repo_type="dataset")
+        now = head_of(details.events)
+        if now != r.head:
+            shutil.rmtree(submissions / r.slug)  # stored from the reviewed files: unstore
+            log(f"#{r.num}: changed since its review ({r.head[:12]} -> {str(now)[:12]}): "
+                f"not merged, {submissions / r.slug} removed; the next review takes it again")
+            continue
         hub_call(repo_id, f"merging pull request #{r.num}", api.merge_pull_request, repo_id,
                  r.num, repo_type="dataset")
         log(f"merged #{r.num} ({r.slug})")
 
 
-def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token) -> None:
-    """Render the site again and publish the dataset repo (and the Space)."""
+def space_behind(api, repo_id: str, space: str) -> bool:
+    """Whether the Space lacks the dataset repo's ``leaderboard.json`` (or does not exist).
+
+    Both are sent from the same rendered site, so the same git blob on both ``main`` branches
+    means the Space shows what the dataset repo holds. A run interrupted between the dataset
+    commit and the Space commit leaves them different; the next review republishes.
+    """
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    def blob(repo: str, repo_type: str) -> list[str | None]:
+        try:
+            found = api.get_paths_info(repo, ["leaderboard.json"], repo_type=repo_type)
+        except RepositoryNotFoundError:
+            return []
+        return [getattr(f, "blob_id", None) for f in found]
+
+    data = hub_call(repo_id, "reading leaderboard.json", blob, repo_id, "dataset")
+    page = hub_call(space, "reading the Space's leaderboard.json", blob, space, "space")
+    return not data or page != data
+
+
+def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token,
+               suites_repo=None) -> None:
+    """Render the site again and publish the dataset repo (and the Space, linking both repos)."""
     from leaderboard.publish import execute, plan_leaderboard
     from leaderboard.space import plan_space, with_predictions
 
     render_site(submissions, site, data_dir)
     plans = [with_predictions(plan_leaderboard(site, submissions, repo_id), submissions)]
     if space:
-        plans.append(plan_space(site, space, repo_id, endpoint=endpoint))
+        plans.append(plan_space(site, space, repo_id, suites_repo=suites_repo,
+                                endpoint=endpoint))
     for plan in plans:
         execute(plan, endpoint=endpoint, token=token, log=log)

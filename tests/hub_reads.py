@@ -443,7 +443,7 @@ class HubReads:
         for path in sorted(set(base) | set(files)):
             if base.get(path) == files.get(path):
                 continue
-            out.append(f"diff --git a/{path} b/{path}")
+            out.append(f"diff --git {git_quote('a/' + path)} {git_quote('b/' + path)}")
             if path not in base:
                 out.append("new file mode 100644")
             elif path not in files:
@@ -481,6 +481,17 @@ class HubReads:
             self._comment(discussion, payload["comment"])
         self._json(req, 200, {"newStatus": discussion["events"][-1]})
         return True
+
+
+def git_quote(path: str) -> str:
+    """``path`` as git writes it in a diff header: quoted, with octal escapes, when it holds
+    a byte outside printable ASCII, a double quote or a backslash (``core.quotePath``)."""
+    special = {9: "\\t", 10: "\\n", 34: '\\"', 92: "\\\\"}
+    data = path.encode("utf-8")
+    if all(32 <= b < 127 and b not in special for b in data):
+        return path
+    return '"' + "".join(special.get(b) or (chr(b) if 32 <= b < 127 else f"\\{b:03o}")
+                         for b in data) + '"'
 
 
 def git_sha1(data: bytes) -> str:

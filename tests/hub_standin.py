@@ -20,8 +20,9 @@ Serves the endpoints ``huggingface_hub`` 2.4 calls for ``create_repo``, ``create
 - ``PUT /lfs/upload/{oid}`` (basic) and ``PUT /lfs/part/{oid}/{n}`` + ``POST /lfs/complete/{oid}``
   (multipart): the bytes are hashed and refused (400) unless their sha256 is ``oid``;
   ``POST /lfs/verify/{oid}``: 404 unless the object is stored with that size;
-- ``POST /api/{type}s/{repo}/commit/{rev}`` (ndjson): ``file`` entries (base64) and ``lfsFile``
-  entries, which must name a stored, verified object of that size (400 otherwise); the Hub
+- ``POST /api/{type}s/{repo}/commit/{rev}`` (ndjson): ``file`` entries (base64), ``lfsFile``
+  entries, which must name a stored, verified object of that size (400 otherwise), and
+  ``deletedFile`` entries (404 for a path that is not there); the Hub
   validates ``.eval_results/*.yaml`` and ``eval.yaml`` at push time, and so does the stand-in
   (:func:`eval_results_errors`, :func:`eval_yaml_errors`: huggingface/hub-docs
   ``eval_results.yaml`` and ``docs/hub/eval-results.md``; 400 with the errors);
@@ -430,10 +431,15 @@ class Hub(HubReads):
                 body: bytes) -> None:
         lines = [json.loads(x) for x in body.decode().splitlines() if x.strip()]
         header = lines[0]
-        files, lfs = {}, set()
+        files, lfs, deleted = {}, set(), set()
         for item in lines[1:]:
             value = item["value"]
-            if item["key"] == "file":
+            if item["key"] == "deletedFile":
+                if value["path"] not in self.repos[repo]["files"]:
+                    return req._send(404, {"error": f"{value['path']} does not exist"},
+                                     {"X-Error-Code": "EntryNotFound"})
+                deleted.add(value["path"])
+            elif item["key"] == "file":
                 files[value["path"]] = base64.b64decode(value["content"])
             elif item["key"] == "lfsFile":
                 oid = value["oid"]
@@ -451,7 +457,7 @@ class Hub(HubReads):
         oid = hashlib.sha1(body).hexdigest()
         target = self.repos[repo]
         commit = {"repo": repo, "type": type_, "revision": revision, "header": header,
-                  "files": files, "lfs": lfs, "oid": oid, "pr": None}
+                  "files": files, "lfs": lfs, "oid": oid, "pr": None, "deleted": deleted}
         answer = {"commitUrl": f"{self.url}/{repo}/commit/{oid}", "commitOid": oid}
         if query.get("create_pr") == ["1"]:
             target["prs"].append(files)
@@ -461,5 +467,8 @@ class Hub(HubReads):
             target["files"].update(files)
             target["lfs"] |= lfs
             target["head"] = oid
+            for path in deleted:  # a pull request's branch is ``target`` too (hub_reads)
+                target["files"].pop(path, None)
+                target["lfs"].discard(path)
         self.commits.append(commit)
         return req._send(200, answer)

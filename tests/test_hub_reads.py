@@ -92,6 +92,15 @@ def test_load_dataset_through_the_hub_gives_the_built_rows_and_features(built, t
     assert ("GET", "/datasets/org/cb/resolve/main/README.md") in reads
     assert any(p.endswith("/snli_transitive/test.parquet") and m == "GET" for m, p in reads)
     assert not any("rte_semantic/test.parquet" in p for _, p in reads)  # only the config asked
+    # the few-shot pools went up with the suites (LFS, the built bytes), and load_dataset of
+    # a suite's config reads none of them
+    pools = json.loads((built / "suites.json").read_text())["fewshot"]
+    assert len(pools) >= 2
+    published = hub.files_at("org/cb")
+    for name, info in pools.items():
+        assert published[info["path"]] == (built / info["path"]).read_bytes(), name
+        assert info["path"] in hub.repos["org/cb"]["lfs"]
+    assert not any("/fewshot/" in p for _, p in reads)
 
 
 LM_EVAL = """
@@ -109,29 +118,28 @@ print(json.dumps(out))
 """
 
 
-def test_lm_eval_loads_the_exported_hub_task(built, tmp_path, online):
+def test_lm_eval_loads_the_exported_hub_task(built, tmp_path):
     pytest.importorskip("lm_eval")
     import pyarrow.parquet as pq
-    import yaml
-    from huggingface_hub import HfApi
 
-    from bench.lm_eval_tasks import export_tasks, task_name
+    from bench.lm_eval_tasks import export_tasks
 
     export_tasks(built, tmp_path / "local", ["snli_transitive"])
     with Hub() as hub:
         publish(hub, built, tmp_path)
-        sha = HfApi(endpoint=hub.url).dataset_info("org/cb").sha  # the commit just published
-        export_tasks(built, tmp_path / "tasks", ["snli_transitive"], hub="org/cb",
-                     revision=sha)  # --hub exports pin the dataset commit (issue 22)
-        task = yaml.safe_load((tmp_path / "tasks" / f"{task_name('snli_transitive')}.yaml")
-                              .read_text())
-        assert task["dataset_kwargs"]["revision"] == sha
+        export = run(["-m", "bench.cli", "export-lm-eval", "--data", str(built), "--out",
+                      str(tmp_path / "tasks"), "--suites", "snli_transitive", "--hub", "org/cb"],
+                     hub_env(hub.url, tmp_path), tmp_path)  # pins main's commit: a Hub read
+        assert export.returncode == 0, export.stderr
         proc = run(["-c", LM_EVAL, str(tmp_path / "tasks"), str(tmp_path / "local")],
                    hub_env(hub.url, tmp_path), tmp_path)
+        head = hub.repos["org/cb"]["head"]
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.splitlines()[-1])
     got, want = out[str(tmp_path / "tasks")], out[str(tmp_path / "local")]
     assert got["path"] == "org/cb" and want["path"] == "parquet"
+    task = (tmp_path / "tasks" / "consistency_bench_snli_transitive.yaml").read_text()
+    assert head in task  # the published commit, loaded by lm-eval at that revision
     ids = pq.read_table(built / "snli_transitive/test.parquet", columns=["id"]).column(0)
     assert got["ids"] == ids.to_pylist() == want["ids"]
     assert got["text"] == want["text"]

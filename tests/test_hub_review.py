@@ -43,7 +43,7 @@ def start(hub, board, built):  # noqa: F811
     docs/submit.md says: the suites downloaded with `hf download`, then `submit --hub`."""
     for args in (["publish-suites", "--repo", "org/cb", "--data", str(built)],
                  ["publish", "--repo", "org/lb", "--site", "site", "--submissions", "subs",
-                  "--space", "org/lb-page"]):
+                  "--space", "org/lb-page", "--suites-repo", "org/cb"]):
         proc = cli(args, hub.url, board)
         assert proc.returncode == 0, proc.stderr
     env = hub_env(hub.url, board)  # the researcher: no token needed to download
@@ -158,6 +158,101 @@ def test_review_5xx_during_merge_then_resume(board, built):  # noqa: F811
     assert verify.returncode == 0 and "2 ok" in verify.stdout
 
 
+def test_review_5xx_on_the_space_commit_then_resume(board, built):  # noqa: F811
+    with Hub() as hub:
+        start(hub, board, built)
+        hub.faults.append(("POST", r"/api/spaces/org/lb-page/commit/main", 503))
+        broken = review(hub, board, built, "--merge")
+        page_after_fault = hub.files_at("org/lb-page")
+        resumed = review(hub, board, built, "--merge")
+        page = hub.files_at("org/lb-page")
+        n_commits = len(hub.commits)
+        quiet = review(hub, board, built, "--merge")
+    assert broken.returncode == 2 and "HTTP 503" in broken.stderr
+    assert "submissions/zeros/results.json" in hub.files_at("org/lb")  # the data went out
+    assert b"zeros" not in page_after_fault["leaderboard.json"]  # the page did not
+    assert resumed.returncode == 0, resumed.stderr
+    assert "0 accepted, 0 refused, 0 unchanged" in resumed.stdout  # nothing left open
+    assert page["leaderboard.json"] == hub.files_at("org/lb")["leaderboard.json"]
+    assert b"zeros" in page["index.html"]
+    card = yaml.safe_load(page["README.md"].decode().split("---\n")[1])
+    assert card["datasets"] == ["org/lb", "org/cb"]  # review keeps the suites link
+    assert quiet.returncode == 0 and len(hub.commits) == n_commits  # in step: nothing sent
+
+
+def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built):  # noqa: F811
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+
+    with Hub() as hub:
+        start(hub, board, built)  # pull request #1: a good one
+        api = HfApi(endpoint=hub.url, token=TOKEN)
+        gz = gzip_bytes((board / "zeros.jsonl").read_bytes())
+        files = {"requests/old/meta.yaml": (board / "meta.yaml").read_bytes(),
+                 "requests/old/predictions.jsonl.gz": gz}
+        api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in files.items()],
+                          commit_message="an earlier request", repo_type="dataset")
+        api.create_commit("org/lb", [CommitOperationDelete(p) for p in files],
+                          commit_message="delete", repo_type="dataset", create_pr=True)
+        sneaky = {"requests/sneaky/meta.yaml": files["requests/old/meta.yaml"],
+                  "requests/sneaky/predictions.jsonl.gz": gz,
+                  "submissions/é/results.json": b"{}"}  # git quotes this path in the diff
+        api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in sneaky.items()],
+                          commit_message="sneaky", repo_type="dataset", create_pr=True)
+        api.create_commit("org/lb", [CommitOperationAdd("README.md", b"# a better card\n")],
+                          commit_message="card", repo_type="dataset", create_pr=True)
+        twin = {"requests/zeros/meta.yaml": files["requests/old/meta.yaml"],
+                "requests/zeros/predictions.jsonl.gz": gz}  # the name #1 takes in this run
+        api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in twin.items()],
+                          commit_message="twin", repo_type="dataset", create_pr=True)
+        proc = review(hub, board, built)
+        again = review(hub, board, built)
+    assert proc.returncode == 0, proc.stderr
+    assert "#1: accepted zeros" in proc.stdout
+    assert "#2: refused: the pull request deletes 'requests/old/meta.yaml'" in proc.stdout
+    assert "a request only adds files" in hub.comments("org/lb", 2)[0]
+    assert "#3: refused: the pull request changes a file with a quoted path" in proc.stdout
+    assert "#4: changes no file under requests/: not a submission, skipped" in proc.stdout
+    assert hub.comments("org/lb", 4) == []  # a maintainer's own pull request: left alone
+    assert "#5: refused: the name 'zeros' is taken" in proc.stdout
+    assert "3 refused, 0 unchanged, 1 not submissions" in proc.stdout
+    assert again.returncode == 0 and "0 accepted, 0 refused, 4 unchanged" in again.stdout
+
+
+def test_a_push_during_the_review_is_not_merged(online, board, built):  # noqa: F811
+    """The Hub merges whatever the pull request holds: a push after the review is caught."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    from bench.scoring import score_file
+    from leaderboard.review import run_review
+
+    calls = []
+
+    def scorer(path, data_dir):  # the second call is the store: the submitter pushes then
+        calls.append(path)
+        if len(calls) == 2:
+            HfApi(endpoint=hub.url, token=TOKEN).create_commit(
+                "org/lb", [CommitOperationAdd("README.md", b"# mine now\n")],
+                commit_message="late push", repo_type="dataset", revision="refs/pr/1")
+        return score_file(path, data_dir)
+
+    with Hub() as hub:
+        start(hub, board, built)
+        lines = []
+        kwargs = dict(submissions=board / "subs", site=board / "site", merge=True,
+                      endpoint=hub.url, token=TOKEN, log=lines.append)
+        run_review("org/lb", built, "org/cb", scorer=scorer, **kwargs)
+        main_after = dict(hub.files_at("org/lb"))
+        status = hub.pull_requests("org/lb")[0]["status"]
+        again = run_review("org/lb", built, "org/cb", **kwargs)
+    assert status == "open" and "README.md" in main_after
+    assert main_after["README.md"] != b"# mine now\n"  # the late push never reached main
+    assert not any(p.startswith("submissions/zeros") for p in main_after)
+    assert not (board / "subs" / "zeros").exists()
+    assert any("changed since its review" in line for line in lines), lines
+    assert [r.verdict for r in again] == ["refused"]  # reviewed again at its new head
+    assert "may only add files under requests/" in again[0].reason
+
+
 def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
     with Hub() as hub:
         start(hub, board, built)
@@ -196,6 +291,13 @@ def test_request_paths_and_hashes():
     assert request_slug(changed_paths(diff)) == "a"
     with pytest.raises(Refused, match="renames or copies"):
         changed_paths("diff --git a/x b/y\n")
+    quoted = diff + ('diff --git "a/submissions/\\303\\251/results.json" '
+                     '"b/submissions/\\303\\251/results.json"\nnew file mode 100644\n')
+    with pytest.raises(Refused, match="a file with a quoted path"):
+        changed_paths(quoted)  # skipped, the file would reach main with the merge
+    with pytest.raises(Refused, match="deletes 'requests/a/meta.yaml'"):
+        changed_paths("diff --git a/requests/a/meta.yaml b/requests/a/meta.yaml\n"
+                      "deleted file mode 100644\n")
     results = {"suites": {"s1": {"content_hash": "a" * 64}, "s2": {"content_hash": "b" * 64}}}
     check_hashes(results, {"s1": "a" * 64, "s2": "b" * 64}, "org/cb")
     with pytest.raises(Refused) as err:
@@ -242,3 +344,26 @@ def test_stale_local_suites_stop_the_review_before_any_comment(board, built):  #
     assert "nothing was reviewed" in proc.stderr
     assert hub.comments("org/lb", 1) == []
     assert not (board / "subs" / "zeros").exists()
+
+
+def test_docs_workflow_is_valid_yaml_with_commands_the_cli_takes():
+    """docs/review-workflow.yml (and the cron line of docs/maintain.md) run real commands."""
+    import re
+    import shlex
+
+    from bench.cli import make_parser
+
+    root = Path(__file__).resolve().parents[1]
+    flow = yaml.safe_load((root / "docs" / "review-workflow.yml").read_text())
+    on = flow.get("on", flow.get(True))  # YAML 1.1 reads the key `on` as True
+    assert on["schedule"][0]["cron"] and "workflow_dispatch" in on
+    runs = [s["run"] for s in flow["jobs"]["review"]["steps"] if "run" in s]
+    cron = re.search(r"^17 \*/6 .*$", (root / "docs" / "maintain.md").read_text(), re.M)
+    cron_cmds = re.findall(r"consistency-bench (\w[^&']*)", cron.group(0))
+    commands = [r.split("consistency-bench ", 1)[1] for r in runs
+                if r.startswith("consistency-bench ")] + cron_cmds
+    parsed = [make_parser().parse_args(shlex.split(c)) for c in commands]
+    assert [a.command for a in parsed] == ["review", "verify", "review", "verify"]
+    review_args = parsed[0]
+    assert review_args.merge and review_args.space and not review_args.dry_run
+    assert review_args.hub == "ORG/leaderboard" and review_args.suites_repo

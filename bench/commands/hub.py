@@ -66,9 +66,10 @@ def run_review(args: argparse.Namespace) -> int:
     reviews = review(repo, args.data, suites, submissions=args.submissions, site=args.site,
                      space=space, merge=args.merge, dry_run=args.dry_run)
     counts = {v: sum(r.verdict == v for r in reviews)
-              for v in ("accepted", "refused", "unchanged")}
+              for v in ("accepted", "refused", "unchanged", "other")}
     print(f"reviewed {len(reviews)} open pull request(s) on {repo}: {counts['accepted']} "
-          f"accepted, {counts['refused']} refused, {counts['unchanged']} unchanged")
+          f"accepted, {counts['refused']} refused, {counts['unchanged']} unchanged, "
+          f"{counts['other']} not submissions")
     return 0
 
 
