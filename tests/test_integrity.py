@@ -117,6 +117,21 @@ def test_publish_refuses_a_site_of_other_submissions(work, capsys):
     assert code == 0
 
 
+def test_publish_never_sends_a_symlinked_predictions_file(work, capsys):
+    """``publish`` adds each entry's predictions.jsonl.gz (issue 23): a link there, made after
+    the site was rendered, sent the bytes it points to (a token) to the dataset repo."""
+    bad.site(work)
+    token = work / "token.txt"
+    token.write_text("hf_SECRET")
+    gz = work / "subs/alpha/predictions.jsonl.gz"
+    gz.unlink()
+    gz.symlink_to(token)
+    code, err = _run(capsys, "publish", "--repo", "org/b", "--site", "site", "--submissions",
+                     "subs", "--dry-run")
+    assert code == 2 and "alpha/predictions.jsonl.gz: is a symbolic link" in err, err
+    assert "Nothing was sent" in err
+
+
 # --------------------------------------------------------------------------- stored results
 
 
@@ -139,6 +154,20 @@ def test_bad_ranked_score_is_refused_without_data(work, capsys, value):
                      "--dataset", "org/d", "--submissions", "subs", "--setup", "plain",
                      "--dry-run")
     assert code == 2 and field in err  # nor is it sent to a model repo
+
+
+def test_a_perfect_entry_is_ranked(work, capsys):
+    """The scorer's means of a perfect sst2_semantic file round to 1.0000000000000002; the
+    value checks skipped this honest entry as out of [0, 1] (with and without --data)."""
+    write_predictions(work / "data", work / "o.jsonl", ["sst2_semantic"])
+    assert main(["submit", "o.jsonl", "--name", "oracle", "--meta", "meta.yaml", *D,
+                 "--submissions", "subs"]) == 0
+    res = json.loads((work / "subs/oracle/results.json").read_text())["suites"]["sst2_semantic"]
+    assert res["consistent_accuracy"] > 1.0  # the rounding this test is about
+    for extra in ((), D):
+        code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site", *extra)
+        assert code == 0 and "skipped" not in err, err
+        assert _board(work / "site") == ["oracle"]
 
 
 def test_hand_edited_score_is_refused_with_data(work, capsys):
@@ -476,3 +505,44 @@ def test_value_checks_of_another_ranked_statistic():
     for bad_cc in (-50.0, 1e300, float("nan")):
         with pytest.raises(ConfigError, match="field 'consistent_accuracy_cc'"):
             check_values(results(bad_cc, spec), "r.json")
+
+
+# --------------------------------------------------------------------------- hub reads
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('{"suites": ' + "[" * 30_000 + "]" * 30_000 + "}", "JSON nested 30001 levels deep"),
+    ('{"suites": {}, "suites": {}}', "key 'suites' given twice"),
+    ('{"suites": {}, "n": ' + "1" * 5000 + "}", "is not valid JSON"),
+])
+def test_verify_reports_a_hostile_results_json_as_unverifiable(tmp_path, text, reason):
+    """``verify`` downloads results.json from the Hub: a deep one raised RecursionError (a
+    traceback), a duplicate key was read silently."""
+    from leaderboard.hub_verify import verify_entry
+
+    (tmp_path / "results.json").write_text(text)
+
+    def scorer(*_):
+        raise AssertionError("not scored")
+
+    found = verify_entry("e", tmp_path / "results.json", tmp_path / "p.jsonl.gz", tmp_path,
+                         scorer)
+    assert found.status == "unverifiable" and reason in found.reason, found
+
+
+def test_review_reads_the_published_suites_json_with_bounded_depth(tmp_path):
+    """``review`` downloads the suites repo's suites.json: a deep one raised RecursionError."""
+    from bench.errors import DataError
+    from leaderboard.review import Reviewer
+
+    class Api:
+        def hf_hub_download(self, repo, name, *, repo_type, local_dir):
+            path = Path(local_dir) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text('{"suites": ' + "[" * 30_000 + "]" * 30_000 + "}")
+            return str(path)
+
+    reviewer = Reviewer.__new__(Reviewer)
+    reviewer.suites_repo, reviewer.api, reviewer.workdir = "org/cb", Api(), tmp_path
+    with pytest.raises(DataError, match="JSON nested 30001 levels deep"):
+        reviewer.published_suites()
