@@ -396,6 +396,12 @@ def _check_root(root: str | os.PathLike) -> Path:
         raise ConfigError(f"--submissions {root}: is a symbolic link; name the folder itself")
     if root.exists() and not root.is_dir():
         raise ConfigError(f"--submissions {root}: is a file, not a folder")
+    from bench.atomic import built_folder_of
+
+    built = built_folder_of(root / "suites.json")  # the folder itself or one above it
+    if built is not None:  # an entry there is a stray folder of the build (publish-suites)
+        raise ConfigError(f"--submissions {root}: is inside the built suite folder {built} "
+                          "(it holds suites.json); keep entries in a folder of their own")
     return root
 
 

@@ -238,6 +238,13 @@ def test_out_is_only_a_regular_file(work, capsys, kind):
     ("convert-becel", "b.json", "--suite", "rte_semantic", *D, "--out", "data/x.jsonl"),
     ("convert-lm-eval", "lm-out", *D, "--out", "data/x.jsonl"),
     ("baseline", "majority", *D, "--out", "data/x.jsonl", "--no-download"),
+    # folders (also what `review --merge` writes): an entry or a site there is a stray folder
+    # that publish-suites then refuses as "not in suites.json"
+    ("submit", "p.jsonl", "--name", "e", "--meta", "meta.yaml", *D, "--submissions", "data"),
+    ("submit", "p.jsonl", "--name", "e", "--meta", "meta.yaml", *D, "--submissions",
+     "data/subs"),
+    ("leaderboard", "--submissions", "subs", "--out", "data/site"),
+    ("leaderboard", "--submissions", "subs", "--out", "data", "--overwrite"),
 ])
 def test_no_output_inside_a_built_folder(work, capsys, argv):
     bad.becel_json(work)
