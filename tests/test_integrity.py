@@ -170,6 +170,17 @@ def test_a_perfect_entry_is_ranked(work, capsys):
         assert _board(work / "site") == ["oracle"]
 
 
+def test_a_lone_surrogate_in_a_stored_meta_skips_that_entry(work, capsys):
+    """submit stored ``model: "a\\ud800"``; leaderboard then died encoding the page (a
+    traceback, no board for anyone)."""
+    bad.stored(work, ("alpha", "beta"))
+    meta = work / "subs/beta/meta.yaml"
+    meta.write_text(meta.read_text().replace("model: toy", 'model: "a\\ud800"'))
+    code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")
+    assert code == 0 and "beta/meta.yaml: field 'model'" in err and "not valid Unicode" in err
+    assert _board(work / "site") == ["alpha"]
+
+
 def test_hand_edited_score_is_refused_with_data(work, capsys):
     """cc 0.99 with a matching consistent accuracy passes the value checks; --data catches it."""
     bad.stored(work, ("alpha", "beta"))
