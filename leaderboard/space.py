@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.errors import ConfigError
-from leaderboard.publish import Plan, _folder_files
+from leaderboard.publish import Plan, site_files
 from leaderboard.render_format import html_attr, html_text
 
 SDK = "static"
@@ -81,7 +81,7 @@ def plan_space(site: str | os.PathLike, space_id: str, dataset_repo: str, *,
         raise ConfigError(f"{site}: no rendered page (index.html); run "
                           f"`consistency-bench leaderboard --out {site}`")
     files: dict[str, Path | bytes] = {
-        k: v for k, v in _folder_files(site).items() if k not in ("README.md", "leaderboard.md")
+        k: v for k, v in site_files(site).items() if k not in ("README.md", "leaderboard.md")
     }
     files["index.html"] = page_with_data_link(page.read_text(encoding="utf-8"), dataset_repo,
                                               endpoint).encode("utf-8")

@@ -132,6 +132,24 @@ def test_publish_never_sends_a_symlinked_predictions_file(work, capsys):
     assert "Nothing was sent" in err
 
 
+def test_publish_sends_only_the_files_leaderboard_wrote(work, capsys):
+    """leaderboard keeps a user's files in its folder; publish (and --space) sent them to the
+    public repos too."""
+    from leaderboard.publish import plan_leaderboard
+    from leaderboard.space import plan_space
+
+    bad.site(work)
+    (work / "site/thesis.tex").write_text("unpublished draft")
+    (work / "site/drafts").mkdir()
+    (work / "site/drafts/notes.md").write_text("private")
+    for plan in (plan_leaderboard(work / "site", work / "subs", "org/b"),
+                 plan_space(work / "site", "org/page", "org/b")):
+        assert "index.html" in plan.files
+        assert not {"thesis.tex", "drafts/notes.md"} & set(plan.files), sorted(plan.files)
+    assert "not sent, not written by `consistency-bench leaderboard`: drafts/notes.md, " \
+        "thesis.tex" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- stored results
 
 
