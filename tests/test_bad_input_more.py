@@ -344,6 +344,8 @@ CASES: dict[str, Case] = {
     "submit_meta_lone_surrogate": Case(S, "meta.yaml: field 'model' value 'a\\ud800': not valid "
                                        "Unicode", meta(META.replace("model: toy",
                                                                     'model: "a\\ud800"'))),
+    "submit_meta_duplicate_key": Case(S, "meta.yaml:6: key 'model' given twice",
+                                      meta(META + "model: another\n")),
     # merge-predictions (added after the issue-19 work): part files are user input too
     "merge_part_deep": Case(MP, "p0.part:2: JSON nested 30001 levels deep",
                             part('[0, {"id": "a", "label": ' + _deep(29_999) + "}]")),
@@ -387,7 +389,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nBAD INPUT (issue 19): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 54 and len(commands) == 9
+    assert len(CASES) == 55 and len(commands) == 9
 
 
 def _cli(case_dir: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
