@@ -550,6 +550,9 @@ def test_value_checks_of_another_ranked_statistic():
     ('{"suites": ' + "[" * 30_000 + "]" * 30_000 + "}", "JSON nested 30001 levels deep"),
     ('{"suites": {}, "suites": {}}', "key 'suites' given twice"),
     ('{"suites": {}, "n": ' + "1" * 5000 + "}", "is not valid JSON"),
+    ('{"suites": {"rte_semantic": 5}}', "suite 'rte_semantic' field 'suites' value 5"),
+    ('{"suites": {"rte_semantic": {"main_metric": "tau_sem", "higher_is_better": false, '
+     '"main_score": "' + "x" * 5_000_000 + '"}}}', "field 'main_score' value 'xxxx"),
 ])
 def test_verify_reports_a_hostile_results_json_as_unverifiable(tmp_path, text, reason):
     """``verify`` downloads results.json from the Hub: a deep one raised RecursionError (a
