@@ -56,6 +56,10 @@ PROB_TOLERANCE = 1e-3
 SPLIT_PARSE_BYTES = 16 << 20
 #: Bytes pyarrow's JSON reader parses at a time (its default is 1 MiB).
 JSON_BLOCK_BYTES = 2 << 20
+#: Most bytes a ``.gz`` prediction file may decompress to (1 GiB: about 8 times the
+#: 135 MB file of every suite). A gzip bomb (10 MB of zeros compress to 10 KB) is refused
+#: at that size instead of filling the memory; ``review`` reads such files from anyone.
+MAX_DECOMPRESSED_BYTES = 1 << 30
 #: Evenly spaced windows of a large JSONL file read by :func:`sampled_suites`, and their size.
 SAMPLE_WINDOWS = 64
 SAMPLE_BYTES = 4096
@@ -939,15 +943,22 @@ def read_payload(path: Path) -> bytes:
     """The file's bytes, decompressed when it ends in ``.gz``.
 
     Raises:
-        PredictionFileError: A corrupt or truncated gzip file.
+        PredictionFileError: A corrupt or truncated gzip file, or one that decompresses to
+            more than :data:`MAX_DECOMPRESSED_BYTES`.
 
     """
     payload = path.read_bytes()
     if path.suffix.lower() == ".gz":
+        cap = MAX_DECOMPRESSED_BYTES
         try:
-            payload = gzip.decompress(payload)
+            with gzip.GzipFile(fileobj=io.BytesIO(payload), mode="rb") as handle:
+                payload = handle.read(cap + 1)  # never more than the cap in memory
         except (OSError, EOFError, zlib.error) as exc:
             raise PredictionFileError(str(path), f"not a valid gzip file ({exc})") from None
+        if len(payload) > cap:
+            raise PredictionFileError(
+                str(path), f"decompresses to more than {cap:,} bytes (a gzip bomb?); "
+                "prediction files are read up to that size")
     return payload
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
 from bench.distributed import Processes, Shard
-from bench.errors import BenchError, ConfigError, DataError
+from bench.errors import BenchError, ConfigError, DataError, shorten
 from bench.inputs import WIC_FORMATS, model_input
 from bench.modeling import (
     LabelOverrides,
@@ -943,33 +943,88 @@ def write_part(out: Path, prepared: Prepared, done: dict[str, object], options: 
             handle.write(json.dumps([pos, record], ensure_ascii=False) + "\n")
 
 
+def _part_line(path: Path, number: int, line: str) -> object:
+    """One JSON line of a part file: depth bounded before parsing, keys unique, valid Unicode.
+
+    Raises:
+        DataError: Nested more than :data:`bench.json_input.MAX_DEPTH` deep (``json.loads``
+            would raise ``RecursionError``), a key given twice (which value is meant?), a lone
+            surrogate (the merged file could not be written as UTF-8), or not JSON.
+
+    """
+    from bench.json_input import DuplicateKeyError, depth_above, too_deep_message, unique_object
+
+    depth = depth_above(line)
+    if depth is not None:
+        raise DataError(f"{path}:{number}: {too_deep_message(depth)}")
+    try:
+        value = json.loads(line, object_pairs_hook=unique_object)
+    except DuplicateKeyError as exc:
+        raise DataError(f"{path}:{number}: key {shorten(exc.key)} given twice in one object "
+                        "(which value is meant?)") from None
+    except ValueError:  # not JSON, an integer of more than 4,300 digits
+        raise DataError(f"{path}:{number}: expected [row position, record], got "
+                        f"{shorten(line)}") from None
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise DataError(f"{path}:{number}: not valid Unicode (a lone surrogate "
+                        f"{exc.object[exc.start]!r}); write the text as UTF-8") from None
+    return value
+
+
+def _check_header(path: Path, header: object) -> dict:
+    """The header line of a part: format, version, ``shard [i, n]``, ``rows``, ``run``."""
+    if not isinstance(header, dict) or header.get("format") != PART_FORMAT:
+        raise DataError(f"{path}:1: not a part file of `predict --shard` (no {PART_FORMAT} "
+                        "header); pass the files written with --shard i/N")
+    if header.get("version") != PART_VERSION:
+        raise DataError(f"{path}:1: part format version {shorten(header.get('version'))}; "
+                        f"this version reads {PART_VERSION}")
+    shard, rows = header.get("shard"), header.get("rows")
+
+    def count(x: object) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+    if not (isinstance(shard, list) and len(shard) == 2 and all(count(x) for x in shard)
+            and shard[0] < shard[1]):
+        raise DataError(f"{path}:1: field 'shard' value {shorten(shard)}: expected [i, n] "
+                        "with 0 <= i < n; the file was edited")
+    if not count(rows):
+        raise DataError(f"{path}:1: field 'rows' value {shorten(rows)}: expected a count; the "
+                        "file was edited")
+    if not isinstance(header.get("run"), dict):
+        raise DataError(f"{path}:1: field 'run' value {shorten(header.get('run'))}: expected "
+                        "an object; the file was edited")
+    return header
+
+
 def _read_part(path: Path) -> tuple[dict, list[tuple[int, dict]]]:
     """Header and ``(position, record)`` rows of a part file, checked for order."""
+    from bench.predictions import check_input_file
+
+    check_input_file(path)  # a folder, FIFO (which would block), device or ``-``
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a part file (not UTF-8: {exc})") from None
     try:
-        header = json.loads(lines[0]) if lines else None
-    except json.JSONDecodeError:
+        header = _part_line(path, 1, lines[0]) if lines else None
+    except DataError:
         header = None
-    if not isinstance(header, dict) or header.get("format") != PART_FORMAT:
-        raise DataError(f"{path}:1: not a part file of `predict --shard` (no {PART_FORMAT} "
-                        "header); pass the files written with --shard i/N")
-    if header.get("version") != PART_VERSION:
-        raise DataError(f"{path}:1: part format version {header.get('version')!r}; this "
-                        f"version reads {PART_VERSION}")
+    header = _check_header(path, header)
     rows, last = [], -1
     for number, line in enumerate(lines[1:], start=2):
-        try:
-            pos, record = json.loads(line)
-        except (json.JSONDecodeError, TypeError, ValueError):
+        item = _part_line(path, number, line)
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], dict)):
             raise DataError(f"{path}:{number}: expected [row position, record], got "
-                            f"{line[:80]!r}") from None
-        if not isinstance(pos, int) or not 0 <= pos < header["rows"] or pos <= last:
-            raise DataError(f"{path}:{number}: row position {pos!r} after {last}: a part lists "
-                            f"its rows in increasing order below {header['rows']}; the file "
-                            "was edited or cut")
+                            f"{shorten(line)}")
+        pos, record = item
+        if (not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < header["rows"]
+                or pos <= last):
+            raise DataError(f"{path}:{number}: row position {shorten(pos)} after {last}: a "
+                            f"part lists its rows in increasing order below {header['rows']}; "
+                            "the file was edited or cut")
         rows.append((pos, record))
         last = pos
     return header, rows

@@ -9,6 +9,8 @@
   tree is built: metadata never needs them;
 * nesting deeper than :data:`MAX_YAML_DEPTH` is refused (PyYAML's composer recurses per
   level: RecursionError);
+* a key given twice in one mapping is refused (PyYAML keeps the last value silently: a
+  ``meta.yaml`` with ``model`` twice);
 * messages never show a parsed value whole (:func:`bench.errors.shorten`).
 """
 
@@ -50,6 +52,23 @@ def _loader(where: str):
                 return super().compose_node(parent, index)
             finally:
                 self.depth -= 1
+
+        def construct_mapping(self, node, deep=False):
+            """A mapping; a key given twice is refused (PyYAML keeps the last one silently)."""
+            if isinstance(node, yaml.MappingNode):
+                self.flatten_mapping(node)
+                seen: set = set()
+                for key_node, _ in node.value:
+                    key = self.construct_object(key_node, deep=deep)
+                    try:
+                        again = key in seen
+                    except TypeError:  # unhashable: the base class refuses it
+                        continue
+                    if again:
+                        raise ConfigError(f"{where}:{key_node.start_mark.line + 1}: key "
+                                          f"{shorten(key)} given twice (which value is meant?)")
+                    seen.add(key)
+            return super().construct_mapping(node, deep)
 
     return StrictLoader
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.errors import BenchError
+from bench.errors import BenchError, shorten
 from leaderboard.submissions import PREDICTIONS, RESULTS, Change, Scorer, diff_results
 
 
@@ -114,12 +114,26 @@ def download(api, repo_id: str, path: str, revision: str, dest: Path) -> Path:
 def verify_entry(slug: str, results_path: Path, predictions_path: Path,
                  data_dir: str | os.PathLike, scorer: Scorer) -> Finding:
     """Re-score one entry's predictions and compare with its stored results."""
+    from bench.json_input import DuplicateKeyError, depth_above, too_deep_message, unique_object
+
     try:
-        stored = json.loads(results_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return Finding(slug, "unverifiable", reason=f"{RESULTS} is not valid JSON ({exc})")
+        text = results_path.read_text(encoding="utf-8")
+        depth = depth_above(text)
+        if depth is not None:  # json.loads would raise RecursionError
+            return Finding(slug, "unverifiable", reason=f"{RESULTS}: {too_deep_message(depth)}")
+        stored = json.loads(text, object_pairs_hook=unique_object)
+    except DuplicateKeyError as exc:
+        return Finding(slug, "unverifiable", reason=f"{RESULTS}: key {shorten(exc.key)} given "
+                       "twice in one object (which value is meant?)")
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
+        return Finding(slug, "unverifiable",
+                       reason=f"{RESULTS} is not valid JSON: {shorten(str(exc))}")
     if not isinstance(stored, dict) or not isinstance(stored.get("suites"), dict):
         return Finding(slug, "unverifiable", reason=f"{RESULTS} has no 'suites' mapping")
+    bad = [suite for suite, entry in stored["suites"].items() if not isinstance(entry, dict)]
+    if bad:  # compared field by field below (a suite entry of 5 was an AttributeError)
+        return Finding(slug, "unverifiable", reason=f"{RESULTS}: suite {shorten(bad[0])} is not "
+                       "an object")
     try:
         new = scorer(predictions_path, data_dir)
     except BenchError as exc:

@@ -99,6 +99,30 @@ def _folder_files(root: Path, prefix: str = "") -> dict[str, Path]:
     return dict(sorted(out.items()))
 
 
+def site_files(site: Path) -> dict[str, Path]:
+    """The files of a rendered site that ``leaderboard`` wrote (its record), no others.
+
+    ``leaderboard`` keeps files a user added to its folder (``thesis.tex``, ``CNAME``); a
+    publish sent them too, to a public repo. They are left out, with one line on stderr.
+    A site without a record (rendered before it existed) sends every file, as before.
+    """
+    import sys
+
+    from bench.atomic import read_owned
+
+    files = _folder_files(site)
+    record = read_owned(site)
+    if record is None or record.get("command") != "leaderboard":
+        return files
+    owned = set(record["files"])
+    foreign = sorted(k for k in files if k not in owned)
+    if foreign:
+        more = f" (and {len(foreign) - 5} more)" if len(foreign) > 5 else ""
+        print(f"note: {site}: not sent, not written by `consistency-bench leaderboard`: "
+              f"{', '.join(foreign[:5])}{more}", file=sys.stderr)
+    return {k: v for k, v in files.items() if k in owned}
+
+
 def leaderboard_card(site: Path, repo_id: str) -> str:
     """Dataset card of the results repo: YAML header, rendered table, layout."""
     table = (site / "leaderboard.md").read_text(encoding="utf-8")
@@ -133,7 +157,7 @@ def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | N
     if site.is_symlink():
         raise ConfigError(f"--site {site}: is a symbolic link; name the folder itself")
     files: dict[str, Path | bytes] = {
-        k: v for k, v in _folder_files(site).items() if not k.startswith("submissions/")
+        k: v for k, v in site_files(site).items() if not k.startswith("submissions/")
     }
     if submissions is not None:
         from bench.atomic import read_owned

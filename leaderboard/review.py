@@ -25,7 +25,6 @@ review of the others.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -271,8 +270,11 @@ class Reviewer:
         path = hub_call(self.suites_repo, "reading suites.json", self.api.hf_hub_download,
                         self.suites_repo, "suites.json", repo_type="dataset",
                         local_dir=self.workdir / "suites")
-        suites = json.loads(Path(path).read_text(encoding="utf-8")).get("suites", {})
-        return {k: v.get("sha256") for k, v in suites.items() if isinstance(v, dict)}
+        from bench.manifest import read_manifest
+
+        # bounded depth and checked fields, as every suites.json (a deep one: RecursionError)
+        suites = read_manifest(Path(path).parent, required=("sha256",))
+        return {k: v["sha256"] for k, v in suites.items()}
 
     def open_requests(self) -> list:
         """Open pull requests, oldest first."""

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.errors import ConfigError
-from leaderboard.publish import Plan, _folder_files
+from leaderboard.publish import Plan, site_files
 from leaderboard.render_format import html_attr, html_text
 
 SDK = "static"
@@ -81,7 +81,7 @@ def plan_space(site: str | os.PathLike, space_id: str, dataset_repo: str, *,
         raise ConfigError(f"{site}: no rendered page (index.html); run "
                           f"`consistency-bench leaderboard --out {site}`")
     files: dict[str, Path | bytes] = {
-        k: v for k, v in _folder_files(site).items() if k not in ("README.md", "leaderboard.md")
+        k: v for k, v in site_files(site).items() if k not in ("README.md", "leaderboard.md")
     }
     files["index.html"] = page_with_data_link(page.read_text(encoding="utf-8"), dataset_repo,
                                               endpoint).encode("utf-8")
@@ -96,6 +96,11 @@ def with_predictions(plan: Plan, submissions: str | os.PathLike | None) -> Plan:
 
     Only entries the plan already publishes (their ``results.json``) get their predictions, so
     anyone can re-score every published result from the dataset repo.
+
+    Raises:
+        ConfigError: An entry's ``predictions.jsonl.gz`` is a symbolic link (its bytes could
+            be any file of the machine: a token) or not a regular file.
+
     """
     from leaderboard.submissions import PREDICTIONS
 
@@ -106,6 +111,11 @@ def with_predictions(plan: Plan, submissions: str | os.PathLike | None) -> Plan:
         parts = path.split("/")
         if len(parts) == 3 and parts[0] == "submissions" and parts[2] == "results.json":
             src = Path(submissions) / parts[1] / PREDICTIONS
+            if src.is_symlink() or (src.exists() and not src.is_file()):
+                what = f"a symbolic link (to {os.readlink(src)})" if src.is_symlink() else \
+                    "not a regular file"
+                raise ConfigError(f"{src}: is {what}; a publish sends only the entry's own "
+                                  "regular files. Nothing was sent")
             if src.is_file():
                 files[f"submissions/{parts[1]}/{PREDICTIONS}"] = src
     return replace(plan, files=dict(sorted(files.items())))

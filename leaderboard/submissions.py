@@ -156,7 +156,26 @@ def validate_meta(data: object, path: str = META) -> dict:
         out["notes"] = data["notes"]
     if data.get("training_data") is not None:  # syntax: bench/contamination.py
         out["training_data"] = [str(t) for t in parse_training_data(data["training_data"], path)]
+    for key, value in out.items():
+        for text in value if isinstance(value, list) else [value]:
+            _check_unicode(text, key, path)
     return dict(sorted(out.items()))
+
+
+def _check_unicode(value: object, key: str, path: str) -> None:
+    """Refuse a lone surrogate (YAML's ``"\\ud800"`` escape).
+
+    Every page that shows the field would fail to encode it: one such entry stopped
+    ``leaderboard`` with a traceback, for every entry.
+    """
+    if not isinstance(value, str):
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(f"{path}: field {key!r} value {shorten(value)}: not valid Unicode (a "
+                          f"lone surrogate {value[exc.start]!r} at character {exc.start}); "
+                          "write the text as UTF-8") from None
 
 
 def _date(value: object, path: str) -> str:
@@ -396,6 +415,12 @@ def _check_root(root: str | os.PathLike) -> Path:
         raise ConfigError(f"--submissions {root}: is a symbolic link; name the folder itself")
     if root.exists() and not root.is_dir():
         raise ConfigError(f"--submissions {root}: is a file, not a folder")
+    from bench.atomic import built_folder_of
+
+    built = built_folder_of(root / "suites.json")  # the folder itself or one above it
+    if built is not None:  # an entry there is a stray folder of the build (publish-suites)
+        raise ConfigError(f"--submissions {root}: is inside the built suite folder {built} "
+                          "(it holds suites.json); keep entries in a folder of their own")
     return root
 
 

@@ -194,6 +194,21 @@ def bomb_card(tmp: Path) -> None:
     (tmp / "card.md").write_text("---\n" + BOMB + "---\nmy model\n")
 
 
+def part(*lines: str, header: dict | None = None) -> Callable[[Path], None]:
+    """``p0.part``: a `predict --shard 0/1` header (or ``header``), then ``lines`` as written."""
+    def setup(tmp: Path) -> None:
+        head = header if header is not None else {
+            "format": "consistency-bench-part", "version": 1, "shard": [0, 1], "rows": 2,
+            "run": {}}
+        (tmp / "p0.part").write_text("\n".join([json.dumps(head), *lines]) + "\n")
+
+    return setup
+
+
+def fifo_part(tmp: Path) -> None:
+    os.mkfifo(tmp / "pipe.part")
+
+
 @dataclass(frozen=True)
 class Case:
     """One bad input: command line (run in the case folder), message fragment, setup."""
@@ -209,6 +224,7 @@ CB = ("convert-becel", "b.json", "--suite", "rte_semantic", *D, "--out", "x.json
 PR = ("publish-results", "--entry", "alpha", "--model", "org/m", "--dataset", "org/d", *SUB,
       "--setup", "plain", "--force", "--dry-run")
 T = ("train", "--task", "rte", "--out", "m")
+MP = ("merge-predictions", "p0.part", "--out", "m.jsonl")
 CASES: dict[str, Case] = {
     # security 4: deep JSON, refused before any parser sees it
     "score_deep_gz": Case(("score", "deep.jsonl.gz", *D),
@@ -325,6 +341,31 @@ CASES: dict[str, Case] = {
     "score_long_id_without_suite": Case(
         ("score", "long.jsonl", *D), "(5,000,000 characters): unknown suite 'xxxx",
         lambda t: _lines(t, "long.jsonl", [{"id": "x" * 5_000_000, "label": 0}])),
+    "submit_meta_lone_surrogate": Case(S, "meta.yaml: field 'model' value 'a\\ud800': not valid "
+                                       "Unicode", meta(META.replace("model: toy",
+                                                                    'model: "a\\ud800"'))),
+    "submit_meta_duplicate_key": Case(S, "meta.yaml:6: key 'model' given twice",
+                                      meta(META + "model: another\n")),
+    # merge-predictions (added after the issue-19 work): part files are user input too
+    "merge_part_deep": Case(MP, "p0.part:2: JSON nested 30001 levels deep",
+                            part('[0, {"id": "a", "label": ' + _deep(29_999) + "}]")),
+    "merge_part_duplicate_key": Case(MP, "p0.part:2: key 'label' given twice",
+                                     part('[0, {"id": "a", "label": 0, "label": 1}]')),
+    "merge_part_lone_surrogate": Case(MP, "p0.part:2: not valid Unicode (a lone surrogate",
+                                      part('[0, {"id": "a\\udc80", "label": 0}]')),
+    "merge_part_record_not_object": Case(MP, "p0.part:2: expected [row position, record]",
+                                         part("[0, 5]", "[1, 6]")),
+    "merge_part_header_without_shard": Case(
+        MP, "p0.part:1: field 'shard' value None: expected [i, n]",
+        part(header={"format": "consistency-bench-part", "version": 1})),
+    "merge_part_header_rows_text": Case(
+        MP, "p0.part:1: field 'rows' value 'x': expected a count",
+        part(header={"format": "consistency-bench-part", "version": 1, "shard": [0, 1],
+                     "rows": "x", "run": {}})),
+    "merge_part_fifo": Case(("merge-predictions", "pipe.part", "--out", "m.jsonl"),
+                            "pipe.part: is a FIFO (named pipe)", fifo_part),
+    "merge_part_folder": Case(("merge-predictions", "data", "--out", "m.jsonl"),
+                              "data: is a folder"),
 }
 
 
@@ -348,7 +389,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nBAD INPUT (issue 19): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 45 and len(commands) == 8
+    assert len(CASES) == 55 and len(commands) == 9
 
 
 def _cli(case_dir: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -476,3 +517,20 @@ def test_plain_revisions_pass(revision):
     from bench.commands.publish import check_revision
 
     assert check_revision(revision) == revision
+
+
+def test_gzip_bomb_is_refused_at_the_cap(case_dir, capsys, monkeypatch):
+    """A ``.gz`` is decompressed up to ``MAX_DECOMPRESSED_BYTES`` (``review`` reads anyone's):
+    one byte over it is refused naming the file, the file at the cap scores."""
+    import bench.predictions
+
+    text = (case_dir / "p.jsonl").read_bytes()
+    (case_dir / "p.jsonl.gz").write_bytes(gzip.compress(text))
+    monkeypatch.setattr(bench.predictions, "MAX_DECOMPRESSED_BYTES", len(text) - 1)
+    capsys.readouterr()
+    assert main(["score", "p.jsonl.gz", *D]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: p.jsonl.gz: decompresses to more than ") and "Traceback" \
+        not in err, err
+    monkeypatch.setattr(bench.predictions, "MAX_DECOMPRESSED_BYTES", len(text))
+    assert main(["score", "p.jsonl.gz", *D]) == 0

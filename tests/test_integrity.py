@@ -117,6 +117,39 @@ def test_publish_refuses_a_site_of_other_submissions(work, capsys):
     assert code == 0
 
 
+def test_publish_never_sends_a_symlinked_predictions_file(work, capsys):
+    """``publish`` adds each entry's predictions.jsonl.gz (issue 23): a link there, made after
+    the site was rendered, sent the bytes it points to (a token) to the dataset repo."""
+    bad.site(work)
+    token = work / "token.txt"
+    token.write_text("hf_SECRET")
+    gz = work / "subs/alpha/predictions.jsonl.gz"
+    gz.unlink()
+    gz.symlink_to(token)
+    code, err = _run(capsys, "publish", "--repo", "org/b", "--site", "site", "--submissions",
+                     "subs", "--dry-run")
+    assert code == 2 and "alpha/predictions.jsonl.gz: is a symbolic link" in err, err
+    assert "Nothing was sent" in err
+
+
+def test_publish_sends_only_the_files_leaderboard_wrote(work, capsys):
+    """leaderboard keeps a user's files in its folder; publish (and --space) sent them to the
+    public repos too."""
+    from leaderboard.publish import plan_leaderboard
+    from leaderboard.space import plan_space
+
+    bad.site(work)
+    (work / "site/thesis.tex").write_text("unpublished draft")
+    (work / "site/drafts").mkdir()
+    (work / "site/drafts/notes.md").write_text("private")
+    for plan in (plan_leaderboard(work / "site", work / "subs", "org/b"),
+                 plan_space(work / "site", "org/page", "org/b")):
+        assert "index.html" in plan.files
+        assert not {"thesis.tex", "drafts/notes.md"} & set(plan.files), sorted(plan.files)
+    assert "not sent, not written by `consistency-bench leaderboard`: drafts/notes.md, " \
+        "thesis.tex" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- stored results
 
 
@@ -139,6 +172,31 @@ def test_bad_ranked_score_is_refused_without_data(work, capsys, value):
                      "--dataset", "org/d", "--submissions", "subs", "--setup", "plain",
                      "--dry-run")
     assert code == 2 and field in err  # nor is it sent to a model repo
+
+
+def test_a_perfect_entry_is_ranked(work, capsys):
+    """The scorer's means of a perfect sst2_semantic file round to 1.0000000000000002; the
+    value checks skipped this honest entry as out of [0, 1] (with and without --data)."""
+    write_predictions(work / "data", work / "o.jsonl", ["sst2_semantic"])
+    assert main(["submit", "o.jsonl", "--name", "oracle", "--meta", "meta.yaml", *D,
+                 "--submissions", "subs"]) == 0
+    res = json.loads((work / "subs/oracle/results.json").read_text())["suites"]["sst2_semantic"]
+    assert res["consistent_accuracy"] > 1.0  # the rounding this test is about
+    for extra in ((), D):
+        code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site", *extra)
+        assert code == 0 and "skipped" not in err, err
+        assert _board(work / "site") == ["oracle"]
+
+
+def test_a_lone_surrogate_in_a_stored_meta_skips_that_entry(work, capsys):
+    """submit stored ``model: "a\\ud800"``; leaderboard then died encoding the page (a
+    traceback, no board for anyone)."""
+    bad.stored(work, ("alpha", "beta"))
+    meta = work / "subs/beta/meta.yaml"
+    meta.write_text(meta.read_text().replace("model: toy", 'model: "a\\ud800"'))
+    code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")
+    assert code == 0 and "beta/meta.yaml: field 'model'" in err and "not valid Unicode" in err
+    assert _board(work / "site") == ["alpha"]
 
 
 def test_hand_edited_score_is_refused_with_data(work, capsys):
@@ -209,6 +267,13 @@ def test_out_is_only_a_regular_file(work, capsys, kind):
     ("convert-becel", "b.json", "--suite", "rte_semantic", *D, "--out", "data/x.jsonl"),
     ("convert-lm-eval", "lm-out", *D, "--out", "data/x.jsonl"),
     ("baseline", "majority", *D, "--out", "data/x.jsonl", "--no-download"),
+    # folders (also what `review --merge` writes): an entry or a site there is a stray folder
+    # that publish-suites then refuses as "not in suites.json"
+    ("submit", "p.jsonl", "--name", "e", "--meta", "meta.yaml", *D, "--submissions", "data"),
+    ("submit", "p.jsonl", "--name", "e", "--meta", "meta.yaml", *D, "--submissions",
+     "data/subs"),
+    ("leaderboard", "--submissions", "subs", "--out", "data/site"),
+    ("leaderboard", "--submissions", "subs", "--out", "data", "--overwrite"),
 ])
 def test_no_output_inside_a_built_folder(work, capsys, argv):
     bad.becel_json(work)
@@ -476,3 +541,59 @@ def test_value_checks_of_another_ranked_statistic():
     for bad_cc in (-50.0, 1e300, float("nan")):
         with pytest.raises(ConfigError, match="field 'consistent_accuracy_cc'"):
             check_values(results(bad_cc, spec), "r.json")
+
+
+# --------------------------------------------------------------------------- hub reads
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('{"suites": ' + "[" * 30_000 + "]" * 30_000 + "}", "JSON nested 30001 levels deep"),
+    ('{"suites": {}, "suites": {}}', "key 'suites' given twice"),
+    ('{"suites": {}, "n": ' + "1" * 5000 + "}", "is not valid JSON"),
+    ('{"suites": {"rte_semantic": 5}}', "suite 'rte_semantic' is not an object"),
+])
+def test_verify_reports_a_hostile_results_json_as_unverifiable(tmp_path, text, reason):
+    """``verify`` downloads results.json from the Hub: a deep one raised RecursionError (a
+    traceback), a duplicate key was read silently."""
+    from leaderboard.hub_verify import verify_entry
+
+    (tmp_path / "results.json").write_text(text)
+
+    def scorer(*_):
+        raise AssertionError("not scored")
+
+    found = verify_entry("e", tmp_path / "results.json", tmp_path / "p.jsonl.gz", tmp_path,
+                         scorer)
+    assert found.status == "unverifiable" and reason in found.reason, found
+
+
+def test_verify_prints_a_huge_stored_value_cut(work, capsys, monkeypatch):
+    """A stored value of a published results.json is printed cut, not 5 MB on one line."""
+    import leaderboard.hub_verify as hub_verify
+    from leaderboard.submissions import Change
+
+    change = Change("e", "rte_semantic", "main_score", "x" * 5_000_000, 0.5)
+    monkeypatch.setattr(hub_verify, "verify_hub", lambda repo, data: (
+        "f" * 40, [hub_verify.Finding("e", "differs", [change])]))
+    capsys.readouterr()
+    assert main(["verify", "--hub", "org/lb", *D]) == 1
+    out = capsys.readouterr().out
+    assert "(5,000,000 characters) -> re-scored 0.5" in out and len(out) < 1000, out[:300]
+
+
+def test_review_reads_the_published_suites_json_with_bounded_depth(tmp_path):
+    """``review`` downloads the suites repo's suites.json: a deep one raised RecursionError."""
+    from bench.errors import DataError
+    from leaderboard.review import Reviewer
+
+    class Api:
+        def hf_hub_download(self, repo, name, *, repo_type, local_dir):
+            path = Path(local_dir) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text('{"suites": ' + "[" * 30_000 + "]" * 30_000 + "}")
+            return str(path)
+
+    reviewer = Reviewer.__new__(Reviewer)
+    reviewer.suites_repo, reviewer.api, reviewer.workdir = "org/cb", Api(), tmp_path
+    with pytest.raises(DataError, match="JSON nested 30001 levels deep"):
+        reviewer.published_suites()

@@ -50,8 +50,10 @@ def site(tmp_path):
     render_all(rank([Entry(n, r) for n, r in results.items()]), tmp_path / "site", subs)
     # what `consistency-bench leaderboard` records: the entries the site was rendered from
     stored = [Submission(n, subs / n, {}, r) for n, r in results.items()]
+    written = sorted(p.relative_to(tmp_path / "site").as_posix()
+                     for p in (tmp_path / "site").rglob("*") if p.is_file())
     (tmp_path / "site" / OWNED).write_text(json.dumps(
-        {"command": "leaderboard", "files": [], **site_record(subs, stored)}))
+        {"command": "leaderboard", "files": written, **site_record(subs, stored)}))
     return tmp_path
 
 

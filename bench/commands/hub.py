@@ -73,6 +73,15 @@ def run_review(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shown(value: object) -> str:
+    """A number as printed before; anything else cut to a short repr (a 5 MB string)."""
+    from bench.errors import shorten
+
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return str(value)
+    return shorten(value)
+
+
 def run_verify(args: argparse.Namespace) -> int:
     """Verify every published entry."""
     from bench.manifest import read_manifest
@@ -88,9 +97,9 @@ def run_verify(args: argparse.Namespace) -> int:
         elif f.status == "unverifiable":
             print(f"UNVERIFIABLE\t{f.slug}\t{f.reason}")
         else:
-            for c in f.changes:
-                print(f"DIFFERS\t{f.slug}\t{c.suite}\t{c.what}\tstored {c.before} -> "
-                      f"re-scored {c.after}")
+            for c in f.changes:  # stored values come from the repo: shown cut (shorten)
+                print(f"DIFFERS\t{f.slug}\t{c.suite}\t{c.what}\tstored {_shown(c.before)} -> "
+                      f"re-scored {_shown(c.after)}")
     counts = {s: sum(f.status == s for f in findings) for s in ("ok", "differs", "unverifiable")}
     print(f"verified {len(findings)} entries of {repo} at commit {sha}: {counts['ok']} ok, "
           f"{counts['differs']} differ, {counts['unverifiable']} unverifiable")

@@ -42,13 +42,19 @@ def _warn(message: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Rank and render."""
-    from bench.atomic import atomic_dir, check_output_dir
+    from pathlib import Path
+
+    from bench.atomic import atomic_dir, built_folder_of, check_output_dir
     from bench.errors import BenchError
     from leaderboard.ranking import Entry, rank
     from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
     from leaderboard.stored import verify
     from leaderboard.submissions import load_all, site_record
 
+    built = built_folder_of(Path(args.out) / "suites.json")  # itself or one above it
+    if built is not None:  # a site there is a stray folder of the build (publish-suites)
+        raise BenchError(f"--out {args.out}: is inside the built suite folder {built} (it "
+                         "holds suites.json); name a folder outside it")
     out = check_output_dir(args.out, overwrite=args.overwrite, replaceable=JSON,
                            owner="leaderboard")
     subs = load_all(args.submissions, on_error=_warn)
