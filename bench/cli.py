@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from bench import __version__
 from bench.errors import BenchError
+from bench.runtime import ONE_BLAS_THREAD, one_blas_thread  # noqa: F401  (re-exported)
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -37,27 +38,6 @@ COMMANDS: tuple[str, ...] = (
     "bench.commands.hub",
     "bench.commands.salad",
 )
-
-
-#: Commands that never call BLAS through numpy: they run with one OpenBLAS thread
-#: (:func:`one_blas_thread`). numpy's OpenBLAS starts a thread per core when numpy is imported,
-#: and each spins for ~0.1 s of CPU before it sleeps; on two cores that time comes out of a
-#: JSONL parse running on both (docs/benchmarks.md). The commands that run models (``predict``,
-#: ``train``, ``baseline``, ``generate``) keep the library's default.
-ONE_BLAS_THREAD: frozenset[str] = frozenset({
-    "build", "score", "submit", "rescore", "leaderboard", "convert-becel", "convert-lm-eval",
-    "merge-predictions", "verify", "review",
-})
-
-
-def one_blas_thread(command: str) -> None:
-    """Ask for one OpenBLAS thread for ``command`` (in :data:`ONE_BLAS_THREAD`).
-
-    Takes effect when numpy has not been imported yet (the command modules import it lazily),
-    and leaves a value the user set alone.
-    """
-    if command in ONE_BLAS_THREAD:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 class DefaultsHelpFormatter(argparse.HelpFormatter):

@@ -27,7 +27,6 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +47,8 @@ from bench.json_input import (
 )
 from bench.metrics.becel import INVALID
 from bench.modeling import normalise_label
+from bench.runtime import M_ARENA_MAX, one_malloc_arena  # noqa: F401  (re-exported)
+from bench.runtime import release_free_memory as _release_free_memory
 
 PROB_TOLERANCE = 1e-3
 #: A JSONL file at least this large is parsed as two halves at once, split at a line break
@@ -529,49 +530,6 @@ def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
             window = handle.read(SAMPLE_BYTES)
             found.update(m.decode("utf-8", "replace") for m in _SAMPLED_ID.findall(window))
     return [name for name in names if name in found]
-
-
-def _release_free_memory() -> None:
-    """Give the C allocator's free memory back to the system (glibc ``malloc_trim``).
-
-    glibc gives every thread its own arena and keeps what a thread frees there: after a
-    parse on two threads, ~130 MiB of freed JSON blocks stayed in the process until it
-    ended (peak of scoring every suite: 570-590 MiB, 428-436 MiB with this call). A no-op
-    where the C library has no ``malloc_trim``.
-    """
-    trim = getattr(_libc(), "malloc_trim", None)
-    if trim is not None:
-        trim(0)
-
-
-#: glibc's ``mallopt`` parameter for the most arenas (``malloc.h``).
-M_ARENA_MAX = -8
-
-
-def one_malloc_arena() -> bool:
-    """Have every thread created from now on allocate from glibc's main arena.
-
-    glibc gives each new thread an arena of its own, which keeps the blocks that thread
-    freed: the two threads that parse the halves of a large JSONL file left ~100 MiB of freed
-    blocks in their arenas at the end of the parse, on top of the parsed table and the suites
-    loaded meanwhile (the peak of scoring every suite). With one arena the blocks freed by
-    one parser are reused by the other and by the main thread. For the ``score`` command's
-    process (docs/benchmarks.md); a no-op (``False``) where the C library has no ``mallopt``.
-    """
-    mallopt = getattr(_libc(), "mallopt", None)
-    return bool(mallopt is not None and mallopt(M_ARENA_MAX, 1))
-
-
-@cache
-def _libc():
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    try:
-        return ctypes.CDLL(name) if name else None
-    except OSError:
-        return None
 
 
 def _fast(payload: bytes | Path, fmt: str,

@@ -2,7 +2,8 @@
 
 The layers: :mod:`bench.predictions` validates the file; this module aligns each suite's
 predictions with its rows and calls the scorer registered for the suite's metric kind
-(``SCORERS``, filled by the family modules in :mod:`bench.scorers`); scorers call the pure
+(``SCORERS``, filled by the family modules in :mod:`bench.scorers`; the contract they
+share, :mod:`bench.scorers.contract`, is re-exported here); scorers call the pure
 metric functions of :mod:`bench.metrics`. The result follows the results contract in
 docs/contracts.md.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -22,11 +23,26 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bench import __version__
-from bench.arrays import indices, int64
-from bench.errors import DataError, DuplicateNameError, UnknownNameError
+from bench.arrays import int64
+from bench.errors import DataError, UnknownNameError
 from bench.manifest import REQUIRED_FIELDS, read_manifest
 from bench.metrics.consistent import Consistent
 from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
+from bench.scorers.contract import (  # re-exported: the contract's old home
+    CODED_COLUMNS,
+    CORE_COLUMNS,  # noqa: F401
+    SCORERS,
+    Aligned,
+    ScoreOptions,
+    Scorer,
+    SuiteData,
+    SuiteScore,  # noqa: F401
+    Units,  # noqa: F401
+    _codes,  # noqa: F401
+    _first_appearance,  # noqa: F401
+    _objects,  # noqa: F401
+    register_scorer,  # noqa: F401
+)
 
 SCHEMA_VERSION = 1
 #: Suites scored at once, on threads: numpy and pyarrow release the GIL in the large
@@ -35,282 +51,10 @@ SCHEMA_VERSION = 1
 SCORE_THREADS = 2
 
 
-#: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
-CORE_COLUMNS = ("id", "group", "variant", "label")
-#: Of those, the columns only needed as codes: read dictionary-encoded (the strings of every
-#: row are never built) and not kept as Arrow.
-CODED_COLUMNS = ("group", "variant")
-
-
-class SuiteData:
-    """One built suite, as columns.
-
-    Only :data:`CORE_COLUMNS` are decoded when a suite is loaded (:data:`CODED_COLUMNS` as
-    dictionary codes, never as a string per row); any other column is read from the (already
-    hash-checked) file on first use, so scoring never decodes the texts.
-
-    Args:
-        name: Suite name.
-        info: The suite's ``suites.json`` entry.
-        parquet: The suite's Parquet file.
-        coded: The same file opened with ``read_dictionary`` for :data:`CODED_COLUMNS` (and
-            ``source_file``); ``parquet`` when not given.
-
-    Attributes:
-        name: Suite name.
-        info: The suite's ``suites.json`` entry.
-        group: Dense int64 group codes, one per row.
-        variant: Variant string per row (object array built on access; the scorers compare
-            ``variant_codes``).
-        variant_codes: Dense int64 code per row into ``variant_names``.
-        variant_names: The distinct variants, in order of first appearance.
-        gold: Gold label index per row, -1 where the label is null.
-
-    """
-
-    def __init__(self, name: str, info: dict, parquet: pq.ParquetFile,
-                 coded: pq.ParquetFile | None = None):
-        self.name, self.info = name, info
-        self._parquet = parquet
-        self._coded = coded if coded is not None else parquet
-        core = self._coded.read(columns=CORE_COLUMNS, use_threads=False)  # small: no threads
-        self._arrow = {c: core.column(c) for c in CORE_COLUMNS if c not in CODED_COLUMNS}
-        self._table: pa.Table | None = None
-        self.group, self._group_dictionary = _codes(core.column("group"), as_list=False)
-        self.variant_codes, self.variant_names = _codes(core.column("variant"))
-        self._lookup = self.variant_names + [None]  # code -1 (null) -> None
-        self.gold = int64(self._arrow["label"].combine_chunks())
-
-    def __repr__(self) -> str:
-        return f"SuiteData(name={self.name!r}, rows={len(self.group)})"
-
-    @property
-    def variant(self) -> np.ndarray:
-        """Variant string per row (object array built on each access; scorers use codes)."""
-        return np.asarray(self._lookup, dtype=object)[self.variant_codes]
-
-    @property
-    def label_names(self) -> list[str]:
-        """The task's label names."""
-        return list(self.info["label_names"])
-
-    @property
-    def table(self) -> pa.Table:
-        """Every column of the suite's Parquet file, in file order (read on first use)."""
-        if self._table is None:
-            self._table = self._parquet.read()
-        return self._table
-
-    def arrow(self, name: str) -> pa.ChunkedArray:
-        """One column as Arrow, read from the file on first use."""
-        if name not in self._arrow:
-            self._arrow[name] = self._parquet.read(columns=[name], use_threads=False).column(0)
-        return self._arrow[name]
-
-    def column(self, name: str) -> np.ndarray:
-        """Any column as a numpy array (strings and lists become object arrays)."""
-        column = self.arrow(name).combine_chunks()
-        if pa.types.is_integer(column.type) and not column.null_count:
-            return int64(column)
-        return _objects(column.to_pylist())
-
-    def codes(self, name: str) -> tuple[np.ndarray, list]:
-        """A string column as dense int64 codes (null -> -1) and its distinct values.
-
-        The distinct values are in order of first appearance; the scorers compare codes rather
-        than strings, and parse each distinct value once.
-        """
-        return _codes(self.arrow(name))
-
-    def source_files(self) -> list[str]:
-        """The distinct ``source_file`` values, sorted."""
-        if "source_file" in self._arrow:
-            return sorted(set(pc.unique(self._arrow["source_file"]).to_pylist()))
-        column = self._coded.read(columns=["source_file"], use_threads=False).column(0)
-        column = column.combine_chunks()
-        if pa.types.is_dictionary(column.type):  # read dictionary-encoded: no string per row
-            column = column.dictionary.take(pc.unique(column.indices))
-        return sorted(set(pc.unique(column).to_pylist()))
-
-    def variant_mask(self, variants) -> np.ndarray:
-        """Boolean mask of the rows whose variant is one of ``variants``."""
-        mask = np.zeros(len(self.variant_codes), dtype=bool)
-        for variant in variants:
-            mask |= self.is_variant(variant)
-        return mask
-
-    def variants_of(self, rows: np.ndarray) -> set:
-        """The distinct variants (``None`` for a null) of ``rows``."""
-        return {self._lookup[code] for code in np.unique(self.variant_codes[rows]).tolist()}
-
-    def ids(self) -> pa.Array:
-        """The row ids."""
-        return self._arrow["id"].combine_chunks()
-
-    def is_variant(self, variant: str) -> np.ndarray:
-        """Boolean mask of the rows of ``variant`` (integer comparison, no string compares)."""
-        if variant not in self.variant_names:
-            return np.zeros(len(self.variant_codes), dtype=bool)
-        return self.variant_codes == self.variant_names.index(variant)
-
-    def units(self, rows: np.ndarray, outcomes: np.ndarray) -> Mapping[str, float]:
-        """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group).
-
-        A read-only mapping built on first access: ``score`` never reads it (the leaderboard's
-        paired tests do), and building it costs a Python string per unit.
-        """
-        return Units(self._group_dictionary, self.group[np.asarray(rows, dtype=np.int64)],
-                     np.asarray(outcomes, dtype=float))
-
-
-class Units(Mapping):
-    """Per-unit outcomes (group name -> outcome), built into a dict on first access."""
-
-    def __init__(self, names: pa.Array, codes: np.ndarray, outcomes: np.ndarray):
-        if len(codes) != len(outcomes):
-            raise ValueError(f"{len(codes)} units but {len(outcomes)} outcomes")
-        self._parts: tuple | None = (names, codes, outcomes)
-        self._dict: dict[str, float] | None = None
-
-    def _built(self) -> dict[str, float]:
-        if self._dict is None:
-            names, codes, outcomes = self._parts
-            groups = names.take(indices(codes)).to_pylist()
-            self._dict = dict(zip(groups, outcomes.tolist(), strict=True))
-            self._parts = None
-        return self._dict
-
-    def __getitem__(self, key: str) -> float:
-        return self._built()[key]
-
-    def __iter__(self):
-        return iter(self._built())
-
-    def __len__(self) -> int:
-        return len(self._built())
-
-    def __repr__(self) -> str:
-        return f"Units({self._built()!r})"
-
-
-# Loading uses no ``pa.array`` / ``pa.scalar`` and no compute call with a Python scalar: each
-# of those makes pyarrow import pandas (0.3 s CPU, 40 MiB), which scoring does not need.
-
-
-def _objects(values: list) -> np.ndarray:
-    """A 1-d object array of ``values`` (lists stay list elements)."""
-    out = np.empty(len(values), dtype=object)
-    for i, value in enumerate(values):
-        out[i] = value
-    return out
-
-
-def _codes(column: pa.ChunkedArray, as_list: bool = True) -> tuple[np.ndarray, list | pa.Array]:
-    """Dense int64 codes of a string column (null -> -1) and its distinct values.
-
-    The values are in order of first appearance, as a list (or, with ``as_list=False``, as the
-    Arrow array, for a caller that rarely needs them as Python strings). A column read
-    dictionary-encoded from Parquet is used as it is when its dictionary has that order and no
-    unused value (checked, O(n)); otherwise it is decoded and encoded again.
-    """
-    column = column.combine_chunks()
-    if pa.types.is_dictionary(column.type):
-        codes = int64(column.indices)
-        if _first_appearance(codes, len(column.dictionary)):
-            values = column.dictionary
-            return codes, values.to_pylist() if as_list else values
-        column = column.dictionary.take(column.indices)
-    encoded = pc.dictionary_encode(column)
-    values = encoded.dictionary
-    return int64(encoded.indices), values.to_pylist() if as_list else values
-
-
-def _first_appearance(codes: np.ndarray, n_values: int) -> bool:
-    """Whether ``codes`` use each of ``0..n_values-1``, numbered in order of first appearance.
-
-    True when each code is at most one more than the largest code before it (nulls, -1, make
-    it False: the re-encoding handles them).
-    """
-    if not len(codes):
-        return n_values == 0
-    if codes.min() < 0:
-        return False
-    highest = np.maximum.accumulate(codes)
-    return bool(codes[0] == 0 and (codes[1:] <= highest[:-1] + 1).all()
-                and highest[-1] == n_values - 1)
-
-
-@dataclass(frozen=True)
-class Aligned:
-    """Predictions aligned with a suite's rows.
-
-    Attributes:
-        pred: Predicted label index per row; -1 for an invalid answer.
-        probs: ``(n_rows, n_labels)`` probabilities when every row has them, else ``None``.
-
-    """
-
-    pred: np.ndarray
-    probs: np.ndarray | None
-
-
-@dataclass(frozen=True)
-class ScoreOptions:
-    """Scoring parameters shared by every scorer.
-
-    Attributes:
-        seed: Seed of the bootstrap.
-        n_boot: Bootstrap resamples.
-        params: Family parameters, e.g. ``{"calm_theta": 1.0}``.
-
-    """
-
-    seed: int = 0
-    n_boot: int = 10_000
-    params: Mapping[str, object] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SuiteScore:
-    """What a scorer returns for one suite.
-
-    Attributes:
-        main_score: The suite's main metric, a fraction in [0, 1].
-        n: Units the main score averages over.
-        ci95: 95% bootstrap interval of the main score.
-        metrics: Every named score, count and breakdown.
-        best_near: When set, the best score is the one closest to this value (e.g. chance).
-        units: Per-unit outcome (unit id -> 1.0 / 0.0) of the consistent accuracy (the
-            ranked score), for paired tests and rank bootstraps between submissions; not
-            written into the results JSON.
-        consistent: Consistent accuracy and its chance level (bench.metrics.consistent).
-
-    """
-
-    main_score: float
-    n: int
-    ci95: tuple[float, float] | None
-    metrics: dict[str, object]
-    best_near: float | None = None
-    units: Mapping[str, float] | None = field(default=None, repr=False)
-    consistent: Consistent | None = field(default=None, repr=False)
-
-
-Scorer = Callable[[SuiteData, Aligned, ScoreOptions], SuiteScore]
-SCORERS: dict[str, Scorer] = {}
-
-
-def register_scorer(kind: str, scorer: Scorer) -> Scorer:
-    """Register the scorer of a metric kind; a kind is registered once."""
-    if kind in SCORERS:
-        raise DuplicateNameError(f"scorer for kind {kind!r} is already registered")
-    SCORERS[kind] = scorer
-    return scorer
-
-
 def get_scorer(kind: str) -> Scorer:
     """The scorer of a metric kind, with a did-you-mean error."""
-    import bench.scorers  # noqa: F401  (registers the family scorers)
+    # The family modules register their kinds on import (lazily: scoring loads them once).
+    from bench.scorers import becel, calm, coherence, salad  # noqa: F401
 
     try:
         return SCORERS[kind]

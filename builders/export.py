@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import gc
-import hashlib
 import json
 import multiprocessing
 import os
@@ -21,45 +20,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import datasets
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from bench import __version__
-from bench.atomic import atomic_dir, atomic_path, write_text
+from bench.atomic import atomic_dir, write_text
 from bench.errors import BenchError, ConfigError, DataError, SourceUnavailableError
 from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
 from builders.card import render_card, split_num_bytes
 from builders.freshness import code_version, is_up_to_date
 from builders.suite import Row, SuiteSpec, merge_parts
-
-
-def contract_table(features: datasets.Features, rows: Sequence[Row], name: str) -> pa.Table:
-    """Arrow table of ``rows`` with ``features`` (HF metadata included).
-
-    Raises:
-        DataError: A row lacks a column or has an unexpected one, or two rows share an id.
-
-    """
-    columns = set(features)
-    checked: set[tuple] = set()  # key orders already seen to match: one set comparison each
-    for number, row in enumerate(rows):
-        keys = tuple(row)
-        if keys in checked:
-            continue
-        if set(keys) == columns:
-            checked.add(keys)
-        else:
-            missing, extra = columns - set(row), set(row) - columns
-            raise DataError(
-                f"suite {name}: row {number} ({row.get('id')!r}) does not follow the row "
-                f"contract: missing {sorted(missing)}, unexpected {sorted(extra)}"
-            )
-    ids = [r["id"] for r in rows]
-    if len(set(ids)) != len(ids):
-        raise DataError(f"suite {name}: duplicate row ids")
-    return pa.Table.from_pylist(list(rows), schema=features.arrow_schema)
+from builders.table_io import contract_table, write_parquet  # noqa: F401  (re-exported)
 
 
 def rows_to_table(spec: SuiteSpec, rows: Sequence[Row]) -> pa.Table:
@@ -73,21 +44,6 @@ def count_variants(rows: Sequence[Row]) -> dict[str, int]:
     for row in rows:
         counts[row["variant"]] = counts.get(row["variant"], 0) + 1
     return dict(sorted(counts.items()))
-
-
-def write_parquet(table: pa.Table, target: Path) -> str:
-    """Write ``table`` deterministically and atomically; return the file's sha256."""
-    with atomic_path(target) as tmp:
-        pq.write_table(
-            table,
-            tmp,
-            compression="zstd",
-            row_group_size=65_536,
-            write_statistics=False,
-            store_schema=True,
-        )
-        digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
-    return digest
 
 
 @dataclass(frozen=True)

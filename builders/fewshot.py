@@ -307,8 +307,8 @@ def build_pools(resolver: SourceResolver, root: Path,
                 log: Callable[[str], None] = print) -> dict[str, dict]:
     """Write every declared pool whose sources are available; return the manifest entries."""
     from bench.errors import SourceUnavailableError
-    from builders.export import contract_table, write_parquet
     from builders.freshness import code_version
+    from builders.table_io import contract_table, write_parquet
 
     entries: dict[str, dict] = {}
     for name, spec in sorted(POOLS.items()):

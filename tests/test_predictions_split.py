@@ -239,8 +239,10 @@ def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, mo
     code = "from bench.predictions import one_malloc_arena; print(one_malloc_arena())"
     out = python_stdout(code).strip()
     assert out == str(platform.libc_ver()[0] == "glibc")  # mallopt exists only there
+    from bench import runtime
+
     calls = []
-    monkeypatch.setattr(predictions, "one_malloc_arena", lambda: calls.append(1))
+    monkeypatch.setattr(runtime, "one_malloc_arena", lambda: calls.append(1))
     pred = write_predictions(becel_folder, tmp_path / "p.jsonl", ["rte_semantic"])
     assert main(["score", str(pred), "--data", str(becel_folder), "--n-boot", "10"]) == 0
     assert calls == [1]

@@ -142,32 +142,16 @@ def check_args(args: argparse.Namespace) -> None:
                 raise UnknownNameError("suite", name, manifest)
 
 
-def _system_allocator() -> None:
-    """Have pyarrow allocate with malloc, from one arena, for the rest of this process.
-
-    Scoring reads many short-lived Parquet pages and JSON blocks; pyarrow's default pool
-    (mimalloc) keeps the freed pages, which put the peak of scoring every suite at ~550 MiB
-    against ~445 MiB with malloc, for the same CPU time; and glibc's per-thread arenas kept
-    what the parsing threads freed (:func:`bench.predictions.one_malloc_arena`;
-    docs/benchmarks.md).
-    """
-    import pyarrow as pa
-
-    from bench.predictions import one_malloc_arena
-
-    pa.set_memory_pool(pa.system_memory_pool())
-    one_malloc_arena()
-
-
 def run(args: argparse.Namespace) -> int:
     """Score and report."""
     from bench.atomic import write_text
     from bench.report import results_table
     from bench.results import invalid_warning, provenance, require_coverage, skipped_lines
+    from bench.runtime import system_allocator
     from bench.scoring import ScoreOptions, score_file
 
     check_args(args)
-    _system_allocator()
+    system_allocator()
     options = ScoreOptions(seed=args.seed, n_boot=args.n_boot, params=parse_params(args.param))
     start = time.perf_counter()
     results = score_file(args.predictions, args.data, options=options, suites=args.suites)

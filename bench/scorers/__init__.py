@@ -1,8 +1,6 @@
-"""Family scorers, imported by name (each registers its metric kinds in SCORERS)."""
+"""Family scorers, one module per family; each registers its metric kinds in ``SCORERS``.
 
-from bench.scorers import (
-    becel,  # noqa: F401
-    calm,  # noqa: F401
-    coherence,  # noqa: F401
-    salad,  # noqa: F401
-)
+The contract they share is :mod:`bench.scorers.contract`. This package imports none of the
+family modules itself (so importing the contract stays cheap): ``bench.scoring.get_scorer``
+imports them on first use, which fills the registry.
+"""

@@ -17,7 +17,7 @@ from bench.metrics.becel import (
     conditional_consistency,
     disagreement,
 )
-from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
 PERTURBED = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}
 TAU = {"semantic": "tau_sem", "negational": "tau_neg", "symmetric": "tau_sym"}

@@ -9,7 +9,7 @@ from bench.errors import ConfigError
 from bench.metrics import consistent as ca
 from bench.metrics.becel import INVALID, accuracy
 from bench.metrics.calm import entropy_bits, pass_rates, reverse_consistency, signal_consistency
-from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
 SIGNAL_PREFIX = "signal:"
 

@@ -15,7 +15,7 @@ from bench.errors import ConfigError
 from bench.metrics import consistent as ca
 from bench.metrics.becel import INVALID
 from bench.metrics.coherence import THETA_GRID, coherence, sweep_theta
-from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
 NEEDS_PROBS = (
     "ART coherence needs probabilities: a span is judged by whether the model is confident "

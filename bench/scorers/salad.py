@@ -31,7 +31,7 @@ from bench.metrics.salad import (
     select_threshold,
     temperature_scale,
 )
-from bench.scoring import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
 
 def _pairs(data: SuiteData) -> tuple[np.ndarray, np.ndarray, str]:

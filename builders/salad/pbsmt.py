@@ -35,6 +35,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bench.errors import ConfigError
+from builders.salad.pbsmt_constants import (  # noqa: F401  (re-exported)
+    APPROXIMATE,
+    LM_CHANGE_BOUND,
+    LOG_DISTORTION,
+)
 
 IBM_ITERATIONS = 5
 MAX_PHRASE = 3
@@ -379,19 +384,6 @@ def train(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> PhraseModel:
         for s, opts in sorted(options.items())
     }
     return PhraseModel(table, TrigramLM([t for _, t in pairs]), len(pairs))
-
-
-#: NLTK's ``StackDecoder`` defaults, kept: distortion factor 0.5, no beam threshold, no word
-#: penalty.
-LOG_DISTORTION = math.log(0.5)
-#: Above any language-model log-probability change: a probability is at most 1, so its log is
-#: at most 0 (this margin covers rounding). Float addition is monotone, so a hypothesis whose
-#: score with this bound cannot enter a full stack is dropped without asking the model: the
-#: stacks end up exactly as without the shortcut.
-LM_CHANGE_BOUND = 1e-6
-#: Margin of the cheaper bound checked first for a source phrase: its best option's score with
-#: the future cost added in another order (rounding differs by ~1e-13 at these magnitudes).
-APPROXIMATE = 1e-3
 
 
 def _phrase_ends(table: _SentenceTable, sentence: tuple[str, ...],

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from builders.salad.pbsmt import APPROXIMATE, LM_CHANGE_BOUND, LOG_DISTORTION
+from builders.salad.pbsmt_constants import APPROXIMATE, LM_CHANGE_BOUND, LOG_DISTORTION
 
 
 @njit(cache=True)
