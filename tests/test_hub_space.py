@@ -5,27 +5,16 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from bench.cli import main
-from leaderboard.submissions import submit
-from tests.helpers import write_predictions
 from tests.hub_standin import Hub
 from tests.test_hub_reads import SUITES, built  # noqa: F401  (the module fixture)
-from tests.test_hub_submit import META
+from tests.test_hub_submit import rendered_site
 from tests.test_leaderboard_publish import cli
 
 
 @pytest.fixture
 def site(built, tmp_path):  # noqa: F811
     """Two entries stored by the real submit and rendered by `leaderboard`."""
-    (tmp_path / "meta.yaml").write_text(yaml.safe_dump(META))
-    for name, choose in (("a", None), ("b", lambda row, names: 0)):
-        kwargs = {"choose": choose} if choose else {}
-        pred = write_predictions(built, tmp_path / f"{name}.jsonl", SUITES, **kwargs)
-        submit(pred, name=name, meta_path=tmp_path / "meta.yaml", root=tmp_path / "subs",
-               data_dir=built)
-    assert main(["leaderboard", "--submissions", str(tmp_path / "subs"), "--out",
-                 str(tmp_path / "site")]) == 0
-    return tmp_path
+    return rendered_site(built, tmp_path, ("a", "b"))
 
 
 ARGS = ["publish", "--repo", "org/board", "--site", "site", "--submissions", "subs",

@@ -17,6 +17,23 @@ META = {"model": "org/my-model", "revision": "abc123", "license": "mit",
         "date": "2026-01-02"}
 
 
+
+def rendered_site(built, tmp_path, names):  # noqa: F811
+    """Entries ``names`` (the first an oracle, the second always label 0) stored by the real
+    ``submit`` into ``tmp_path/subs`` and rendered by ``leaderboard`` into ``tmp_path/site``."""
+    from bench.cli import main
+    from leaderboard.submissions import submit as store
+
+    (tmp_path / "meta.yaml").write_text(yaml.safe_dump(META))
+    for name, choose in zip(names, (None, lambda row, names: 0), strict=True):
+        kwargs = {"choose": choose} if choose else {}
+        pred = write_predictions(built, tmp_path / f"{name}.jsonl", SUITES, **kwargs)
+        store(pred, name=name, meta_path=tmp_path / "meta.yaml", root=tmp_path / "subs",
+              data_dir=built)
+    assert main(["leaderboard", "--submissions", str(tmp_path / "subs"), "--out",
+                 str(tmp_path / "site")]) == 0
+    return tmp_path
+
 @pytest.fixture
 def entry(built, tmp_path):  # noqa: F811
     write_predictions(built, tmp_path / "pred.jsonl", SUITES)
