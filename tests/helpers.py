@@ -53,3 +53,14 @@ def python_stdout(code: str, *args: str, env: Mapping[str, str] | None = None) -
                           env=environ, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
+
+
+def build_suites(corpora: Path, out: Path, suites: list[str]) -> Path:
+    """Build the registered ``suites`` from the mirror ``corpora`` into ``out`` (no download)."""
+    from bench.sources import SourceResolver
+    from builders.catalog import get_suite
+    from builders.export import build_all
+
+    build_all([get_suite(s) for s in suites], SourceResolver(corpora, download=False), out,
+              log=lambda _: None)
+    return out

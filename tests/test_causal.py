@@ -24,6 +24,7 @@ from bench.prompts import (  # noqa: E402
     with_verbalisers,
 )
 from bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
+from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 
 #: The key/value cache is passed under the name the installed transformers takes
@@ -35,14 +36,7 @@ SUITES = ["wic_semantic", "sst2_semantic"]
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("causal") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("causal") / "cb", SUITES)
 
 
 def suite_texts(folder: Path) -> list[str]:

@@ -22,6 +22,7 @@ from bench.cli import main  # noqa: E402
 from bench.distributed import Processes, from_env, parse_shard, process_device  # noqa: E402
 from bench.errors import ConfigError  # noqa: E402
 from bench.modeling import parse_max_memory  # noqa: E402
+from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 
 #: Runs that load a model turn every warning into an error (a deprecation included).
@@ -32,14 +33,7 @@ SUITES = ["rte_semantic", "wic_semantic"]
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("dist") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("dist") / "cb", SUITES)
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ from bench.fewshot import (
 from bench.manifest import parquet_path, read_manifest
 from bench.prompts import lookup, render
 from bench.runner import RunnerOptions, collect_causal_inputs, suite_task
+from tests.helpers import build_suites
 
 #: Suites whose task has no labelled rows in the mirror that are not test rows.
 NO_POOL = {"kornli_calm", "kornli_test_calm", "klue_nli_calm", "qnli_calm", "qnli_calm_t2t"}
@@ -107,14 +108,7 @@ def test_boolq_prompt_has_one_question_mark():
 
 @pytest.fixture(scope="module")
 def small(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("fewshot") / "cb"
-    build_all([get_suite(s) for s in SMALL], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("fewshot") / "cb", SMALL)
 
 
 def test_pools_are_declared_deterministic_and_checked(small, corpora, tmp_path):

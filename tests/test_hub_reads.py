@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.manifest import read_manifest
+from tests.helpers import build_suites
 from tests.hub_standin import TOKEN, Hub
 
 REPO = Path(__file__).resolve().parents[1]
@@ -24,14 +25,7 @@ SUITES = ["snli_transitive", "rte_semantic"]
 
 @pytest.fixture(scope="module")
 def built(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("hubreads") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("hubreads") / "cb", SUITES)
 
 
 def hub_env(url: str, tmp: Path, token: str | None = None) -> dict[str, str]:

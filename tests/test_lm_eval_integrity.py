@@ -21,6 +21,7 @@ from bench.cli import main
 from bench.errors import DataError
 from bench.lm_eval_tasks import convert_samples, task_name
 from bench.manifest import parquet_path, read_manifest
+from tests.helpers import build_suites
 from tests.hub_standin import TOKEN, Hub
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,14 +32,7 @@ SHA = "ab" * 20
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("integrity") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("integrity") / "cb", SUITES)
 
 
 def write_run(folder: Path, out: Path, shots: dict[str, int], alter=None,

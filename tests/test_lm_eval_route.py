@@ -26,6 +26,7 @@ from bench.cli import main  # noqa: E402
 from bench.errors import DataError  # noqa: E402
 from bench.lm_eval_tasks import convert_samples, export_tasks  # noqa: E402
 from bench.manifest import read_manifest  # noqa: E402
+from tests.helpers import build_suites
 from tests.test_causal import SUITES, suite_texts  # noqa: E402
 from tests.tiny_models import tiny_gpt2  # noqa: E402
 
@@ -35,14 +36,7 @@ ROUTE = [*SUITES, "mrpc_salad_sort"]
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("lmeval") / "cb"
-    build_all([get_suite(s) for s in ROUTE], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("lmeval") / "cb", ROUTE)
 
 
 @pytest.fixture(scope="module")

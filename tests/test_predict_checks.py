@@ -15,6 +15,7 @@ from bench.cli import main  # noqa: E402
 from bench.commands.predict import default_suites  # noqa: E402
 from bench.modeling import inspect_model  # noqa: E402
 from bench.runner import RunnerOptions, collect_causal_inputs  # noqa: E402
+from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -24,14 +25,7 @@ SUITES = ["wic_semantic"]
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("checks") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("checks") / "cb", SUITES)
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from bench.runner import (  # noqa: E402
     run_batches,
 )
 from bench.tasks import get_task  # noqa: E402
+from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_t5  # noqa: E402
 
 SUITES = ["rte_semantic", "rte_negational", "wic_semantic"]
@@ -37,14 +38,7 @@ WIC_MAP = "wic:false=not_entailment,true=entailment"
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
-
-    out = tmp_path_factory.mktemp("runner") / "cb"
-    build_all([get_suite(s) for s in SUITES], SourceResolver(corpora, download=False), out,
-              log=lambda _: None)
-    return out
+    return build_suites(corpora, tmp_path_factory.mktemp("runner") / "cb", SUITES)
 
 
 @pytest.fixture(scope="module")
