@@ -390,7 +390,10 @@ def load_model(info: ModelInfo, device=None, dtype=None, device_map: str | None 
                 f"--max-memory names GPU {missing[0]}, but this machine has "
                 f"{torch.cuda.device_count()} CUDA devices"
             )
-        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        # Limits that name no GPU keep the whole model on the CPU: its inputs and its default
+        # dtype are then the CPU's, also on a machine with a GPU.
+        on_gpu = torch.cuda.is_available() and (not max_memory or bool(gpus))
+        device = torch.device("cuda" if on_gpu else "cpu")
     else:
         if max_memory:
             raise ConfigError("--max-memory applies with --device-map auto only")

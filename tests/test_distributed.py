@@ -47,10 +47,19 @@ def bert(tmp_path_factory) -> Path:
                      labels=("entailment", "not_entailment"))
 
 
-def predict_args(model: Path, folder: Path, out: Path, *extra: str) -> list[str]:
+def predict_args(model: Path, folder: Path, out: Path, *extra: str,
+                 pin_cpu: bool = True) -> list[str]:
+    """``predict`` arguments; on the CPU unless ``extra`` names a device or ``pin_cpu`` is off.
+
+    The CPU pin keeps every file comparable with the CPU-only torchrun runs
+    (``CUDA_VISIBLE_DEVICES=""``) on a machine that has a GPU, where the default device would
+    be CUDA and the scores would differ in the last digits.
+    """
     label_map = ["--label-map", "wic:false=not_entailment,true=entailment"]
+    device = [] if not pin_cpu or {"--device", "--device-map"} & set(extra) else ["--device", "cpu"]
     return ["predict", "--model", str(model), "--data", str(folder), "--out", str(out),
-            "--suites", *SUITES, "--no-progress", "--batch-size", "16", *label_map, *extra]
+            "--suites", *SUITES, "--no-progress", "--batch-size", "16", *label_map, *device,
+            *extra]
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +216,7 @@ def test_torchrun_on_every_gpu_writes_the_single_process_file(folder, gpt2, tmp_
     assert main(predict_args(gpt2, folder, one, "--device", "cuda:0")) == 0
     command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(count),
                "--master_port", str(free_port()), "-m", "bench.cli",
-               *predict_args(gpt2, folder, many)]
+               *predict_args(gpt2, folder, many, pin_cpu=False)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert many.read_bytes() == one.read_bytes()
@@ -303,3 +312,20 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
         assert main(["merge-predictions", str(base), str(part), "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert fragment in err and not out.exists(), err
+
+
+def test_device_map_with_cpu_only_limits_stays_on_the_cpu_where_a_gpu_exists(gpt2, monkeypatch):
+    """``--max-memory cpu=...`` alone keeps the model, its inputs and its dtype on the CPU.
+
+    Found on an H200: the run took CUDA as its device (inputs, bf16 default for causal models)
+    although the map placed every layer on the CPU, and its scores left the CPU file's.
+    """
+    from bench.modeling import inspect_model, load_model
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    loaded = load_model(inspect_model(str(gpt2)), device_map="auto",
+                        max_memory=parse_max_memory("cpu=2GiB"))
+    param = next(loaded.model.parameters())
+    assert param.device.type == "cpu"
+    assert param.dtype == torch.float32  # not the bf16 a CUDA causal model defaults to
+    assert loaded.device.type == "cpu"
