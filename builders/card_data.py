@@ -410,7 +410,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "Additive length cutoff from stand-in data", ("sst2_additive",),
         "The 75% length quantile is read from the 6,885 training *sentences* of GLUE's "
         "SST-2 train (the phrases that sit inside no other phrase; the file itself holds "
-        "67,349 phrases, whose quantile, 14 tokens, keeps only 1,550 pairs): 27 tokens."),
+        "67,349 phrases, whose quantile, 14 tokens, keeps only 1,550 combinations): 27 tokens."),
     Deviation(
         "Additive length cutoff from stand-in data", ("ag_news_additive",),
         "AG News train is not mirrored: the length quantile (43 tokens) comes from BECEL's "
