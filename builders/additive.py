@@ -1,14 +1,16 @@
 """Additive test sets: merge two same-label single-text examples (BECEL section 3.2).
 
-All ordered pairs of evaluation examples that share a gold label are candidates (x + y and
-y + x); a pair is dropped when the merged text is longer than the 75% quantile of the
-training-set token lengths; the kept pairs are sampled down to a fixed size with a seeded
-generator, so the same inputs always give the same rows. Sampling never lists the candidates:
-time grows as n log n plus the pairs kept (docs/suites/becel.md).
+Every *combination* (unordered pair) of two evaluation examples that share a gold label is a
+candidate; it is dropped when the merged text is longer than the 75% quantile of the
+training-set token lengths; every combination within that cutoff is kept, merged in one order
+chosen per combination from ``(seed, i, j)`` (sha256), so x + y and y + x never both occur and
+the same inputs always give the same rows. Counting never lists the candidates: time grows as
+n log n plus the combinations kept (docs/suites/becel.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,13 +70,14 @@ def maximal_phrases(phrases: Sequence[str]) -> list[int]:
 
 @dataclass(frozen=True)
 class AdditivePlan:
-    """Which pairs an additive set keeps, and the counts behind it.
+    """Which combinations an additive set keeps, in which merge order, and the counts behind it.
 
     Attributes:
-        pairs: ``(i, j)`` row positions (first text, second text), ``i != j``, sorted.
+        pairs: ``(i, j)`` row positions (first text, second text), ``i != j``, sorted; each
+            combination ``{i, j}`` occurs once, in its seeded merge order.
         threshold: Maximum merged token length kept.
-        candidates: Ordered same-label pairs before the length filter.
-        within_length: Ordered pairs that pass the length filter.
+        candidates: Same-label combinations (unordered) before the length filter.
+        within_length: Combinations that pass the length filter.
 
     """
 
@@ -84,73 +87,84 @@ class AdditivePlan:
     within_length: int
 
 
+def merge_order(low: int, high: int, seed: int) -> tuple[int, int]:
+    """The merge order of the combination ``{low, high}`` (``low < high``), seeded.
+
+    ``(high, low)`` when the first byte of ``sha256(f"{seed}\\x1f{low}-{high}")`` is odd, else
+    ``(low, high)``: a fair coin per combination that depends on nothing but the seed and the
+    two positions (not on the other rows or on the order of processing).
+    """
+    digest = hashlib.sha256(f"{seed}\x1f{low}-{high}".encode()).digest()
+    return (high, low) if digest[0] & 1 else (low, high)
+
+
 def plan_pairs(
     texts: Sequence[str],
     labels: Sequence[int],
     threshold: float,
-    size: int,
+    size: int | None,
     seed: int,
 ) -> AdditivePlan:
-    """Choose the additive pairs of an evaluation split, both merge orders.
+    """Every same-label combination within the length cutoff, each in one seeded merge order.
 
-    A candidate is an *ordered* pair ``(i, j)``, ``i != j``, of same-label rows: x + y and
-    y + x are different inputs. Counting and sampling never list the candidates: per label the
-    lengths are sorted once, so the partners of ``i`` within the length limit are a prefix of
-    that order (``searchsorted``), and the ``t``-th valid pair is found from prefix sums. When
-    more than ``size`` pairs pass, ``size`` pair numbers are drawn without replacement by
-    ``numpy.random.Generator(PCG64(seed)).choice`` (O(size) memory and time beyond the sort);
-    else every valid pair is kept. Time: O(n log n + kept pairs).
+    A candidate is an *unordered* pair ``{i, j}``, ``i != j``, of same-label rows (BECEL: "all
+    possible combinations of two data points that share the same label"). Per label the
+    lengths are sorted once; the partners of the row at sorted position ``p`` within the limit
+    are the positions ``p + 1 .. q - 1`` of that order, where ``q`` comes from
+    ``searchsorted``, so each combination is counted once and the ``t``-th one is found from
+    prefix sums without listing the candidates. ``size=None`` keeps every combination within
+    the cutoff (the BECEL suites); a ``size`` below that count draws ``size`` combination
+    numbers without replacement by ``numpy.random.Generator(PCG64(seed)).choice`` (used only by
+    ``generate --additive-size``). Each kept combination is merged in the order
+    :func:`merge_order` gives. Time: O(n log n + combinations kept).
 
     Args:
         texts: Evaluation texts in source order.
         labels: Their gold labels.
         threshold: Maximum token length of a merged text.
-        size: How many pairs to keep (all if fewer pass the filter).
-        seed: Sampling seed.
+        size: How many combinations to keep, or ``None`` for all within the cutoff.
+        seed: Seed of the merge orders (and of the draw when ``size`` is given).
 
     Returns:
-        The kept pairs (positions into ``texts``) in ascending order, with counts.
+        The kept pairs (positions into ``texts``, in merge order) in ascending order, with
+        counts.
+
+    Raises:
+        ValueError: ``size`` is below 1.
 
     """
+    if size is not None and size < 1:
+        raise ValueError(f"additive size {size}: must be at least 1 (or None for all)")
     lengths = np.array([count_tokens(t) for t in texts], dtype=np.int64)
     label_array = np.asarray(labels)
-    members, counts, rank, self_in, base = [], [], [], [], []
-    sorted_members: list[np.ndarray] = []
+    starts, counts, sorted_members = [], [], []
     offset, candidates = 0, 0
     for label in np.unique(label_array):
         idx = np.flatnonzero(label_array == label)
         order = np.argsort(lengths[idx], kind="stable")
         sorted_len = lengths[idx][order]
-        limit = threshold - lengths[idx]
-        within = np.searchsorted(sorted_len, limit, side="right")
-        own = 2 * lengths[idx] <= threshold  # the row itself lies inside its own prefix
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        members.append(idx)
-        counts.append(within - own)
-        rank.append(inverse)
-        self_in.append(own)
-        base.append(np.full(len(idx), offset))
+        within = np.searchsorted(sorted_len, threshold - sorted_len, side="right")
+        position = np.arange(len(idx))
+        # Partners of sorted position p: p + 1 .. within[p] - 1 (later, and short enough).
+        counts.append(np.maximum(within - position - 1, 0))
+        starts.append(offset + position + 1)
         sorted_members.append(idx[order])
         offset += len(idx)
-        candidates += len(idx) * (len(idx) - 1)
-    if not members:
+        candidates += len(idx) * (len(idx) - 1) // 2
+    if not sorted_members:
         return AdditivePlan([], threshold, 0, 0)
-    member, count = np.concatenate(members), np.concatenate(counts)
-    rank_all, self_all = np.concatenate(rank), np.concatenate(self_in)
-    base_all = np.concatenate(base)
-    partners = np.concatenate(sorted_members)
+    count, start = np.concatenate(counts), np.concatenate(starts)
+    members = np.concatenate(sorted_members)
     ends = np.cumsum(count)
-    total = int(ends[-1]) if len(ends) else 0
-    if total > size:
+    total = int(ends[-1])
+    if size is not None and total > size:
         rng = np.random.Generator(np.random.PCG64(seed))
         picks = np.sort(rng.choice(total, size, replace=False))
     else:
         picks = np.arange(total)
     row = np.searchsorted(ends, picks, side="right")
     off = picks - (ends[row] - count[row])
-    off = off + (self_all[row] & (off >= rank_all[row]))  # skip the row itself
-    i, j = member[row], partners[base_all[row] + off]
-    order = np.lexsort((j, i))
-    pairs = [(int(x), int(y)) for x, y in zip(i[order], j[order], strict=True)]
+    a, b = members[row], members[start[row] + off]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    pairs = sorted(merge_order(int(x), int(y), seed) for x, y in zip(low, high, strict=True))
     return AdditivePlan(pairs, threshold, candidates, total)

@@ -128,10 +128,12 @@ def test_deviation_figures_are_measured_from_the_rows(all_folder):
     for task in ("mnli", "snli", "sst2"):
         same, total = figures[f"permutations:{task}_salad_pbsmt"]
         assert f"{task}_salad_pbsmt {same:,} of {total:,} ({same / total:.1%})" in pbsmt
-    additive = _text("Additive pairs in both orders, sampled to a count")
+    additive = _text("Additive merge order and count")
     for name in ("sst2_additive", "ag_news_additive"):
         both, total = figures[f"reversed:{name}"]
+        assert both == 0  # one merge order per combination
         assert f"{name} {both:,} of {total:,}" in additive
+        assert f"{name} {total:,} combinations" in additive
     # BECEL label-3 rows (N(P,H), C(P,Z) -> not E(H,Z)) ask about (H, Z), as the paper's rule
     # does (docs/suites/becel.md said (Z, H) before): 1,657 exactly, 1 up to a leading space.
     assert figures["first_hypothesis_first:snli_transitive:not:entailment"] == (1657, 1658, 1658)

@@ -251,8 +251,8 @@ def test_additive_single_text_pairs_and_threshold(tmp_path):
     corpus = load_corpus(str(data), config.columns, config.labels)
     (suite,) = generate(config, corpus)
     merged = [r for r in suite.rows if r["variant"] == "merged"]
-    assert [(r["text"], r["constraint"]) for r in merged] == [  # both merge orders
-        ("good film great fun", "is:positive"), ("great fun good film", "is:positive"),
-        ("bad awful", "is:negative"), ("awful bad", "is:negative"),
+    # Every combination once, in its seeded order (seed 0: rows 0+1 reversed, 2+3 not).
+    assert [(r["text"], r["constraint"]) for r in merged] == [
+        ("great fun good film", "is:positive"), ("bad awful", "is:negative"),
     ]
     assert suite.rejections and "longer than" in suite.rejections[0].reason

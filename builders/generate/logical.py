@@ -218,13 +218,12 @@ def additive(
         texts: Evaluation texts.
         labels: Their labels.
         reference: Texts whose token lengths set the threshold (BECEL: the training data).
-        size: Keep this many ordered pairs (both merge orders; drawn with ``seed``); all if None.
-        seed: Sampling seed.
+        size: Keep this many combinations (drawn with ``seed``); all within the cutoff if None.
+        seed: Seed of each combination's merge order (one order per combination) and the draw.
 
     """
     threshold = length_threshold(reference)
-    limit = size if size is not None else len(texts) * len(texts)
-    plan = plan_pairs(list(texts), list(labels), threshold, limit, seed)
+    plan = plan_pairs(list(texts), list(labels), threshold, size, seed)
     return AdditiveResult(plan.pairs, threshold, plan.candidates, plan.within_length)
 
 

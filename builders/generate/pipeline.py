@@ -42,8 +42,8 @@ class GenerateConfig:
         negation_style: ``full`` ("does not") or ``release`` ("doesn't").
         conceptnet: Local conceptnet-lite database, or ``None`` (WordNet only).
         wordnet: Whether WordNet is the antonym fallback.
-        seed: Seed for additive sampling.
-        additive_size: Pairs to keep (all when ``None``).
+        seed: Seed of the additive merge orders and of ``additive_size`` draws.
+        additive_size: Combinations to keep (all within the cutoff when ``None``).
         reference_texts: Texts whose length quantile bounds additive merges (default: the data).
 
     """
