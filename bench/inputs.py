@@ -9,7 +9,13 @@ single-text tasks). WiC rows also carry the target word; two formats exist:
 - ``pair``: the plain ``(sentence1, sentence2)`` pair, for models trained that way.
 
 Text-to-text models get the T5 GLUE / SuperGLUE prompt of the task (``<task> key: value ...``,
-keys in T5's order) and must answer with a label name; SNLI uses T5's MNLI prompt.
+keys in T5's order) and must answer with a label name; SNLI uses T5's MNLI prompt. A row of a
+``*_t2t`` suite (CALM's text-to-text configs) already is the T5 input, prefix included, and is
+given as it is.
+
+CALM's classification configs (``*_calm``) hold the paper's two inputs, each with its own
+indicator (``("Premise: <p>", "Hypothesis: <h>")``), so a classifier gets them as a tokenizer
+text pair like any other pair task, and REVERSE / SIGNAL reach it inside each text.
 Pure functions; ``consistency-bench train`` uses the same formatting as ``predict``.
 """
 
@@ -20,6 +26,9 @@ from collections.abc import Mapping
 from bench.errors import ConfigError
 
 WIC_FORMATS = ("word-prefix", "pair")
+#: Suites whose ``text`` is the whole text-to-text input (``bench.commands.predict`` skips
+#: them for causal LMs by the same suffix).
+T2T_SUFFIX = "_t2t"
 
 #: T5 prompt per task: prefix and the field names given to ``text`` and ``text_pair``.
 T5_PROMPTS: dict[str, tuple[str, str, str | None]] = {
@@ -51,7 +60,12 @@ def classifier_input(
 
 
 def t5_prompt(row: Mapping[str, object], task: str) -> str:
-    """The T5-style prompt for ``row`` (one string; text-to-text models get no pair)."""
+    """The T5-style prompt for ``row`` (one string; text-to-text models get no pair).
+
+    A row of a ``*_t2t`` suite is its ``text`` unchanged: it already is T5's input.
+    """
+    if str(row.get("suite", "")).endswith(T2T_SUFFIX):
+        return str(row["text"])
     try:
         prefix, first, second = T5_PROMPTS[task]
     except KeyError:

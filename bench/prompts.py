@@ -52,6 +52,11 @@ _NLI2 = "{{text}}\nQuestion: {{text_pair}} True or False?\nAnswer:"
 _PARA = "Sentence 1: {{text}}\nSentence 2: {{text_pair}}\nQuestion: Do both sentences mean the " \
         "same thing?\nAnswer:"
 
+#: A CALM input as the one string the paper prints (``Premise: <p> Hypothesis: <h>``): the
+#: classification configs' two texts joined by a space, or the single `text` of the
+#: ``_t2t`` configs and the few-shot pools (whose `text_pair` is null).
+CALM_INPUT = "{{text}}{% if text_pair is not none %} {{text_pair}}{% endif %}"
+
 #: (family or None, task) -> prompt. Family entries win over the task's default.
 PROMPTS: dict[tuple[str | None, str], PromptSpec] = {
     (None, "snli"): PromptSpec(_NLI3, ("True", "Neither", "False")),
@@ -93,34 +98,40 @@ PROMPTS: dict[tuple[str | None, str], PromptSpec] = {
         "A or B?\nAnswer:",
         ("A", "B"),
     ),
-    # CALM rows hold the whole formatted input (indicators included) in `text`.
+    # CALM: the classification configs hold the two indicator-prefixed inputs in `text` and
+    # `text_pair`, the `_t2t` configs (and the few-shot pools) the whole input in `text`;
+    # CALM_INPUT renders both as the one string `Premise: <p> Hypothesis: <h>`.
     ("calm", "mnli"): PromptSpec(
-        "{{text}}\nQuestion: Is the hypothesis true given the premise? True, False or "
+        CALM_INPUT + "\nQuestion: Is the hypothesis true given the premise? True, False or "
         "Neither?\nAnswer:", ("True", "Neither", "False"),
     ),
     ("calm", "kornli"): PromptSpec(
-        "{{text}}\nQuestion: Is the hypothesis true given the premise? True, False or "
+        CALM_INPUT + "\nQuestion: Is the hypothesis true given the premise? True, False or "
         "Neither?\nAnswer:", ("True", "Neither", "False"),
     ),
     ("calm", "klue_nli"): PromptSpec(
-        "{{text}}\nQuestion: Is the hypothesis true given the premise? True, False or "
+        CALM_INPUT + "\nQuestion: Is the hypothesis true given the premise? True, False or "
         "Neither?\nAnswer:", ("True", "Neither", "False"),
     ),
     ("calm", "rte"): PromptSpec(
-        "{{text}}\nQuestion: Is the hypothesis true given the premise? True or False?\n"
+        CALM_INPUT + "\nQuestion: Is the hypothesis true given the premise? True or False?\n"
         "Answer:", ("True", "False"),
     ),
     ("calm", "mrpc"): PromptSpec(
-        "{{text}}\nQuestion: Do both sentences mean the same thing?\nAnswer:", ("no", "yes"),
+        CALM_INPUT + "\nQuestion: Do both sentences mean the same thing?\nAnswer:",
+        ("no", "yes"),
     ),
     ("calm", "qnli"): PromptSpec(
-        "{{text}}\nQuestion: Does the sentence answer the question?\nAnswer:", ("yes", "no"),
+        CALM_INPUT + "\nQuestion: Does the sentence answer the question?\nAnswer:",
+        ("yes", "no"),
     ),
     ("calm", "qqp"): PromptSpec(
-        "{{text}}\nQuestion: Do both questions ask the same thing?\nAnswer:", ("no", "yes"),
+        CALM_INPUT + "\nQuestion: Do both questions ask the same thing?\nAnswer:",
+        ("no", "yes"),
     ),
     ("calm", "klue_sts"): PromptSpec(
-        "{{text}}\nQuestion: Do both sentences mean the same thing?\nAnswer:", ("no", "yes"),
+        CALM_INPUT + "\nQuestion: Do both sentences mean the same thing?\nAnswer:",
+        ("no", "yes"),
     ),
 }
 
@@ -139,6 +150,8 @@ def lookup(family: str | None, task: str, label_names: Sequence[str],
     spec = PROMPTS.get((family, task)) or PROMPTS.get((None, task))
     if spec is None:
         return generic_prompt(label_names, is_pair)
+    if not is_pair and spec.template.startswith(CALM_INPUT):  # a `_t2t` config: `text` only
+        spec = PromptSpec("{{text}}" + spec.template[len(CALM_INPUT):], spec.choices)
     if len(spec.choices) != len(label_names):
         raise ConfigError(
             f"prompt table entry {(family, task)} has {len(spec.choices)} verbalisers for "

@@ -8,11 +8,14 @@ never the words:
 - ``signal:<sym>``: the colon after each indicator replaced by one of the ten symbols of the
   paper's Table 7 (``[Premise]``, ``{Premise}``, ``Premise;`` ...).
 
-Because the perturbation lives in the formatting, the whole formatted input is one string in
-``text`` (``text_pair`` is null); the raw sentences are kept in the ``raw_text`` and
-``raw_text_pair`` extras. Two config families per task: ``<task>_calm`` (capitalised
-indicators, the format the classification models were fine-tuned on) and
-``<task>_calm_t2t`` (task prefix and lower-case indicators in T5's order, the format T5 was
+The classification configs (``<task>_calm``) give a pair encoder the paper's two inputs
+(Tables 2, 9 and 10): the first indicator-sentence block in ``text`` and the second in
+``text_pair``, each keeping its own indicator, so REVERSE swaps the two texts and SIGNAL changes
+the separator inside each. The text-to-text configs (``<task>_calm_t2t``) keep the whole input,
+task prefix included, as one string in ``text`` (``text_pair`` null), T5's input. The raw
+sentences are kept in the ``raw_text`` and ``raw_text_pair`` extras. Capitalised indicators in
+the classification form (the format the classification models were fine-tuned on); task
+prefix and lower-case indicators in T5's order in the text-to-text form (the format T5 was
 trained on). docs/suites/calm.md documents the construction and every deviation.
 """
 
@@ -30,7 +33,11 @@ from builders import readers
 from builders.readers import Example, Reader
 from builders.suite import Row, SuiteSpec, register_suite
 
+#: Text-to-text configs: one string, unchanged since 1.0.0.
 VERSION = "1.0.0"
+#: Classification configs: the two indicator-prefixed texts in ``text`` / ``text_pair``
+#: (2.0.0, issue 21; 1.0.0 held the whole input in ``text`` with ``text_pair`` null).
+PAIR_VERSION = "2.0.0"
 
 CITATION = """@article{jang-etal-2021-calm,
     title = "Accurate, yet Inconsistent? Consistency Analysis on Language Understanding Models",
@@ -104,35 +111,57 @@ def signal(item: CalmInput, symbol: str) -> CalmInput:
 
 
 def render(item: CalmInput) -> str:
-    """The model input string: ``[prefix ]<ind1><sep> <s1> <ind2><sep> <s2>``."""
+    """The input as one string: ``[prefix ]<ind1><sep> <s1> <ind2><sep> <s2>``."""
     return _render(item.blocks, item.template, item.prefix)
 
 
+def render_pair(item: CalmInput) -> tuple[str, str]:
+    """The input as the paper's two inputs: ``("<ind1><sep> <s1>", "<ind2><sep> <s2>")``.
+
+    Each indicator stays inside its own text, so REVERSE and SIGNAL reach a pair encoder
+    (CALM Tables 2, 9 and 10). Joined by one space, the two texts are :func:`render`'s string.
+
+    Raises:
+        ValueError: ``item`` has a task prefix (the text-to-text form is one string).
+
+    """
+    if item.prefix:
+        raise ValueError("the text-to-text form (task prefix) is one string, not a pair")
+    first, second = _blocks(item.blocks, item.template)
+    return first, second
+
+
+def _blocks(blocks: tuple[tuple[str, str], ...], template: str) -> list[str]:
+    return [f"{template.format(indicator)} {sentence}" for indicator, sentence in blocks]
+
+
 def _render(blocks: tuple[tuple[str, str], ...], template: str, prefix: str) -> str:
-    parts = [prefix] if prefix else []
-    for indicator, sentence in blocks:
-        parts.append(template.format(indicator))
-        parts.append(sentence)
-    return " ".join(parts)
+    return " ".join([prefix, *_blocks(blocks, template)] if prefix else _blocks(blocks, template))
 
 
-def variants(item: CalmInput) -> list[tuple[str, str]]:
-    """All CALM variants of one example as ``(variant, rendered text)``, in a fixed order.
+def variants(item: CalmInput, *, pair: bool = False) -> list[tuple[str, str, str | None]]:
+    """All CALM variants of one example as ``(variant, text, text_pair)``, in a fixed order.
 
-    Equal to rendering :func:`reverse` and :func:`signal` of ``item``; the fields are passed
-    directly instead of through ``dataclasses.replace``, which dominated the CALM build time
-    (12 variants per example, issue 12).
+    Equal to rendering :func:`reverse` and :func:`signal` of ``item`` with :func:`render`
+    (``pair`` false: ``text_pair`` None) or :func:`render_pair` (``pair`` true); the fields are
+    passed directly instead of through ``dataclasses.replace``, which dominated the CALM build
+    time (12 variants per example, issue 12).
+
+    Raises:
+        ValueError: ``pair`` with a task prefix (see :func:`render_pair`).
+
     """
     blocks, prefix = item.blocks, item.prefix
-    out = [
-        ("original", _render(blocks, item.template, prefix)),
-        ("reverse", _render(blocks[::-1], item.template, prefix)),
+    if pair and prefix:
+        raise ValueError("the text-to-text form (task prefix) is one string, not a pair")
+    forms = [
+        ("original", blocks, item.template),
+        ("reverse", blocks[::-1], item.template),
+        *((f"signal:{symbol}", blocks, template) for symbol, template in SIGNALS.items()),
     ]
-    out.extend(
-        (f"signal:{symbol}", _render(blocks, template, prefix))
-        for symbol, template in SIGNALS.items()
-    )
-    return out
+    if pair:
+        return [(name, *_blocks(b, t)) for name, b, t in forms]
+    return [(name, _render(b, t, prefix), None) for name, b, t in forms]
 
 
 # ----------------------------------------------------------------------------- sources
@@ -248,7 +277,11 @@ EXTRAS = {"raw_text": datasets.Value("string"), "raw_text_pair": datasets.Value(
 def calm_rows(
     suite: str, task: str, source_key: str, *, t2t: bool
 ) -> Callable[[SourceResolver], Iterator[Row]]:
-    """Rows of one CALM suite: 12 rows per source example (original, reverse, 10 signals)."""
+    """Rows of one CALM suite: 12 rows per source example (original, reverse, 10 signals).
+
+    The classification form (``t2t`` false) writes the two indicator-prefixed texts in
+    ``text`` and ``text_pair``; the text-to-text form one string in ``text``.
+    """
     source = SOURCES[source_key]
 
     def build(resolver: SourceResolver) -> Iterator[Row]:
@@ -258,7 +291,8 @@ def calm_rows(
         for example in examples:
             key = f"r{example.row:05d}"
             group = f"{suite}/{key}"
-            for variant, text in variants(calm_input(task, example, t2t=t2t)):
+            for variant, text, pair in variants(calm_input(task, example, t2t=t2t),
+                                                pair=not t2t):
                 yield {
                     "id": f"{group}/{variant}",
                     "suite": suite,
@@ -266,7 +300,7 @@ def calm_rows(
                     "group": group,
                     "variant": variant,
                     "text": text,
-                    "text_pair": None,
+                    "text_pair": pair,
                     "label": example.label,
                     "source_file": source.path,
                     "source_row": example.row,
@@ -310,10 +344,19 @@ STEMS = (
 DESCRIPTION = (
     "CALM: the {split} in the indicator format ({fmt}). Per example: the original format, "
     "REVERSE (the two indicator-sentence blocks swapped) and SIGNAL with each of the ten "
-    "symbols of Table 7 replacing the colon. The formatted input is `text` (text_pair is "
-    "null); the raw sentences are in raw_text / raw_text_pair. Metrics: C_R (agreement of "
+    "symbols of Table 7 replacing the colon. {form} "
+    "Metrics: C_R (agreement of "
     "original and reverse, main), C_S (share of examples whose pass rate over the ten "
     "signals is >= theta, default 1.0) and accuracy on the originals."
+)
+#: Where the input is, per form (classification pair, text-to-text string).
+PAIR_FORM = (
+    "The first indicator-sentence block is `text`, the second `text_pair` (the paper's two "
+    "inputs, each with its indicator); the raw sentences are in raw_text / raw_text_pair."
+)
+STRING_FORM = (
+    "The formatted input is `text` (text_pair is null); the raw sentences are in raw_text / "
+    "raw_text_pair."
 )
 
 
@@ -325,19 +368,21 @@ def _register() -> None:
         if fmt.t5_prefix is not None:
             forms.append((True, f"{stem}_calm_t2t"))
         for t2t, name in forms:
-            example = render(
-                calm_input(task, Example(0, "<s1>", "<s2>", 0), t2t=t2t)
-            )
+            shown = calm_input(task, Example(0, "<s1>", "<s2>", 0), t2t=t2t)
+            example = (f"`{render(shown)}`" if t2t
+                       else "`{}` / `{}`".format(*render_pair(shown)))
             register_suite(
                 SuiteSpec(
                     name=name,
                     task=task,
                     family="calm",
                     kind="calm",
-                    version=VERSION,
+                    version=VERSION if t2t else PAIR_VERSION,
                     sources=(source.path,),
                     build=calm_rows(name, task, source_key, t2t=t2t),
-                    description=DESCRIPTION.format(split=source.split, fmt=f"`{example}`")
+                    description=DESCRIPTION.format(
+                        split=source.split, fmt=example,
+                        form=STRING_FORM if t2t else PAIR_FORM)
                     + (" Text-to-text form: T5's task prefix and lower-case indicators."
                        if t2t else ""),
                     main_metric="c_r",

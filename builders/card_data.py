@@ -419,11 +419,12 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "2,260, Sci/Tech 12,355 combinations; the scorer reports tau per class "
         "(`tau_add_per_class`)."),
     Deviation(
-        "CALM input as one string", _CALM_CLS,
-        "The classification configs give the whole indicator-formatted input as one string "
-        "in `text`, with `text_pair` null; the paper's examples (its Tables 2, 9 and 10) "
-        "give a pair encoder two inputs, each with its indicator. A pair encoder fed `text` "
-        "alone sees one segment, not the paper's two."),
+        "CALM pair joined by the model's tokenizer", _CALM_CLS,
+        "Inferred reading: the paper's examples (its Tables 2, 9 and 10) give a model two "
+        "inputs, each with its indicator, and do not say how they are joined. `text` and "
+        "`text_pair` hold the two inputs; a pair encoder gets them as a tokenizer text pair "
+        "(its own separator between the segments), a causal-LM prompt joins them with one "
+        "space (`Sentence1: <s1> Sentence2: <s2>`)."),
     Deviation(
         "Korean splits", _KOREAN,
         "The paper sampled its own Korean test sets with an unpublished seed (KLUE: half of "
@@ -461,10 +462,10 @@ FIELDS: dict[str, str] = {
     "variant": "The row's role in its group: `original`, `paraphrase`, `negated`, "
     "`swapped`, `source` / `transitive`, `first` / `second` / `merged`, `reverse`, "
     "`signal:<symbol>`, `span:<i>-<j>`, or the word-salad transformation.",
-    "text": "First input (premise, sentence1, question, the sentence; CALM: the whole "
-    "formatted input).",
-    "text_pair": "Second input (hypothesis, sentence2, passage), or null for single-text "
-    "tasks and CALM.",
+    "text": "First input (premise, sentence1, question, the sentence; CALM: the first "
+    "indicator-sentence block, or the whole input in the `_t2t` configs).",
+    "text_pair": "Second input (hypothesis, sentence2, passage; CALM: the second "
+    "indicator-sentence block), or null for single-text tasks and the CALM `_t2t` configs.",
     "label": "Gold label (ClassLabel of the task's label names), or null where the row has "
     "no correct label (word salad, a span with no confident choice).",
     "source_file": "Mirror path of the source file the row comes from.",

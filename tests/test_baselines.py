@@ -237,18 +237,23 @@ def test_submission_meta_files_are_valid():
 
 
 def test_pair_baselines_skip_single_string_calm_suites(corpora, ctx, tmp_path):
+    """`rte_calm_t2t` is one string (skipped); `rte_calm` holds the pair since CALM 2.0.0."""
     from builders.catalog import get_suite
     from builders.export import build_all
 
     out = tmp_path / "cb"
     build_all(
-        [get_suite("rte_calm"), get_suite("rte_semantic")],
+        [get_suite("rte_calm"), get_suite("rte_calm_t2t"), get_suite("rte_semantic")],
         SourceResolver(corpora, download=False),
         out,
         log=lambda _: None,
     )
-    assert set(run_baseline("lexical-overlap", out, tmp_path / "o.jsonl", ctx)) == {"rte_semantic"}
+    assert set(run_baseline("lexical-overlap", out, tmp_path / "o.jsonl", ctx)) == {
+        "rte_calm",
+        "rte_semantic",
+    }
     assert set(run_baseline("majority", out, tmp_path / "m.jsonl", ctx)) == {
         "rte_calm",
+        "rte_calm_t2t",
         "rte_semantic",
     }

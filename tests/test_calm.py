@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import datasets
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,7 +18,19 @@ from bench.errors import ConfigError, SourceError, SourceUnavailableError
 from bench.metrics.calm import c_r, c_s, entropy_bits, pass_rates
 from bench.scoring import ScoreOptions, score_file
 from bench.sources import SourceResolver
-from builders.calm import SIGNALS, CalmInput, Example, calm_input, render, reverse, signal, variants
+from builders.calm import (
+    FORMATS,
+    ORIGINAL_TEMPLATE,
+    SIGNALS,
+    CalmInput,
+    Example,
+    calm_input,
+    render,
+    render_pair,
+    reverse,
+    signal,
+    variants,
+)
 from builders.catalog import SUITES
 from builders.export import build_all
 
@@ -55,11 +69,26 @@ def test_signal_keeps_words_and_order(item, symbol):
 def test_variants_are_deterministic_and_complete(item):
     first, second = variants(item), variants(item)
     assert first == second
-    names = [name for name, _ in first]
+    names = [name for name, _, _ in first]
     assert names == ["original", "reverse", *(f"signal:{s}" for s in SIGNALS)]
     assert len(SIGNALS) == 10  # Table 7
     texts = [render(item), render(reverse(item)), *(render(signal(item, s)) for s in SIGNALS)]
-    assert [text for _, text in first] == texts  # the fast path renders what the spec says
+    assert [(text, pair) for _, text, pair in first] == [(t, None) for t in texts]
+
+
+@given(inputs)
+def test_pair_variants_keep_each_indicator_inside_its_text(item):
+    item = CalmInput(item.blocks, item.template)  # the pair form has no task prefix
+    pairs = variants(item, pair=True)
+    assert [name for name, _, _ in pairs] == [name for name, _, _ in variants(item)]
+    forms = [item, reverse(item), *(signal(item, s) for s in SIGNALS)]
+    for (_, text, pair), form in zip(pairs, forms, strict=True):
+        assert (text, pair) == render_pair(form)  # the fast path renders what the spec says
+        assert f"{text} {pair}" == render(form)  # joined, the pair is the one-string form
+        for block, (indicator, sentence) in zip((text, pair), form.blocks, strict=True):
+            assert block == form.template.format(indicator) + " " + sentence
+    with pytest.raises(ValueError, match="one string"):
+        variants(CalmInput(item.blocks, prefix="rte"), pair=True)
 
 
 def test_formats_match_the_paper():
@@ -80,6 +109,15 @@ def test_formats_match_the_paper():
     )
     with pytest.raises(ValueError, match="no text-to-text form"):
         calm_input("klue_nli", ex, t2t=True)
+    # The paper's two inputs (Tables 2, 9, 10): each with its own indicator.
+    assert render_pair(calm_input("rte", ex)) == ("Sentence1: A man sleeps.",
+                                                  "Sentence2: A person rests.")
+    assert render_pair(reverse(calm_input("qnli", ex))) == ("Sentence: A person rests.",
+                                                            "Question: A man sleeps.")
+    assert render_pair(signal(calm_input("mrpc", ex), "<>")) == ("<Sentence1> A man sleeps.",
+                                                                 "<Sentence2> A person rests.")
+    with pytest.raises(ValueError, match="one string"):
+        render_pair(calm_input("rte", ex, t2t=True))
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -114,13 +152,58 @@ def test_load_dataset_and_counts(built):
     rte = datasets.load_dataset(str(built), "rte_calm", split="test")
     assert len(rte) == 277 * 12  # Table 6: RTE validation has 277 examples
     assert rte.features["label"].names == ["entailment", "not_entailment"]
-    assert rte[0]["text_pair"] is None
-    first = rte[0]
-    assert first["text"] == f"Sentence1: {first['raw_text']} Sentence2: {first['raw_text_pair']}"
-    assert rte[1]["variant"] == "reverse" and rte[1]["group"] == first["group"]
+    first, rev, bracket = rte[0], rte[1], rte[2]
+    assert first["text"] == f"Sentence1: {first['raw_text']}"
+    assert first["text_pair"] == f"Sentence2: {first['raw_text_pair']}"
+    assert rev["variant"] == "reverse" and rev["group"] == first["group"]
+    assert (rev["text"], rev["text_pair"]) == (first["text_pair"], first["text"])
+    assert bracket["variant"] == "signal:[]"
+    assert bracket["text"] == f"[Sentence1] {first['raw_text']}"
     sts = datasets.load_dataset(str(built), "klue_sts_calm", split="test")
     assert len(sts) == 519 * 12
-    assert sts[0]["text"].startswith("문장1: ")
+    assert sts[0]["text"].startswith("문장1: ") and sts[0]["text_pair"].startswith("문장2: ")
+    t2t = datasets.load_dataset(str(built), "rte_calm_t2t", split="test")
+    assert len(t2t) == 277 * 12
+    assert t2t[0]["text_pair"] is None
+    assert t2t[0]["text"] == (
+        f"rte sentence1: {first['raw_text']} sentence2: {first['raw_text_pair']}"
+    )
+
+
+def _indicator_pattern(task: str) -> re.Pattern:
+    """Any indicator of ``task`` in the original or one of Table 7's SIGNAL forms, then a space."""
+    forms = [ORIGINAL_TEMPLATE, *SIGNALS.values()]
+    names = FORMATS[task].indicators
+    return re.compile("^(" + "|".join(re.escape(f.format(n)) for f in forms for n in names)
+                      + ") ")
+
+
+def test_every_classification_row_is_a_pair_with_an_indicator_in_each_text(tmp_path):
+    """Issue 21: every `*_calm` row gives the paper's two inputs; `_t2t` rows one string."""
+    names = [n for n, s in SUITES.items() if s.family == "calm" and not n.startswith("qqp")]
+    assert len(names) == 12
+    build_all([SUITES[n] for n in names], SourceResolver(CORPORA, download=False), tmp_path,
+              log=lambda _: None)
+    for name in names:
+        table = pq.read_table(tmp_path / name / "test.parquet").to_pylist()
+        task = SUITES[name].task
+        if name.endswith("_t2t"):
+            assert all(r["text_pair"] is None for r in table), name
+            continue
+        pattern = _indicator_pattern(task)
+        first, second = FORMATS[task].indicators
+        for row in table:
+            assert row["text_pair"] is not None, row["id"]
+            head, pair_head = pattern.match(row["text"]), pattern.match(row["text_pair"])
+            assert head and pair_head, row["id"]
+            order = (second, first) if row["variant"] == "reverse" else (first, second)
+            assert head.group(1).strip("[]{}()<>:;#!@~-") == order[0], row["id"]
+            assert pair_head.group(1).strip("[]{}()<>:;#!@~-") == order[1], row["id"]
+            sentences = (row["raw_text"].strip(), row["raw_text_pair"].strip())
+            if row["variant"] == "reverse":
+                sentences = sentences[::-1]
+            assert row["text"][head.end():] == sentences[0], row["id"]
+            assert row["text_pair"][pair_head.end():] == sentences[1], row["id"]
 
 
 def test_rebuild_is_byte_identical(built, tmp_path):
@@ -216,8 +299,8 @@ def test_qqp_builds_from_a_local_copy(tmp_path):
     build_all([SUITES["qqp_calm"]], resolver, tmp_path / "out", log=lambda _: None)
     qqp = datasets.load_dataset(str(tmp_path / "out"), "qqp_calm", split="test")
     assert len(qqp) == 24
-    assert qqp[0]["text"] == (
-        'Question1: How do I "learn" Python? Question2: What is the best way to learn Python?'
+    assert (qqp[0]["text"], qqp[0]["text_pair"]) == (
+        'Question1: How do I "learn" Python?', "Question2: What is the best way to learn Python?"
     )
     assert qqp.features["label"].int2str(qqp[0]["label"]) == "duplicate"
     (mirror / "qqp" / "dev.tsv").write_text(
