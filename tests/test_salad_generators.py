@@ -333,7 +333,10 @@ def test_choose_output_rejects_permutations_copies_and_empty_outputs():
     from builders.salad import suites as salad
 
     source, target = "a b c".split(), "x y".split()
-    assert salad.choose_output([["c", "b", "a"], ["a", "z"]], source, target) == (1, "n-best")
+    assert salad.choose_output([["c", "b", "a"], ["a", "z"]], source, target) == (
+        1, "n-best:permutation")
+    assert salad.choose_output([["x", "y"], [], ["a", "z"]], source, target) == (
+        2, "n-best:copy")
     assert salad.choose_output([["a", "z"]], source, target) == (0, "best")
     assert salad.choose_output([["c", "a", "b"], ["a", "b", "c"], ["x", "y"], []],
                                source, target) == (None, "permutation")
@@ -352,7 +355,7 @@ def test_pbsmt_output_is_never_a_permutation_of_its_source():
     best = pbsmt.translate(models[0], "a b c d".split())
     assert is_permutation(best, "a b c d".split()) and best != "a b c d".split()
     text, reason = pbsmt_outcome(models, record)
-    assert reason in ("n-best", "permutation")
+    assert reason in ("n-best:permutation", "permutation")
     assert text is None or not is_permutation(text.split(), "a b c d".split())
     assert text is None  # every hypothesis of this system reorders the same four words
 

@@ -294,8 +294,9 @@ def choose_output(nbest: Sequence[Sequence[str]], source: Sequence[str],
     A hypothesis is not usable when it is empty, equals the source or the target (a copy:
     nothing destroyed), or is a permutation of the source (that is Shuffle, not PBSMT), also
     once its text is tokenized again (as ``builders.card_figures`` measures it).
-    Returns ``(rank, KEPT)`` for the best, ``(rank, NBEST)`` for a later one, and
-    ``(None, reason)`` when none is usable (``reason``: that of the best hypothesis).
+    Returns ``(0, KEPT)`` for the best, ``(rank, "n-best:<reason>")`` for a later one
+    (``reason``: why the best was not usable), and ``(None, reason)`` when none is usable
+    (``reason``: that of the best hypothesis).
     """
     if not nbest:
         return None, EMPTY
@@ -309,7 +310,7 @@ def choose_output(nbest: Sequence[Sequence[str]], source: Sequence[str],
                 lexical.tokenize(lexical.detokenize(output), LOWER), source):
             reason = PERMUTATION
         else:
-            return rank, (KEPT if rank == 0 else NBEST)
+            return rank, (KEPT if rank == 0 else f"{NBEST}:{first}")
         first = first or reason
     return None, first
 
