@@ -45,6 +45,40 @@ def pbsmt_permutations(root: Path, config: str) -> tuple[int, int]:
     return same, total
 
 
+def pbsmt_overlap(root: Path, config: str) -> dict[str, int]:
+    """How much of a PBSMT config's outputs comes from the source the system translated.
+
+    Source and output as :func:`pbsmt_permutations` reads them. Returns integer counts:
+    ``outputs``; ``tokens`` (output tokens) and ``from_source`` (those found among the
+    source's tokens); ``permutations`` (outputs that are a permutation of the source);
+    ``mostly_source`` (outputs with at least 90% of their tokens found in the source and at
+    least 80% of its length: the issue 21 audit's figure).
+    """
+    from builders.salad import lexical
+    from builders.salad.suites import Record, pbsmt_pair
+
+    rows = _rows(root, config, ["group", "variant", "text", "text_pair", "label"])
+    originals = {r["group"]: r for r in rows if r["variant"] == "original"}
+    out = dict.fromkeys(("outputs", "tokens", "from_source", "permutations",
+                         "mostly_source"), 0)
+    for row in rows:
+        if row["variant"] != "pbsmt":
+            continue
+        orig = originals[row["group"]]
+        source, _ = pbsmt_pair(Record(0, orig["text"], orig["text_pair"], orig["label"]))
+        output = lexical.tokenize(
+            row["text_pair"] if orig["text_pair"] is not None else row["text"], True)
+        seen = set(source)
+        found = sum(w in seen for w in output)
+        out["outputs"] += 1
+        out["tokens"] += len(output)
+        out["from_source"] += found
+        out["permutations"] += sorted(output) == sorted(source)
+        out["mostly_source"] += (found >= 0.9 * len(output)
+                                 and len(output) >= 0.8 * len(source))
+    return out
+
+
 def reversed_pairs(root: Path, config: str) -> tuple[int, int]:
     """``(merged groups whose reverse order is also a group, groups)`` of an additive config."""
     rows = _rows(root, config, ["group", "variant", "source_row"])
@@ -96,6 +130,7 @@ def measure(root: Path) -> dict[str, object]:
     for config in ("mnli_salad_pbsmt", "snli_salad_pbsmt", "sst2_salad_pbsmt"):
         if config in present:
             out[f"permutations:{config}"] = pbsmt_permutations(root, config)
+            out[f"overlap:{config}"] = pbsmt_overlap(root, config)
     for config in ("sst2_additive", "ag_news_additive"):
         if config in present:
             out[f"reversed:{config}"] = reversed_pairs(root, config)

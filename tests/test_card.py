@@ -128,6 +128,9 @@ def test_deviation_figures_are_measured_from_the_rows(all_folder):
     for task in ("mnli", "snli", "sst2"):
         same, total = figures[f"permutations:{task}_salad_pbsmt"]
         assert f"{task}_salad_pbsmt {same:,} of {total:,} ({same / total:.1%})" in pbsmt
+        overlap = figures[f"overlap:{task}_salad_pbsmt"]
+        assert f"{task}_salad_pbsmt {overlap['from_source']:,} of {overlap['tokens']:,}" in pbsmt
+        assert overlap["permutations"] == same == 0  # issue 21: no output reorders its source
     additive = _text("Additive merge order and count")
     for name in ("sst2_additive", "ag_news_additive"):
         both, total = figures[f"reversed:{name}"]

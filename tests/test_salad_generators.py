@@ -94,10 +94,13 @@ def test_pbsmt_translates_with_learnt_phrases_and_passes_unknown_words():
     model = pbsmt.train(PAIRS)
     learnt = {w for opts in model.table.values() for e in opts for w in e.trg_phrase}
     assert model.pairs == len(PAIRS) and "music" in learnt
-    out = pbsmt.translate(model, "a man plays a zither .".split())
+    out = pbsmt.translate(model, "a man plays a zither .".split(), drop_unknown=False)
     assert "zither" in out and "music" in out  # unknown word passed through; phrase learnt
-    assert out == pbsmt.translate(pbsmt.train(PAIRS), "a man plays a zither .".split())
-    assert pbsmt.translate(model, []) == []
+    assert out == pbsmt.translate(pbsmt.train(PAIRS), "a man plays a zither .".split(),
+                                  drop_unknown=False)
+    dropped = pbsmt.translate(model, "a man plays a zither .".split())  # the default
+    assert "zither" not in dropped and "music" in dropped
+    assert pbsmt.translate(model, []) == [] == pbsmt.translate(model, ["zither"])
     with pytest.raises(ValueError, match="no sentence pair"):
         pbsmt.train([([], ["x"])])
 
@@ -110,7 +113,7 @@ def test_pbsmt_decoder_matches_nltk_stack_decoder():
         tokens = sentence.split()
         reference = StackDecoder(pbsmt._SentenceTable(model.table, tokens), model.lm)
         reference.stack_size = pbsmt.STACK_SIZE
-        assert pbsmt.translate(model, tokens) == reference.translate(tokens)
+        assert pbsmt.translate(model, tokens, drop_unknown=False) == reference.translate(tokens)
 
 
 def test_trigram_lm_is_a_distribution():
@@ -277,7 +280,7 @@ def test_decoder_is_nltks_with_the_reference_lm(tokens):
     reference = StackDecoder(pbsmt._SentenceTable(model.table, tokens),
                              _ReferenceLM([s for _, s in PAIRS]))
     reference.stack_size = pbsmt.STACK_SIZE
-    assert pbsmt.translate(model, tokens) == reference.translate(tokens)
+    assert pbsmt.translate(model, tokens, drop_unknown=False) == reference.translate(tokens)
 
 
 def test_each_compiled_function_compiles_once(tmp_path):
@@ -305,20 +308,75 @@ def test_each_compiled_function_compiles_once(tmp_path):
 def test_pbsmt_output_that_copies_its_source_is_not_a_salad():
     """A system that translates every word to itself returns the premise: no row (issue 13)."""
     from builders.readers import Example
-    from builders.salad.suites import pbsmt_text
+    from builders.salad.suites import pbsmt_outcome, pbsmt_text
 
-    same = [(p, p) for p, _ in PAIRS]
-    models = {0: pbsmt.train(same)}
-    premise = "A man plays a guitar ."  # lower-cased and tokenized, it is a training source
-    record = Example(row=0, text=premise, text_pair="A man plays music .", label=0)
-    assert pbsmt.translate(models[0], premise.lower().split()) == premise.lower().split()
-    assert pbsmt_text(models, record) is None
+    same = [(s.split(), s.split()) for s in ("x y", "y z", "x z", "z w", "w x")] * 3
+    models = {0: pbsmt.train(same)}  # nothing but copies to choose from, penalty or not
+    record = Example(row=0, text="X y z", text_pair="A man plays music .", label=0)
+    assert pbsmt.translate(models[0], "x y z".split()) == "x y z".split()
+    assert pbsmt_outcome(models, record) == (None, "copy")
     # SST-2 form: the sentence's first half translated to itself is not a salad either
-    assert pbsmt_text(models, Example(row=0, text="a man plays a guitar", text_pair=None,
-                                      label=0)) is None
+    assert pbsmt_text(models, Example(row=0, text="x y z w", text_pair=None, label=0)) is None
     # a real translation is kept
     learnt = {0: pbsmt.train(PAIRS)}
-    assert pbsmt_text(learnt, record) not in (None, premise.lower())
+    premise = "A man plays a guitar ."
+    real = Example(row=0, text=premise, text_pair="A man plays music .", label=0)
+    assert pbsmt_text(learnt, real) not in (None, premise.lower())
+
+
+# Issue 21: outputs that are the premise reordered, and a decoder that copies.
+
+REORDERED = [("a b c d".split(), "d c b a".split()), ("b c d e".split(), "e d c b".split())] * 3
+
+
+def test_choose_output_rejects_permutations_copies_and_empty_outputs():
+    from builders.salad import suites as salad
+
+    source, target = "a b c".split(), "x y".split()
+    assert salad.choose_output([["c", "b", "a"], ["a", "z"]], source, target) == (
+        1, "n-best:permutation")
+    assert salad.choose_output([["x", "y"], [], ["a", "z"]], source, target) == (
+        2, "n-best:copy")
+    assert salad.choose_output([["a", "z"]], source, target) == (0, "best")
+    assert salad.choose_output([["c", "a", "b"], ["a", "b", "c"], ["x", "y"], []],
+                               source, target) == (None, "permutation")
+    assert salad.choose_output([["a", "b", "c"]], source, target) == (None, "copy")
+    assert salad.choose_output([], source, target) == (None, "empty")
+    assert salad.choose_output([["a", "b"]], source, target) == (0, "best")  # not all tokens
+
+
+def test_pbsmt_output_is_never_a_permutation_of_its_source():
+    """A system trained to reverse its input returns the source reordered: no such row."""
+    from builders.readers import Example
+    from builders.salad.suites import is_permutation, pbsmt_outcome
+
+    models = {0: pbsmt.train(REORDERED)}
+    record = Example(row=0, text="a b c d", text_pair="q r", label=0)
+    best = pbsmt.translate(models[0], "a b c d".split())
+    assert is_permutation(best, "a b c d".split()) and best != "a b c d".split()
+    text, reason = pbsmt_outcome(models, record)
+    assert reason in ("n-best:permutation", "permutation")
+    assert text is None or not is_permutation(text.split(), "a b c d".split())
+    assert text is None  # every hypothesis of this system reorders the same four words
+
+
+def test_decoder_prefers_a_translation_to_a_copy():
+    """A phrase seen copied 3 times and translated once: the copy penalty picks the latter."""
+    pairs = [("the dog runs".split(), "the dog runs".split())] * 3 + [
+        ("the dog runs".split(), "an animal moves".split())]
+    assert pbsmt.COPY_PENALTY < 0
+    plain = pbsmt.train(pairs, copy_penalty=0.0)
+    assert pbsmt.translate(plain, "the dog runs".split()) == "the dog runs".split()
+    tuned = pbsmt.train(pairs)
+    assert pbsmt.translate(tuned, "the dog runs".split()) == "an animal moves".split()
+    assert pbsmt.copied(("the", "dog"), ("a", "dog", "dog")) == 2
+
+
+def test_nbest_starts_with_the_best_and_is_at_most_a_stack():
+    model = pbsmt.train(PAIRS)
+    tokens = "a woman plays a guitar on the grass .".split()
+    nbest = pbsmt.translate_nbest(model, tokens)
+    assert 1 <= len(nbest) <= pbsmt.STACK_SIZE and nbest[0] == pbsmt.translate(model, tokens)
 
 
 # Best-first stacks (issue 12): the decoder must return what the arrival-order one returned.

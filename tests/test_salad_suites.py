@@ -204,33 +204,29 @@ def _records(seed: int, count: int, pair: bool) -> list:
                       for k, r in enumerate(records[: count // 5])]
 
 
-def _unsplit_rows(task: str, records: list, train: list | None) -> list[dict]:
-    """``statistical_rows`` as it was before the parts (97a1dff): one loop over the records."""
+def _unsplit_rows(task: str, records: list, train: list) -> list[dict]:
+    """``statistical_rows`` as one loop over the records (before the parts, 97a1dff)."""
     from builders.salad import suites as salad
 
-    if train is not None:
-        models, fold_of = {0: salad.train_pbsmt(train)}, (lambda record: 0)
-    else:
-        models = {f: salad.train_pbsmt([r for r in records if r.row % 2 != f]) for f in (0, 1)}
-        fold_of = lambda record: record.row % 2  # noqa: E731
+    models = salad.train_pbsmt(train)
     rows = []
     for record in records:
-        new = salad.pbsmt_text(models[fold_of(record)], record)
+        new = salad.pbsmt_text(models, record)
         if new is not None:
             rows += salad._pair_rows(f"{task}_salad_pbsmt", task, "pbsmt", record,
                                      salad.TASK_SOURCES[task].path, new)
     return rows
 
 
-@pytest.mark.parametrize(("task", "cross_fitted"), [("mnli", True), ("snli", False)])
-def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task, cross_fitted):
+@pytest.mark.parametrize("task", ["mnli", "snli"])
+def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task):
     from builders.salad import suites as salad
     from builders.suite import merge_parts
 
     records = _records(1, 90, pair=True)
-    train = None if cross_fitted else _records(2, 120, pair=True)
+    train = _records(2, 120, pair=True)
     parts = salad.pbsmt_parts(task)
-    assert len(parts) == (6 if cross_fitted else 3)
+    assert len(parts) == 3
     built = {part: salad.part_rows(task, records, train, part) for part in parts}
     expected = _unsplit_rows(task, records, train)
     assert expected and merge_parts(built[p] for p in parts) == expected
@@ -238,6 +234,31 @@ def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task, cross_fitted
     # each record's rows come from one part only, so the merge cannot double a row
     keys = [key for rows in built.values() for key, _ in rows]
     assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize("task", ["mnli", "snli", "sst2"])
+def test_pbsmt_systems_never_see_an_evaluated_text(corpora: Path, task: str):
+    """Issue 21: the systems were trained on the evaluated rows (MNLI cross-fitted on them)."""
+    from builders.salad import suites as salad
+
+    records, train = salad.pbsmt_inputs(task, SourceResolver(corpora, download=False))
+    seen = set().union(*map(salad._texts, records))
+    assert train and records and not any(salad._texts(r) & seen for r in train)
+    if salad.TASK_SOURCES[task].train_path is None:  # MNLI: a fixed held-out half by premise
+        assert not {r.row for r in records} & {r.row for r in train}
+        assert not {r.text for r in records} & {r.text for r in train}
+        assert 0.45 < len(records) / (len(records) + len(train)) < 0.55
+
+
+def test_disjoint_leaves_out_training_pairs_sharing_a_text():
+    from builders.readers import Example
+    from builders.salad import suites as salad
+
+    evaluated = [Example(row=0, text="A dog runs.", text_pair="An animal moves.", label=0)]
+    train = [Example(row=0, text="a dog runs .", text_pair="x y", label=0),
+             Example(row=1, text="p q", text_pair="An animal moves.", label=1),
+             Example(row=2, text="p q", text_pair="r s", label=1)]
+    assert salad.disjoint(train, evaluated) == train[2:]
 
 
 def test_merge_parts_rejects_a_record_built_twice():

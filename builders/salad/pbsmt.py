@@ -11,11 +11,15 @@ same pipeline from NLTK (already a dependency):
    does with GIZA++;
 2. phrase extraction (``nltk.translate.phrase_based.phrase_extraction``, phrases of at most
    ``MAX_PHRASE`` tokens); each phrase pair scored by the direct translation probability
-   ``log(c(src, trg) / c(src))``, the ``TOP_OPTIONS`` best kept per source phrase;
+   ``log(c(src, trg) / c(src))`` plus ``COPY_PENALTY`` per target word found among the
+   phrase's source words (a feature weight that makes the decoder prefer translation over
+   copying, as the paper's tuned Moses did), the ``TOP_OPTIONS`` best kept per source phrase;
 3. a trigram language model of the target side (interpolated absolute discounting);
 4. decoding with NLTK's stack decoder (``nltk.translate.StackDecoder``: future costs,
-   distortion penalty), stack size ``STACK_SIZE``. A source word without any phrase is passed
-   through unchanged, as Moses passes unknown words (without this NLTK returns nothing). The
+   distortion penalty), stack size ``STACK_SIZE``. A source word in no phrase of the table is
+   left out (``DROP_UNKNOWN``, Moses's ``-drop-unknown``); one that is only in longer phrases
+   passes through where none covers it (without this NLTK returns nothing). The last stack's
+   hypotheses are the n-best list (:func:`translate_nbest`). The
    search and its arithmetic are NLTK's, compiled with numba
    (:mod:`builders.salad.stack_decoder`): the output is NLTK's, decoded with 5.65x less
    CPU than the best-first Python decoder it replaced (docs/benchmarks.md).
@@ -46,6 +50,15 @@ MAX_PHRASE = 3
 TOP_OPTIONS = 3
 STACK_SIZE = 3
 DISCOUNT = 0.75
+#: Log-linear weight of the copy feature (target words of a phrase pair found among its
+#: source words), added to each phrase pair's log probability: see :func:`train`. The paper
+#: found that Moses "with default PBSMT parameters ... mostly duplicated inputs at its
+#: outputs" and changed feature weights until it did not; this weight and ``DROP_UNKNOWN``
+#: are the stand-in's (docs/suites/word-salad.md has the measured effect of each).
+COPY_PENALTY = -5.0
+#: Leave out source words that no source phrase of the table contains (Moses's
+#: ``-drop-unknown``) instead of passing them through unchanged.
+DROP_UNKNOWN = True
 #: Log probability of passing an unknown source word through.
 PASS_THROUGH_LOGPROB = math.log(1e-3)
 BOS, EOS = "<s>", "</s>"
@@ -255,9 +268,12 @@ class PhraseModel:
     lm: TrigramLM = field(repr=False)
     pairs: int = 0
     longest: int = field(init=False, default=1)
+    #: Every word of a source phrase of the table (the words that are not unknown).
+    source_words: frozenset[str] = field(init=False, repr=False, default=frozenset())
 
     def __post_init__(self) -> None:
         self.longest = max(map(len, self.table), default=1)  # no longer span is looked up
+        self.source_words = frozenset(w for phrase in self.table for w in phrase)
 
 
 class _SentenceTable:
@@ -348,8 +364,19 @@ def ibm1_alignments(
     return out
 
 
-def train(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> PhraseModel:
+def copied(source: Sequence[str], target: Sequence[str]) -> int:
+    """The target words of a phrase pair that occur among its source words (copies)."""
+    seen = set(source)
+    return sum(word in seen for word in target)
+
+
+def train(pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+          copy_penalty: float = COPY_PENALTY) -> PhraseModel:
     """Train one system on ``(source tokens, target tokens)`` pairs.
+
+    A phrase pair scores ``log(c(src, trg) / c(src)) + copy_penalty * copied(src, trg)``
+    (``copy_penalty`` <= 0: a word carried over from the source costs that much), and the
+    ``TOP_OPTIONS`` best by that score are kept per source phrase.
 
     Raises:
         ValueError: No pair has tokens on both sides.
@@ -375,7 +402,8 @@ def train(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> PhraseModel:
         per_source[s] += c
     options: dict[str, list[tuple[float, str]]] = defaultdict(list)
     for (s, t), c in counts.items():
-        options[s].append((math.log(c / per_source[s]), t))
+        penalty = copy_penalty * copied(s.split(), t.split()) if copy_penalty else 0.0
+        options[s].append((math.log(c / per_source[s]) + penalty, t))
     table = {
         tuple(s.split()): [
             _Entry(tuple(t.split()), lp)
@@ -400,7 +428,17 @@ def _phrase_ends(table: _SentenceTable, sentence: tuple[str, ...],
 
 def decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
            stack_size: int = STACK_SIZE) -> list[str]:
-    """``StackDecoder.translate`` (NLTK 3.9): the same stacks, the same output.
+    """``StackDecoder.translate`` (NLTK 3.9): the best of :func:`decode_nbest`, or ``[]``."""
+    found = decode_nbest(table, lm, sentence, longest, stack_size)
+    return found[0] if found else []
+
+
+def decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
+                 longest: int, stack_size: int = STACK_SIZE) -> list[list[str]]:
+    """The hypotheses of the last stack of ``StackDecoder.translate`` (NLTK 3.9), best first.
+
+    The first is NLTK's output; the others (at most ``stack_size`` in all) are the n-best
+    list, in the stack's order (score, then arrival). ``[]`` when the last stack is empty.
 
     NLTK pushes every expansion into its target stack as it is made; a stack keeps the
     ``stack_size`` best by score, a later arrival after an earlier one of equal score (its
@@ -447,7 +485,7 @@ def decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], long
     first = [0]
     for ends in starts:
         first.append(first[-1] + len(ends))
-    path = stack_decoder.decode(
+    paths = stack_decoder.decode(
         np.array([ids.get(w, unknown) for w in sentence], dtype=np.int64),
         np.array(first, dtype=np.int64),
         np.array([b for _, b in spans], dtype=np.int64),
@@ -459,11 +497,33 @@ def decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], long
         np.array(best, dtype=np.float64),
         longest, stack_size, ids[BOS], arrays,
     )
-    return [w for s, rank in path.tolist() for w in found[s][rank].trg_phrase]
+    out: list[list[str]] = []
+    for q, s, rank in paths.tolist():
+        if q == len(out):
+            out.append([])
+        out[q].extend(found[s][rank].trg_phrase)
+    return out
 
 
-def translate(model: PhraseModel, source: Sequence[str]) -> list[str]:
-    """Decode ``source`` (unknown words passed through); ``[]`` for an empty source."""
+def translate(model: PhraseModel, source: Sequence[str],
+              drop_unknown: bool = DROP_UNKNOWN) -> list[str]:
+    """The best output of :func:`translate_nbest`; ``[]`` when there is none."""
+    found = translate_nbest(model, source, drop_unknown)
+    return found[0] if found else []
+
+
+def translate_nbest(model: PhraseModel, source: Sequence[str],
+                    drop_unknown: bool = DROP_UNKNOWN) -> list[list[str]]:
+    """The decoder's n-best outputs for ``source``, best first.
+
+    ``drop_unknown``: leave out the words of ``source`` that are in no source phrase of the
+    table (Moses's ``-drop-unknown``); otherwise they pass through unchanged. A word that is
+    in a longer phrase only still passes through where it is not covered by one. ``[]`` for an
+    empty source (or one of unknown words only, when they are dropped).
+    """
+    if drop_unknown:
+        source = [w for w in source if w in model.source_words]
     if not source:
         return []
-    return decode(_SentenceTable(model.table, source), model.lm, tuple(source), model.longest)
+    return decode_nbest(_SentenceTable(model.table, source), model.lm, tuple(source),
+                        model.longest)

@@ -107,7 +107,7 @@ def _future_costs(source, span_first, span_end, option_logprob, longest, lm):
 @njit(cache=True)
 def decode(source, span_first, span_end, option_count, option_logprob, option_upper,
            option_length, option_words, best_bound, longest, stack_size, bos, lm):
-    """The best hypothesis's phrases as ``(span, option rank)`` rows, first to last.
+    """The last stack's hypotheses, best first, as rows of their phrases.
 
     Args:
         source: The sentence as language-model ids.
@@ -126,7 +126,10 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
         lm: The language model's arrays (``TrigramLM.arrays``).
 
     Returns:
-        An ``(m, 2)`` array, empty when the last stack is empty.
+        The n-best list: an ``(m, 3)`` array of ``(hypothesis rank, span, option rank)``
+        rows, the phrases of the last stack's best hypothesis first to last, then those of
+        the second best, and so on (at most ``stack_size`` hypotheses); empty when the last
+        stack is empty.
 
     The stacks are those of NLTK's decoder: each keeps the ``stack_size`` best expansions
     aimed at it by (score, order of arrival). A stack's expansions are listed in arrival
@@ -256,18 +259,20 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
             h_c2[new] = option_words[s, rank, length - 1]
             stack_of[j, q] = new
         stack_count[j] = kept
-    if stack_count[n] == 0:
-        return np.zeros((0, 2), np.int64)
-    steps = 0
-    h = stack_of[n, 0]
-    while h_prev[h] >= 0:
-        steps += 1
-        h = h_prev[h]
-    out = np.empty((steps, 2), np.int64)
-    h = stack_of[n, 0]
-    for i in range(steps - 1, -1, -1):
-        out[i, 0], out[i, 1] = h_span[h], h_rank[h]
-        h = h_prev[h]
+    total = 0  # the phrases of every hypothesis of the last stack (the n-best list)
+    for q in range(stack_count[n]):
+        h = stack_of[n, q]
+        while h_prev[h] >= 0:
+            total += 1
+            h = h_prev[h]
+    out = np.empty((total, 3), np.int64)
+    at = total
+    for q in range(stack_count[n] - 1, -1, -1):  # filled from the end: each path backwards
+        h = stack_of[n, q]
+        while h_prev[h] >= 0:
+            at -= 1
+            out[at, 0], out[at, 1], out[at, 2] = q, h_span[h], h_rank[h]
+            h = h_prev[h]
     return out
 
 
