@@ -152,7 +152,6 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
     )
     from bench.modeling import resolve_device
     from bench.tasks import get_task
-    from builders import catalog  # noqa: F401  (registers the family tasks: klue_sts, ...)
 
     task = get_task(config.task)
     if task.name not in TRAIN_FILES:

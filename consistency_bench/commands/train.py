@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from consistency_bench.arguments import add_sources
+
 #: The reduced CPU run: steps and batch size (about 2,400 examples; minutes on 2 cores).
 CPU_STEPS, CPU_BATCH = 150, 16
 #: Largest seed (numpy's legacy seeding, which transformers' set_seed calls, takes 32 bits).
@@ -29,8 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--overwrite", action="store_true",
                         help="replace a non-empty --out folder")
     parser.add_argument("--base", default=None, help="encoder (default: bundled MiniLM)")
-    parser.add_argument("--sources", metavar="DIR", help="source mirror")
-    parser.add_argument("--no-download", action="store_true", help="never use the network")
+    add_sources(parser, "source mirror")
     parser.add_argument("--max-steps", type=int, default=None,
                         help=f"optimiser steps (default: {CPU_STEPS} on CPU, 3 epochs on CUDA)")
     parser.add_argument("--batch-size", type=int, default=None,

@@ -13,6 +13,8 @@ import os
 import time
 from pathlib import Path
 
+from consistency_bench.arguments import add_sources, add_suites
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``build`` command."""
@@ -24,17 +26,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "builder code are unchanged since the last build into the same folder are kept.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument(
-        "--suites", nargs="+", metavar="SUITE", help="suites to build (default: all)"
-    )
+    add_suites(parser, "suites to build (default: all)")
     parser.add_argument("--family", help="build only the suites of this family (becel, calm, ...)")
-    parser.add_argument("--sources", metavar="DIR", help="local mirror of the source corpora")
+    add_sources(parser)
     parser.add_argument(
         "--out",
         default="consistency-bench",
         help="output folder: new, empty, or an earlier build (which is updated)",
     )
-    parser.add_argument("--no-download", action="store_true", help="never use the network")
     parser.add_argument(
         "--jobs",
         type=int,

@@ -17,6 +17,8 @@ import re
 import time
 from pathlib import Path
 
+from consistency_bench.arguments import add_data, add_sources
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``salad`` command."""
@@ -31,10 +33,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--suite", nargs="+", required=True, metavar="SUITE",
         help="<task>_salad_<drop|repeat|replace|copyone>, or <task>_salad_gradient for all four",
     )
-    parser.add_argument("--data", required=True, metavar="DIR", help="suite folder to write into")
+    add_data(parser, "suite folder to write into", required=True)
     parser.add_argument("--name", help="model tag in the config names (default: folder name)")
-    parser.add_argument("--sources", metavar="DIR", help="local mirror of the source corpora")
-    parser.add_argument("--no-download", action="store_true", help="never use the network")
+    add_sources(parser)
     parser.add_argument(
         "--ratio", type=float, default=0.5, help="share r of the least important tokens",
     )

@@ -8,6 +8,8 @@ import math
 import time
 from collections.abc import Callable
 
+from consistency_bench.arguments import add_data, add_suites
+
 #: Every ``--param`` key a scorer reads (``options.params`` in bench/scorers/); anything else
 #: is a typo and is rejected. tests/test_bad_input.py checks this list against the scorers.
 KNOWN_PARAMS: dict[str, str] = {
@@ -29,10 +31,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "folder, score every suite it fully covers, print a table and write results JSON.",
     )
     parser.add_argument("predictions", help="prediction file")
-    parser.add_argument("--data", default="consistency-bench", help="built suite folder")
+    add_data(parser)
     parser.add_argument("--out", help="write results JSON here (not the prediction file)")
-    parser.add_argument("--suites", nargs="+", metavar="SUITE",
-                        help="score only these suites; each must be covered completely")
+    add_suites(parser, "score only these suites; each must be covered completely")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (>= 0)")
     parser.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples (>= 1)")
     parser.add_argument(

@@ -8,6 +8,8 @@ import io
 import sys
 import time
 
+from consistency_bench.arguments import add_data, add_predictions_out, add_suites
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``predict`` command."""
@@ -18,19 +20,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "AutoModelForSequenceClassification, AutoModelForSeq2SeqLM or AutoModelForCausalLM "
         "model (a decoder-only config is scored by the log-likelihood of each verbalised "
         "label, docs/runner.md) and write a prediction file (JSONL with id, label, probs). "
-        "Interrupted runs resume. Several GPUs: torchrun --nproc_per_node N -m bench.cli "
+        "Interrupted runs resume. Several GPUs: torchrun --nproc_per_node N -m consistency_bench "
         "predict ... (or accelerate launch); several machines without a shared disk: "
         "--shard i/N on each, then merge-predictions.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--model", required=True, metavar="NAME_OR_PATH",
                         help="Hub model id or local model folder")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder")
-    parser.add_argument("--out", required=True, metavar="PREDICTIONS", help="JSONL to write")
-    parser.add_argument("--suites", nargs="+", metavar="SUITE",
-                        help="suites to predict (default: every built suite whose task the "
-                        "model's labels cover)")
+    add_data(parser)
+    add_predictions_out(parser)
+    add_suites(parser, "suites to predict (default: every built suite whose task the model's "
+               "labels cover)")
     parser.add_argument("--tasks", nargs="+", metavar="TASK",
                         help="with no --suites: only the built suites of these tasks")
     parser.add_argument("--batch-size", default="auto", metavar="auto|N",

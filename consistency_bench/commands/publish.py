@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+from consistency_bench.arguments import add_data, add_dry_run, add_site, add_submissions
+
 TOKEN_NOTE = ("Token: HF_TOKEN or the stored login (`hf auth login`); never printed. "
               "HF_ENDPOINT selects another Hub.")
 
@@ -17,11 +19,6 @@ def _parser(subparsers, name: str, help: str, description: str) -> argparse.Argu
         name, help=help, description=f"{description} {TOKEN_NOTE}",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-
-
-def _dry_run(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dry-run", action="store_true",
-                        help="list every operation and file, send nothing")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,17 +32,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--repo", required=True, metavar="ORG/NAME",
                         help="dataset repo of the leaderboard (created when missing)")
-    parser.add_argument("--site", default="leaderboard/site", metavar="DIR",
-                        help="output folder of `consistency-bench leaderboard`")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR",
-                        help="submissions folder whose entries are published")
+    add_site(parser, "output folder of `consistency-bench leaderboard`")
+    add_submissions(parser, "submissions folder whose entries are published")
     parser.add_argument("--space", metavar="ORG/NAME",
                         help="also push the page to this static Space (created when missing); "
                              "it links to --repo")
     parser.add_argument("--suites-repo", metavar="ORG/NAME",
                         help="dataset repo of the suites (publish-suites), linked from the "
                              "Space card")
-    _dry_run(parser)
+    add_dry_run(parser)
     parser.add_argument("--model-card", metavar="PATH",
                         help="also write one entry's scores into this local model card's "
                              "model-index metadata (needs --entry)")
@@ -62,13 +57,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--repo", required=True, metavar="ORG/NAME",
                         help="dataset repo of the suites (created when missing)")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder (output of `consistency-bench build`)")
+    add_data(parser, "built suite folder (output of `consistency-bench build`)")
     parser.add_argument("--evaluation-framework", default=None, metavar="NAME",
                         help="evaluation_framework written into eval.yaml: a name the Hub "
                         "lists (leaderboard.hub_eval.HUB_FRAMEWORKS); left out by default, as "
                         "neither consistency-bench nor lm-evaluation-harness is listed")
-    _dry_run(parser)
+    add_dry_run(parser)
     parser.set_defaults(func=run_publish_suites)
 
     parser = _parser(
@@ -104,16 +98,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--leaderboard-url", metavar="URL",
                         help="source.url of every result (default: the benchmark dataset's "
                         "page, where the Hub shows its leaderboard)")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR",
-                        help="submissions folder holding SLUG/results.json")
-    parser.add_argument("--data", metavar="DIR",
-                        help="built suite folder that was published: refuse results scored "
-                             "on other files, leave out suites it lacks")
+    add_submissions(parser, "submissions folder holding SLUG/results.json")
+    add_data(parser, "built suite folder that was published: refuse results scored on other "
+             "files, leave out suites it lacks", default=None)
     parser.add_argument("--model-card", metavar="PATH",
                         help="your copy of the model's README.md: the pull request also "
                              "replaces README.md with it plus this entry's model-index "
                              "(the local file is not changed)")
-    _dry_run(parser)
+    add_dry_run(parser)
     parser.set_defaults(func=run_publish_results)
 
 
