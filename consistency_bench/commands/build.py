@@ -1,9 +1,6 @@
 """``consistency-bench build``: build suites from the source corpora into a dataset folder.
 
-``--out`` semantics: build owns a folder it created, recognised by its ``suites.json``. Such a
-folder is updated (suites that are up to date are kept, the others rebuilt, all in one
-rename); a new or empty folder is created; a file, or a non-empty folder that is not a build,
-is refused unless ``--overwrite`` is given, which replaces the folder by a fresh build.
+What ``--out`` may be, and the build itself: :mod:`builders.build`.
 """
 
 from __future__ import annotations
@@ -49,70 +46,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def check_out(out: Path, overwrite: bool) -> None:
-    """Refuse an ``--out`` that build does not own (see the module docstring).
-
-    Raises:
-        ConfigError: ``out`` is a file, or a non-empty folder without ``suites.json``, and
-            ``overwrite`` is off.
-
-    """
-    from bench.errors import ConfigError
-    from bench.manifest import MANIFEST
-
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out}: is a file; give a folder (new, or an earlier build)")
-    cwd = Path.cwd().resolve()
-    if out.resolve() == cwd or out.resolve() in cwd.parents:
-        raise ConfigError(
-            f"--out {out}: is the current folder or contains it; the build replaces --out by "
-            "a rename, so give a folder below the current one"
-        )
-    if overwrite or not out.is_dir() or (out / MANIFEST).is_file():
-        return
-    if any(out.iterdir()):
-        raise ConfigError(
-            f"--out {out}: a non-empty folder that is not a consistency-bench build (no "
-            f"{MANIFEST}); give a new folder, or --overwrite to replace it"
-        )
-
-
 def run(args: argparse.Namespace) -> int:
-    """Build the requested suites."""
-    from bench.errors import ConfigError, UnknownNameError
-    from bench.sources import SourceResolver
-    from builders.catalog import SUITES, get_suite
-    from builders.export import build_all
+    """Build the requested suites (:func:`builders.build.build_suites`)."""
+    from builders.build import build_suites
 
-    if args.jobs < 1:
-        raise ConfigError(f"--jobs {args.jobs}: give 1 or more processes")
-    specs = [get_suite(n) for n in args.suites] if args.suites else list(SUITES.values())
-    if args.family:
-        families = sorted({s.family for s in SUITES.values()})
-        if args.family not in families:
-            raise UnknownNameError("family", args.family, families)
-        specs = [s for s in specs if s.family == args.family]
-        if not specs:
-            raise ConfigError(f"--family {args.family}: none of --suites is of that family")
-    out = Path(args.out)
-    check_out(out, args.overwrite)
-    resolver = SourceResolver(args.sources, download=not args.no_download)
     start = time.perf_counter()
-    # Building everything skips suites whose sources are unavailable offline (QQP); a suite
-    # named with --suites fails with the reason instead.
-    report = build_all(
-        specs,
-        resolver,
-        out,
-        skip_unavailable=not args.suites,
-        jobs=args.jobs,
-        fresh=args.overwrite,
-    )
+    report = build_suites(args.out, args.suites, args.family, sources=args.sources,
+                          download=not args.no_download, jobs=args.jobs,
+                          overwrite=args.overwrite)
     parts = [f"built {len(report.built)} suites"]
     if report.up_to_date:
         parts.append(f"{len(report.up_to_date)} up to date")
     if report.skipped:
         parts.append(f"{len(report.skipped)} skipped (see above)")
     elapsed = time.perf_counter() - start
-    print(f"{', '.join(parts)} into {out} in {elapsed:.1f}s")
+    print(f"{', '.join(parts)} into {Path(args.out)} in {elapsed:.1f}s")
     return 0

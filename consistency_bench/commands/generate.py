@@ -8,8 +8,6 @@ filled-in rating sheets (see docs/generate.md).
 from __future__ import annotations
 
 import argparse
-import re
-from pathlib import Path
 
 from bench.errors import ConfigError
 
@@ -60,7 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Generate suites, or import ratings."""
+    """Generate suites (:func:`builders.generate.run.generate_suites`), or import ratings."""
     if args.import_ratings:
         from builders.generate.verify import apply_ratings
 
@@ -72,101 +70,21 @@ def run(args: argparse.Namespace) -> int:
                if not getattr(args, n)]
     if missing:
         raise ConfigError(f"generate needs {', '.join(missing)} (or --import-ratings)")
-    return _generate(args)
+    from builders.generate.run import GenerateRequest, generate_suites
 
-
-def check_names(name: str, kinds: list[str], out: Path, overwrite: bool) -> None:
-    """Refuse suite names that are registered, or that exist in ``out`` without --overwrite.
-
-    Raises:
-        ConfigError: ``name`` is a registered task, a suite ``<name>_<kind>`` is a registered
-            suite (whatever ``--overwrite`` says), ``out`` is a file or a non-empty folder that
-            is not a suite folder, or a suite to write is already in ``out``.
-
-    """
-    from bench.atomic import check_output_dir
-    from bench.manifest import MANIFEST, read_manifest
-    from bench.tasks import TASKS
-    from builders.catalog import SUITES
-
-    if not name or not re.fullmatch(r"[a-z0-9][a-z0-9_]*", name):
-        raise ConfigError(f"--name {name!r}: use lower-case letters, digits and '_'")
-    suites = [f"{name}_{kind}" for kind in kinds]
-    registered = [s for s in suites if s in SUITES]
-    if name in TASKS or registered:
-        clash = ", ".join(registered) or f"task {name!r}"
-        raise ConfigError(
-            f"--name {name!r}: collides with the registered {clash}; the official suites are "
-            "never overwritten. Choose another --name"
-        )
-    check_output_dir(out, overwrite=overwrite, replaceable=MANIFEST)
-    if (out / MANIFEST).is_file() and not overwrite:
-        taken = sorted(set(suites) & set(read_manifest(out)))
-        if taken:
-            raise ConfigError(
-                f"--out {out}: already holds {', '.join(taken)}; pass --overwrite to replace "
-                "them, or choose another --name"
-            )
-
-
-def _generate(args: argparse.Namespace) -> int:
-    from builders.generate.inputs import load_corpus
-    from builders.generate.pipeline import GenerateConfig, generate, parse_list
-    from builders.generate.report import render, summarise, to_json
-    from builders.generate.tasktypes import get_task_type
-    from builders.generate.verify import export_sheet
-    from builders.generate.writer import write_folder
-
-    task_type = get_task_type(args.task_type)
-    labels, columns, kinds = (parse_list(x) for x in (args.labels, args.columns, args.types))
-    name = args.name or re.sub(r"[^a-z0-9_]+", "_", Path(args.data).stem.lower()).strip("_")
-    check_names(name, kinds, Path(args.out), args.overwrite)
-    if args.additive_size is not None and args.additive_size < 1:
-        raise ConfigError(f"--additive-size {args.additive_size}: must be at least 1 "
-                          "(leave it out to keep every pair)")
-    if args.seed < 0:
-        raise ConfigError(f"--seed {args.seed}: must be >= 0")
-    reference = None
-    if args.reference:
-        ref = load_corpus(args.reference, columns[:1], labels, label_column=args.label_column)
-        reference = tuple(r.fields[columns[0]] for r in ref.records)
-    conceptnet = args.conceptnet
-    if args.conceptnet_assertions:
-        if not conceptnet:
-            raise ConfigError("--conceptnet-assertions needs --conceptnet DB (where to build it)")
-        if not Path(conceptnet).exists():
-            from builders.generate.antonyms import build_conceptnet_db
-
-            build_conceptnet_db(args.conceptnet_assertions, conceptnet)
-    config = GenerateConfig(
-        name=name, task_type=task_type, labels=labels, columns=columns, kinds=kinds,
-        negation_style=args.negation_style, conceptnet=conceptnet,
-        wordnet=not args.no_wordnet, seed=args.seed, additive_size=args.additive_size,
-        reference_texts=reference,
-    )
-    corpus = load_corpus(args.data, columns, labels, label_column=args.label_column,
-                         split=args.split)
-    paraphraser = None
-    if "semantic" in kinds:
-        from builders.generate.paraphrase import load_paraphraser
-
-        paraphraser = load_paraphraser(args.paraphraser, args.paraphrase_prefix)
-    suites = generate(config, corpus, paraphraser=paraphraser)
-    antonyms = "+".join(x for x in ("conceptnet" if conceptnet else "",
-                                    "" if args.no_wordnet else "wordnet") if x)
-    out = Path(args.out)
-    write_folder(out, config, suites, corpus.source, corpus.sha256, {"antonyms": antonyms})
-    summaries = [summarise(s) for s in suites]
-    from bench.atomic import write_text
-
-    write_text(out / "reports" / f"{name}.md", render(summaries))
-    write_text(out / "reports" / f"{name}.json", to_json(summaries))
-    for suite in suites:
-        line = f"{suite.name:<28} {len(suite.rows):>7} rows"
-        if suite.needs_verification:
-            sheet = out / "verification" / f"{suite.name}.csv"
-            count = export_sheet(out, suite.name, sheet)
-            line += f"  UNVERIFIED: rate {count} candidates in {sheet}"
+    outcome = generate_suites(GenerateRequest(
+        data=args.data, task_type=args.task_type, columns=args.columns, labels=args.labels,
+        out=args.out, types=args.types, name=args.name, split=args.split,
+        label_column=args.label_column, overwrite=args.overwrite,
+        negation_style=args.negation_style, conceptnet=args.conceptnet,
+        conceptnet_assertions=args.conceptnet_assertions, wordnet=not args.no_wordnet,
+        paraphraser=args.paraphraser, paraphrase_prefix=args.paraphrase_prefix,
+        additive_size=args.additive_size, reference=args.reference, seed=args.seed,
+    ))
+    for suite in outcome.suites:
+        line = f"{suite.name:<28} {suite.rows:>7} rows"
+        if suite.sheet is not None:
+            line += f"  UNVERIFIED: rate {suite.to_rate} candidates in {suite.sheet}"
         print(line)
-    print(f"report: {out / 'reports' / f'{name}.md'}")
+    print(f"report: {outcome.report}")
     return 0
