@@ -651,7 +651,7 @@ def test_every_option_has_help_with_defaults(capsys):
 def test_known_params_are_the_ones_scorers_read():
     import re
 
-    from consistency_bench.commands.score import KNOWN_PARAMS
+    from bench.scorers.params import KNOWN_PARAMS
 
     read = set()
     for path in sorted((ROOT / "bench" / "scorers").glob("*.py")):

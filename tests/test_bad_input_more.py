@@ -502,7 +502,7 @@ def test_submitted_date_reads_back_on_the_leaderboard(case_dir):
 
 
 def test_every_param_is_checked_before_scoring():
-    from consistency_bench.commands.score import KNOWN_PARAMS, PARAM_CHECKS, parse_params
+    from bench.scorers.params import KNOWN_PARAMS, PARAM_CHECKS, parse_params
 
     assert set(PARAM_CHECKS) == set(KNOWN_PARAMS)
     assert parse_params(["calm_theta=0.8", "coherence_theta_grid=[0.5,0.75]",
@@ -514,7 +514,7 @@ def test_every_param_is_checked_before_scoring():
 @pytest.mark.parametrize("revision", ["main", "v1.0", "refs/pr/3", "0123abc",
                                       "0123456789abcdef0123456789abcdef01234567"])
 def test_plain_revisions_pass(revision):
-    from consistency_bench.commands.publish import check_revision
+    from leaderboard.publish_run import check_revision
 
     assert check_revision(revision) == revision
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.helpers import python_stdout
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The layers, floor first: each may import only itself and the ones before it.
 LAYERS = ("bench", "builders", "leaderboard", "consistency_bench")
@@ -230,3 +232,16 @@ def test_the_guard_fails_on_a_planted_upward_import_and_circle(tmp_path):
                                      ("builders.mid", "leaderboard.top")]
     assert cycles(graph) == [["leaderboard.other", "leaderboard.top", "leaderboard.other"]]
     assert measure(tmp_path) == {"modules": 10, "arrows": 6, "upward": 3, "circles": 1}
+
+
+def test_the_task_registry_is_complete_without_builders():
+    """bench (the floor) knows every task a registered suite is built for, builders unloaded.
+
+    ``bench.training`` imported ``builders.catalog`` only so that the family modules filled
+    ``TASKS``; the family tasks are registered in ``bench/tasks.py`` now.
+    """
+    code = ("import sys; from bench.tasks import TASKS; known = set(TASKS); "
+            "assert not [m for m in sys.modules if m.startswith('builders')]; "
+            "from builders.catalog import SUITES; "
+            "print(sorted({s.task for s in SUITES.values()} - known), sorted(set(TASKS) - known))")
+    assert python_stdout(code).split() == ["[]", "[]"]  # none missing, none added by builders

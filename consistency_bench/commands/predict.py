@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import sys
-import time
 
 from consistency_bench.arguments import add_data, add_predictions_out, add_suites
 
@@ -69,158 +65,25 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def parse_batch_size(text: str) -> int | None:
-    """``auto`` -> None, else a positive int."""
-    from bench.errors import ConfigError
-
-    if text == "auto":
-        return None
-    if not text.isdigit() or int(text) < 1:
-        raise ConfigError(f"--batch-size {text!r}: use auto or a positive integer")
-    return int(text)
-
-
-def default_suites(data_dir, loaded, label_map, tasks=None) -> list[str]:
-    """Built suites the model can answer; the others are listed on stderr as skipped.
-
-    Classifiers: suites whose task labels map to the model's labels. Text-to-text models:
-    tasks with a T5 prompt. Causal LMs: every suite but the ``*_t2t`` ones, which carry T5
-    task prefixes (name them in ``--suites`` to run them anyway).
-    """
-    from bench.errors import ConfigError
-    from bench.inputs import T5_PROMPTS
-    from bench.manifest import read_manifest
-    from bench.modeling import resolve_label_mapping
-    from bench.runner import suite_task
-
-    chosen, skipped, t2t = [], [], []
-    for suite, entry in read_manifest(data_dir).items():
-        task = entry["task"]
-        if tasks and task not in tasks:
-            continue
-        if getattr(loaded, "is_causal", False):
-            if suite.endswith(T2T_SUFFIX):
-                t2t.append(suite)
-                continue
-            ok = True
-        elif loaded.is_seq2seq:
-            ok = task in T5_PROMPTS
-        else:
-            try:
-                resolve_label_mapping(loaded.id2label, suite_task(entry), label_map)
-                ok = True
-            except ConfigError:
-                ok = False
-        (chosen if ok else skipped).append(suite)
-    if skipped:
-        print(f"skipping {len(skipped)} suites whose labels the model does not cover: "
-              f"{', '.join(skipped)}", file=sys.stderr)
-    if t2t:
-        print(f"skipping {len(t2t)} text-to-text suites (T5 task prefixes; name them in "
-              f"--suites to run them): {', '.join(t2t)}", file=sys.stderr)
-    if not chosen:
-        what = "text-to-text prompts" if loaded.is_seq2seq else f"labels {loaded.id2label}"
-        if getattr(loaded, "is_causal", False):
-            what = "prompts"
-        raise ConfigError(
-            f"the model's {what} cover no built suite in {data_dir}"
-            + (f" of tasks {', '.join(tasks)}" if tasks else "")
-            + "; pass --suites and --label-map"
-        )
-    return chosen
-
-
-#: Suites built for text-to-text models (T5 task prefixes in the text).
-T2T_SUFFIX = "_t2t"
-
-
-def quiet_progress() -> None:
-    """Silence transformers' and huggingface_hub's progress bars (``--no-progress``)."""
-    import transformers
-
-    transformers.utils.logging.disable_progress_bar()
-    try:
-        from huggingface_hub.utils import disable_progress_bars
-    except ImportError:  # pragma: no cover - every supported huggingface_hub has it
-        return
-    disable_progress_bars()
-
-
 def run(args: argparse.Namespace) -> int:
-    """Check everything, load the model, predict, print a summary line.
+    """Predict (:func:`bench.predict.predict`) and print a summary line."""
+    from bench.predict import PredictRequest, predict
 
-    Every check that needs no weights (options, suites, prompts, few-shot pools, lengths,
-    label mapping) runs before the weights load, so a refused run costs seconds and leaves
-    nothing behind.
-    """
-    from bench import distributed
-    from bench.atomic import check_output_file
-    from bench.errors import ConfigError
-    from bench.manifest import read_manifest
-    from bench.modeling import (
-        inspect_model,
-        load_model,
-        parse_label_map,
-        parse_max_memory,
-        resolve_device,
-    )
-    from bench.runner import RunnerOptions, execute, max_length_of, prepare, truncation_warning
-
-    start = time.perf_counter()
-    label_map = parse_label_map(args.label_map)
-    options = RunnerOptions(
-        batch_size=parse_batch_size(args.batch_size), max_length=args.max_length,
-        wic_format=args.wic_format, label_map=label_map, progress=not args.no_progress,
-        amp=not args.no_amp, length_norm=args.length_norm, chat=args.chat,
-        num_fewshot=args.num_fewshot, seed=args.fewshot_seed,
-    )
-    shard = distributed.parse_shard(args.shard)
-    max_memory = parse_max_memory(args.max_memory)
-    if max_memory and args.device_map is None:
-        raise ConfigError("--max-memory applies with --device-map auto only")
-    if args.device_map is not None and args.device not in (None, "auto"):
-        raise ConfigError(f"--device {args.device} with --device-map {args.device_map}: the "
-                          "device map places the model; drop --device (or use --max-memory)")
-    procs = distributed.from_env()
-    device = distributed.process_device(args.device, procs, args.device_map)
-    if args.device_map is None:
-        resolve_device(device)  # --device tpu, or cuda without CUDA, before anything is read
-    read_manifest(args.data)  # a bad --data or --out fails before the model loads
-    check_output_file(args.out)
-    if args.no_progress:
-        quiet_progress()
-    info = inspect_model(args.model)
-    if not info.is_causal and (args.chat or args.num_fewshot or args.length_norm):
-        raise ConfigError("--chat, --num-fewshot and --length-norm apply to causal LMs only; "
-                          f"{args.model} is not one")
-    main = procs is None or procs.is_main
-    if args.suites:
-        suites = args.suites
-    elif main:
-        suites = default_suites(args.data, info, label_map, args.tasks)
-    else:
-        with contextlib.redirect_stderr(io.StringIO()):  # rank 0 lists the skipped suites
-            suites = default_suites(args.data, info, label_map, args.tasks)
-    prepared = prepare(info, args.model, args.data, suites, options)
-    warning = truncation_warning(prepared, max_length_of(info, options))
-    if warning and main:
-        print(warning, file=sys.stderr)
-    if procs is not None:
-        distributed.init(procs)
-    try:
-        loaded = load_model(info, device=device, dtype=args.dtype, device_map=args.device_map,
-                            max_memory=max_memory)
-        stats = execute(prepared, loaded, args.out, options, shard=shard, procs=procs,
-                        start=start)
-    finally:
-        if procs is not None:
-            distributed.finish()
-    if main:
+    outcome = predict(PredictRequest(
+        model=args.model, out=args.out, data=args.data, suites=args.suites, tasks=args.tasks,
+        batch_size=args.batch_size, device=args.device, dtype=args.dtype,
+        label_map=args.label_map, wic_format=args.wic_format, max_length=args.max_length,
+        length_norm=args.length_norm, chat=args.chat, num_fewshot=args.num_fewshot,
+        fewshot_seed=args.fewshot_seed, shard=args.shard, device_map=args.device_map,
+        max_memory=args.max_memory, amp=not args.no_amp, progress=not args.no_progress,
+    ))
+    if outcome.main:
+        stats, shard = outcome.stats, outcome.shard
         what = f"part {shard} of a run of " if shard else ""
         print(
             f"wrote {what}{stats.rows} rows of {stats.suites} suites to {args.out}: "
             f"{stats.unique} unique inputs ({stats.resumed} resumed, {stats.computed} computed"
-            + (f" on rank 0 of {procs.world}" if procs else "")
+            + (f" on rank 0 of {outcome.world}" if outcome.world else "")
             + f") in {stats.seconds:.1f}s, {stats.rows_per_second:.0f} rows/s"
         )
     return 0

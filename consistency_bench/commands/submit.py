@@ -72,30 +72,13 @@ def run_submit(args: argparse.Namespace) -> int:
 def run_submit_hub(args: argparse.Namespace) -> int:
     """Validate the submission as a local submit does, then open a pull request."""
     from bench.errors import ConfigError
-    from bench.results import invalid_warning
-    from leaderboard.hub_requests import plan_request, prepare, taken_paths
-    from leaderboard.publish import check_repo_id, execute
+    from leaderboard.hub_requests import submit_request
 
-    repo = check_repo_id(args.hub, "--hub")
     if args.replace:
         raise ConfigError("--replace is for the local submissions folder; a pull request "
                           "replaces nothing (ask the maintainers to remove an entry)")
-    request = prepare(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data)
-    warning = invalid_warning(request.results, args.predictions)
-    if warning:
-        print(warning)
-    print(f"validated {args.predictions}: {len(request.results.get('suites', {}))} suites "
-          "scored locally (the maintainers score the request again; these scores are not sent)")
-    plan = plan_request(request, repo)
-    if args.dry_run:
-        print("\n".join(plan.describe()))
-        print("dry run: nothing sent (the name is checked against the Hub without --dry-run)")
-        return 0
-    taken = taken_paths(repo, request.slug)
-    if taken:
-        raise ConfigError(f"--name {args.name!r}: {repo} already has {', '.join(taken)}; "
-                          "choose another name; nothing was sent")
-    execute(plan)
+    submit_request(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data,
+                   repo_id=args.hub, dry_run=args.dry_run)
     return 0
 
 
