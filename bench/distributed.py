@@ -2,7 +2,7 @@
 
 Two ways to split a run (docs/runner.md, "Several GPUs and machines"):
 
-* **Processes** (``torchrun --nproc_per_node 8 -m bench.cli predict ...``, or ``accelerate
+* **Processes** (``torchrun --nproc_per_node 8 -m consistency_bench predict ...``, or ``accelerate
   launch``, on one or several nodes): the launcher sets ``WORLD_SIZE``, ``RANK`` and
   ``LOCAL_RANK``. Each process loads the model on ``cuda:{LOCAL_RANK}`` (CPU without
   CUDA), runs its share of the batches, and the results are gathered to rank 0 with

@@ -20,7 +20,7 @@ def shorten(value: object, limit: int = SHOWN_CHARS) -> str:
     A huge value (a 5 MB label) is never printed in full: a string's ``repr`` is built from
     its first ``limit`` characters only; containers go through a bounded ``reprlib`` (at most
     6 items per level, 3 levels). Lone surrogates and unprintable characters come out as
-    escapes (``repr``); the CLI escapes what the terminal cannot encode (bench/cli.py).
+    escapes (``repr``); the CLI escapes what the terminal cannot encode (consistency_bench/cli.py).
     """
     if isinstance(value, str):
         text = repr(value[: limit + 1])

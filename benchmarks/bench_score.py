@@ -149,7 +149,7 @@ def compare(folder: Path, tmp: Path, repeat: int, label: str, code: Path | None 
     rows = make_submission(folder, pred, family=family)
     harness_out, pandas_out = tmp / "harness.json", tmp / "pandas.json"
     sides = {
-        "consistency-bench score": [sys.executable, "-m", "bench.cli", "score", str(pred),
+        "consistency-bench score": [sys.executable, "-m", "consistency_bench", "score", str(pred),
                                     "--data", str(folder), "--out", str(harness_out)],
         "pandas per-group reference": [sys.executable, str(HERE / "pandas_reference.py"),
                                        str(pred), str(folder), "--out", str(pandas_out)],
@@ -209,7 +209,7 @@ def main() -> None:
         data = args.data
         if data is None:
             data = tmp / "built"
-            subprocess.run([sys.executable, "-m", "bench.cli", "build", "--sources",
+            subprocess.run([sys.executable, "-m", "consistency_bench", "build", "--sources",
                             str(args.sources), "--out", str(data), "--no-download"], check=True,
                            env={**os.environ, "PYTHONPATH": str(HERE.parent)},
                            stdout=subprocess.DEVNULL)

@@ -6,7 +6,7 @@ the repository root::
 
     python3 benchmarks/gpu_check.py OUT_DIR
 
-Every step is a whole ``consistency-bench predict`` process (``python -m bench.cli``), timed
+Every step is a whole ``consistency-bench predict`` process (``python -m consistency_bench``), timed
 from the outside. It prints one line per step and writes ``OUT_DIR/figures.json``:
 
 - throughput (rows/s) of a MiniLM-L6-shaped classifier (random weights, seed 0: the compute of
@@ -96,7 +96,7 @@ def main(out: Path) -> int:
             AutoConfig.from_pretrained(GPU / "minilm"))
         net.save_pretrained(model)
         AutoTokenizer.from_pretrained(GPU / "minilm").save_pretrained(model)
-    cli = [sys.executable, "-m", "bench.cli"]
+    cli = [sys.executable, "-m", "consistency_bench"]
     predict = [*cli, "predict", "--model", str(model), "--data", str(DATA), "--suites",
                "mnli_calm", "--no-progress"]
     n_rows = 117780
@@ -152,7 +152,7 @@ def main(out: Path) -> int:
         name = f"torchrun_{procs}_procs_one_gpu"
         files[name] = work / f"{name}.jsonl"
         files[name].unlink(missing_ok=True)
-        run(name, [*torchrun, f"--nproc_per_node={procs}", "-m", "bench.cli", "predict",
+        run(name, [*torchrun, f"--nproc_per_node={procs}", "-m", "consistency_bench", "predict",
                    "--model", str(gpt2), "--data", str(DATA), "--suites", "rte_semantic",
                    "rte_negational", "--no-progress", "--out", str(files[name])], figures)
     if files["torchrun_1_procs_one_gpu"].is_file() and files["gpt2_cuda0"].is_file():

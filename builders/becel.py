@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from bench.errors import SourceError
 from bench.sources import SourceResolver
 from bench.tasks import get_task
+from bench.tsv import read_tsv
 from builders.additive import length_threshold, maximal_phrases, merge_texts, plan_pairs
 from builders.schema import DERIVED_EXTRAS, NEGATION_EXTRAS, WIC_EXTRAS
 from builders.suite import Row, SuiteSpec, register_suite
-from builders.tsv import read_tsv
 
 VERSION = "1.0.0"
 ADDITIVE_VERSION = "2.0.0"  # every combination within the cutoff, one seeded order (issue 21)

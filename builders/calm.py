@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 import datasets
 
 from bench.sources import SourceResolver
-from bench.tasks import NLI3, TaskSpec, register_task
 from builders import readers
 from builders.readers import Example, Reader
 from builders.suite import Row, SuiteSpec, register_suite
@@ -47,18 +46,7 @@ CITATION = """@article{jang-etal-2021-calm,
     url = "https://arxiv.org/abs/2108.06665",
 }"""
 
-# ----------------------------------------------------------------------------- tasks
-
-# MNLI, QNLI and QQP are registered in bench/tasks.py (word salad uses them too).
-for _task in (
-    TaskSpec("kornli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
-    TaskSpec("klue_nli", NLI3, text="premise", text_pair="hypothesis", language="ko"),
-    TaskSpec(
-        "klue_sts", ("not_paraphrase", "paraphrase"), text="sentence1", text_pair="sentence2",
-        language="ko",
-    ),
-):
-    register_task(_task)
+# The tasks (KorNLI, KLUE-NLI, KLUE-STS; MNLI, QNLI and QQP) are registered in bench/tasks.py.
 
 # ----------------------------------------------------------------------------- the format
 

@@ -27,7 +27,6 @@ import datasets
 
 from bench.errors import SourceError
 from bench.sources import SourceResolver
-from bench.tasks import TaskSpec, register_task
 from builders.suite import Row, SuiteSpec, register_suite
 
 VERSION = "1.0.0"
@@ -46,17 +45,7 @@ CONV_ENT_PATH = "coherence/conv_ent/ConvEnt_test_annotation_merged2.json"
 ART_ANNOTATION_PATH = "coherence/art/ART_test_rand200_annotation_merged2.json"
 ART_DEV_PATH = "art/dev.jsonl"
 
-register_task(
-    TaskSpec(
-        "conv_ent", ("not_entailment", "entailment"), text="dialog", text_pair="hypothesis"
-    )
-)
-register_task(
-    TaskSpec(
-        "art", ("hypothesis_1", "hypothesis_2"),
-        text="story with hypothesis 1", text_pair="story with hypothesis 2",
-    )
-)
+# The tasks (conv_ent, art) are registered in bench/tasks.py.
 
 SPAN_EXTRAS = {
     "span_start": datasets.Value("int32"),

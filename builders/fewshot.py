@@ -36,7 +36,7 @@ from bench.errors import SourceError
 from bench.fewshot import FOLDER, pool_name
 from bench.sources import SOURCES, SourceResolver
 from bench.tasks import get_task
-from builders.tsv import read_tsv
+from bench.tsv import read_tsv
 
 #: Demonstrations kept per pool (``--num-fewshot`` may ask for at most this many).
 POOL_SIZE = 64

@@ -33,6 +33,7 @@ CODE_GLOBS = (
     "bench/manifest.py",
     "bench/sources.py",
     "bench/tasks.py",
+    "bench/tsv.py",
     "bench/metrics/__init__.py",
     "bench/metrics/salad.py",
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.errors import SourceError
 from bench.tasks import TaskSpec
-from builders.tsv import read_tsv
+from bench.tsv import read_tsv
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ maintainers score the request again from these two files.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,3 +107,41 @@ def taken_paths(repo_id: str, slug: str, *, endpoint: str | None = None,
     found = hub_call(repo_id, "checking the name", api.get_paths_info, repo_id,
                      [f"submissions/{slug}", f"{REQUESTS}/{slug}"], repo_type="dataset")
     return sorted(f.path for f in found)
+
+
+def submit_request(predictions: str | os.PathLike, *, name: str, meta_path: str | os.PathLike,
+                   data_dir: str | os.PathLike, repo_id: str, dry_run: bool = False,
+                   log: Callable[[str], None] = print) -> None:
+    """Validate a submission as a local ``submit`` does, then open its pull request.
+
+    What ``submit --hub`` does: the file is scored locally (the scores are not sent), the pull
+    request planned, and with ``dry_run`` only described; otherwise the name is checked against
+    the Hub before anything is sent.
+
+    Raises:
+        ConfigError: A bad repo id, name or metadata, or a name the Hub already holds (nothing
+            is sent).
+        PredictionFileError: The scorer rejects the file.
+
+    """
+    from bench.errors import ConfigError
+    from bench.results import invalid_warning
+    from leaderboard.publish import check_repo_id, execute
+
+    repo = check_repo_id(repo_id, "--hub")
+    request = prepare(predictions, name=name, meta_path=meta_path, data_dir=data_dir)
+    warning = invalid_warning(request.results, predictions)
+    if warning:
+        log(warning)
+    log(f"validated {predictions}: {len(request.results.get('suites', {}))} suites "
+        "scored locally (the maintainers score the request again; these scores are not sent)")
+    plan = plan_request(request, repo)
+    if dry_run:
+        log("\n".join(plan.describe()))
+        log("dry run: nothing sent (the name is checked against the Hub without --dry-run)")
+        return
+    taken = taken_paths(repo, request.slug)
+    if taken:
+        raise ConfigError(f"--name {name!r}: {repo} already has {', '.join(taken)}; "
+                          "choose another name; nothing was sent")
+    execute(plan)

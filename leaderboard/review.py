@@ -346,26 +346,22 @@ def comment_body(review: Review) -> str:
 
 
 def render_site(submissions: Path, site: Path, data_dir: str | os.PathLike) -> None:
-    """Render ``site`` from ``submissions`` by running ``consistency-bench leaderboard --data``.
+    """Render ``site`` from ``submissions`` as ``consistency-bench leaderboard --data`` does.
 
-    The command itself runs (a child process), so the site is exactly what a maintainer's
-    ``leaderboard`` run writes: same checks, same record of the entries it shows.
+    The command's own function runs (:func:`leaderboard.build_site.build_site`), so the site is
+    exactly what a maintainer's ``leaderboard`` run writes: same checks, same record of the
+    entries it shows.
 
     Raises:
-        BenchError: The command failed; its last error line is the message.
+        BenchError: Rendering failed; the message says why.
 
     """
-    import subprocess
-    import sys
+    from leaderboard.build_site import build_site
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.cli", "leaderboard", "--submissions", str(submissions),
-         "--out", str(site), "--data", str(data_dir)],
-        capture_output=True, text=True, check=False,
-    )
-    if proc.returncode != 0:
-        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        raise BenchError(f"rendering {site} failed: {lines[-1]}")
+    try:
+        build_site(submissions, site, data_dir)
+    except BenchError as exc:
+        raise BenchError(f"rendering {site} failed: {exc}") from None
 
 
 def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bench.cli import main
+from consistency_bench.cli import main
 from tests.helpers import ROOT, python_stdout, write_predictions
 
 SMALL = ("rte_semantic", "wic_semantic", "sst2_semantic", "mrpc_semantic")
@@ -580,8 +580,8 @@ def test_partly_covered_suite_is_named(case_dir, capsys):
 
 
 def test_train_overwrite_passes_the_checks(case_dir):
-    from bench.cli import make_parser
-    from bench.commands.train import check_args
+    from consistency_bench.cli import make_parser
+    from consistency_bench.commands.train import check_args
 
     args = make_parser().parse_args([*T, "--out", "data", "--overwrite"])
     check_args(args)  # no error: the folder would be replaced atomically
@@ -611,7 +611,7 @@ def test_broken_pipe_is_quiet(case_dir):
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line: like `| head -0`
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "bench.cli", "score", "p.jsonl", *D,
+    proc = subprocess.run([sys.executable, "-m", "consistency_bench", "score", "p.jsonl", *D,
                            "--out", "r.json"],
                           stdout=write, stderr=subprocess.PIPE, text=True, env=env,
                           cwd=case_dir, check=False)
@@ -628,7 +628,7 @@ OTHERS: set[str] = set()
 def test_every_option_has_help_with_defaults(capsys):
     import argparse
 
-    from bench.cli import make_parser
+    from consistency_bench.cli import make_parser
 
     parser = make_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -651,7 +651,7 @@ def test_every_option_has_help_with_defaults(capsys):
 def test_known_params_are_the_ones_scorers_read():
     import re
 
-    from bench.commands.score import KNOWN_PARAMS
+    from bench.scorers.params import KNOWN_PARAMS
 
     read = set()
     for path in sorted((ROOT / "bench" / "scorers").glob("*.py")):
@@ -671,7 +671,7 @@ def test_out_of_range_index_string_is_an_invalid_answer(case_dir, capsys):
 
 
 IMPORT = "import datasets, transformers.utils.logging as tl, huggingface_hub.utils as hu\n"
-SILENCE = "from bench.cli import silence_progress_bars\nsilence_progress_bars()\n"
+SILENCE = "from consistency_bench.cli import silence_progress_bars\nsilence_progress_bars()\n"
 SHOW = ("print(tl.is_progress_bar_enabled(), hu.are_progress_bars_disabled(), "
         "datasets.is_progress_bar_enabled())\n")
 

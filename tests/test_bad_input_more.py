@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
+from consistency_bench.cli import main
 from tests.helpers import ROOT, write_predictions
 from tests.test_bad_input import (
     META,
@@ -394,7 +394,7 @@ def test_case_counts():
 
 def _cli(case_dir: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
     environ = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "bench.cli", *argv], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "consistency_bench", *argv], capture_output=True,
                           text=True, env=environ, cwd=case_dir, check=False)
 
 
@@ -405,7 +405,7 @@ def test_deep_jsonl_line_is_refused_not_a_segfault(case_dir, split):
     before = snapshot(case_dir)
     if split:  # the large-file path: two halves on two threads, the deep line in the second
         code = ("import sys; import bench.predictions as p; p.SPLIT_PARSE_BYTES = 1; "
-                "from bench.cli import main; sys.exit(main(sys.argv[1:]))")
+                "from consistency_bench.cli import main; sys.exit(main(sys.argv[1:]))")
         environ = {**os.environ, "PYTHONPATH": str(ROOT)}
         lines = (case_dir / "deep.jsonl").read_text().splitlines()
         lines.append(lines.pop(5))  # after the middle
@@ -502,7 +502,7 @@ def test_submitted_date_reads_back_on_the_leaderboard(case_dir):
 
 
 def test_every_param_is_checked_before_scoring():
-    from bench.commands.score import KNOWN_PARAMS, PARAM_CHECKS, parse_params
+    from bench.scorers.params import KNOWN_PARAMS, PARAM_CHECKS, parse_params
 
     assert set(PARAM_CHECKS) == set(KNOWN_PARAMS)
     assert parse_params(["calm_theta=0.8", "coherence_theta_grid=[0.5,0.75]",
@@ -514,7 +514,7 @@ def test_every_param_is_checked_before_scoring():
 @pytest.mark.parametrize("revision", ["main", "v1.0", "refs/pr/3", "0123abc",
                                       "0123456789abcdef0123456789abcdef01234567"])
 def test_plain_revisions_pass(revision):
-    from bench.commands.publish import check_revision
+    from leaderboard.publish_run import check_revision
 
     assert check_revision(revision) == revision
 

@@ -12,10 +12,10 @@ from bench.baselines import BASELINES, Context, get_baseline, run_baseline
 from bench.baselines.overlap import fit_threshold, overlap_score, predict_overlap
 from bench.baselines.simple import majority_label, random_label, vader_label
 from bench.baselines.train_data import label_counts, load_train
-from bench.cli import main
 from bench.errors import SourceError, UnknownNameError
 from bench.sources import SourceResolver
 from bench.tasks import get_task
+from consistency_bench.cli import main
 
 SUITES = ["sst2_semantic", "rte_semantic", "wic_semantic", "boolq_negational"]
 
@@ -147,7 +147,7 @@ def test_korsts_scores_are_binarised_like_klue_sts(ctx):
     import csv
 
     from bench.baselines.train_data import STS_THRESHOLD, load_examples
-    from builders.tsv import read_tsv
+    from bench.tsv import read_tsv
 
     rows = read_tsv(ctx.resolver.path("korsts/sts-dev.tsv"), quoting=csv.QUOTE_NONE)
     examples = load_examples("klue_sts", "korsts/sts-dev.tsv", ctx.resolver)

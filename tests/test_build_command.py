@@ -189,8 +189,8 @@ def test_killed_build_leaves_no_half_built_folder(corpora, tmp_path):
     out = tmp_path / "built"
     env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bench.cli", "build", "--sources", str(corpora), "--out", str(out),
-         "--family", "calm", "--jobs", "1", "--no-download"],
+        [sys.executable, "-m", "consistency_bench", "build", "--sources", str(corpora),
+         "--out", str(out), "--family", "calm", "--jobs", "1", "--no-download"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     for line in proc.stdout:  # kill as soon as the first suite has been written
@@ -213,7 +213,7 @@ def test_unwritable_out_is_a_clean_error(corpora, tmp_path, monkeypatch):
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT), "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "bench.cli", "build", *args],
+        [sys.executable, "-m", "consistency_bench", "build", *args],
         capture_output=True, text=True, env=env, cwd=cwd or PACKAGE_ROOT,
     )
 

@@ -13,7 +13,6 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from bench.causal import choice_probs, encode, make_causal_forward  # noqa: E402
-from bench.cli import main  # noqa: E402
 from bench.errors import ConfigError  # noqa: E402
 from bench.modeling import load_classifier, parse_label_map  # noqa: E402
 from bench.prompts import (  # noqa: E402
@@ -24,6 +23,7 @@ from bench.prompts import (  # noqa: E402
     with_verbalisers,
 )
 from bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
+from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 

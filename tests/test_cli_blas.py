@@ -1,4 +1,4 @@
-"""The commands that never call BLAS run numpy with one OpenBLAS thread (``bench.cli``)."""
+"""The commands that never call BLAS run numpy with one OpenBLAS thread (the CLI applies it)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from bench.cli import ONE_BLAS_THREAD, make_parser
+from consistency_bench.cli import ONE_BLAS_THREAD, make_parser
 from tests.helpers import python_stdout
 
 PROBE = """
 import json, sys
-from bench import cli
+from consistency_bench import cli
 code = cli.main(sys.argv[1:])  # fails fast (no such file): numpy is imported after it
 import numpy, threadpoolctl
 pools = [p for p in threadpoolctl.threadpool_info() if p["internal_api"] == "openblas"]
@@ -48,7 +48,7 @@ def test_a_users_setting_is_kept(cores, tmp_path):
 
 def test_parsing_any_listed_command_does_not_import_numpy():
     """The setting only works if numpy is imported after it: by the command, not the CLI."""
-    code = ("import sys; from bench.cli import make_parser; make_parser(); "
+    code = ("import sys; from consistency_bench.cli import make_parser; make_parser(); "
             "print('numpy' in sys.modules)")
     assert python_stdout(code).strip() == "False"
     assert ONE_BLAS_THREAD <= set(make_parser()._subparsers._group_actions[0].choices)

@@ -18,10 +18,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from bench.cli import main  # noqa: E402
 from bench.distributed import Processes, from_env, parse_shard, process_device  # noqa: E402
 from bench.errors import ConfigError  # noqa: E402
 from bench.modeling import parse_max_memory  # noqa: E402
+from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 
@@ -86,7 +86,7 @@ def test_torchrun_two_cpu_processes_write_the_single_process_file(folder, gpt2, 
            "CUDA_VISIBLE_DEVICES": ""}
     command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
-               "-m", "bench.cli", *predict_args(gpt2, folder, out)]
+               "-m", "consistency_bench", *predict_args(gpt2, folder, out)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert out.read_bytes() == single["gpt2"].read_bytes()
@@ -215,7 +215,7 @@ def test_torchrun_on_every_gpu_writes_the_single_process_file(folder, gpt2, tmp_
     one, many = tmp_path / "one.jsonl", tmp_path / "many.jsonl"
     assert main(predict_args(gpt2, folder, one, "--device", "cuda:0")) == 0
     command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(count),
-               "--master_port", str(free_port()), "-m", "bench.cli",
+               "--master_port", str(free_port()), "-m", "consistency_bench",
                *predict_args(gpt2, folder, many, pin_cpu=False)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -265,7 +265,7 @@ def test_fewshot_runs_split_by_torchrun_or_shards_write_the_single_process_file(
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
     command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
-               "-m", "bench.cli", *predict_args(gpt2, folder, out, *FEWSHOT)]
+               "-m", "consistency_bench", *predict_args(gpt2, folder, out, *FEWSHOT)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert out.read_bytes() == one.read_bytes()

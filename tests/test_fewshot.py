@@ -142,7 +142,7 @@ def test_seed_order_and_demonstrations():
 def test_export_gives_lm_eval_the_pool_in_the_seed_order(small, tmp_path, capsys):
     from lm_eval.api.samplers import get_sampler
 
-    from bench.cli import main
+    from consistency_bench.cli import main
 
     pools = read_pools(small)
     pool = load_pool(small, "sst2", pools["sst2"])

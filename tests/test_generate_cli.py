@@ -9,12 +9,12 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.cli import main  # noqa: E402
 from bench.errors import ConfigError, SourceError  # noqa: E402
 from builders.generate import logical  # noqa: E402
 from builders.generate.inputs import load_corpus  # noqa: E402
 from builders.generate.pipeline import GenerateConfig, generate  # noqa: E402
 from builders.generate.tasktypes import get_task_type  # noqa: E402
+from consistency_bench.cli import main  # noqa: E402
 
 NLI = """premise\thypothesis\tlabel
 A man plays guitar on stage.\tA man plays guitar.\tentailment

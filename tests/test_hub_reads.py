@@ -46,7 +46,8 @@ def run(args: list[str], env: dict, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def publish(hub: Hub, built: Path, tmp: Path) -> None:
-    proc = run(["-m", "bench.cli", "publish-suites", "--repo", "org/cb", "--data", str(built)],
+    proc = run(["-m", "consistency_bench", "publish-suites", "--repo", "org/cb", "--data",
+                str(built)],
                hub_env(hub.url, tmp, TOKEN), tmp)
     assert proc.returncode == 0, proc.stderr
 
@@ -121,7 +122,7 @@ def test_lm_eval_loads_the_exported_hub_task(built, tmp_path):
     export_tasks(built, tmp_path / "local", ["snli_transitive"])
     with Hub() as hub:
         publish(hub, built, tmp_path)
-        export = run(["-m", "bench.cli", "export-lm-eval", "--data", str(built), "--out",
+        export = run(["-m", "consistency_bench", "export-lm-eval", "--data", str(built), "--out",
                       str(tmp_path / "tasks"), "--suites", "snli_transitive", "--hub", "org/cb"],
                      hub_env(hub.url, tmp_path), tmp_path)  # pins main's commit: a Hub read
         assert export.returncode == 0, export.stderr

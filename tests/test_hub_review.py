@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bench.cli import main
+from consistency_bench.cli import main
 from leaderboard.submissions import gzip_bytes, submit
 from tests.helpers import write_predictions
 from tests.hub_standin import TOKEN, Hub
@@ -351,7 +351,7 @@ def test_docs_workflow_is_valid_yaml_with_commands_the_cli_takes():
     import re
     import shlex
 
-    from bench.cli import make_parser
+    from consistency_bench.cli import make_parser
 
     root = Path(__file__).resolve().parents[1]
     flow = yaml.safe_load((root / "docs" / "review-workflow.yml").read_text())

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
+from consistency_bench.cli import main
 from tests import test_bad_input as bad
 from tests.helpers import ROOT, write_predictions
 
@@ -450,7 +450,7 @@ def test_build_workers_die_with_their_parent(corpora, tmp_path, sig):
     out = tmp_path / "built"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bench.cli", "build", "--sources", str(corpora), "--out",
+        [sys.executable, "-m", "consistency_bench", "build", "--sources", str(corpora), "--out",
          str(out), "--family", "calm", "--jobs", "2", "--no-download"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
@@ -472,7 +472,7 @@ def test_build_workers_die_with_their_parent(corpora, tmp_path, sig):
     staging = [p for p in tmp_path.iterdir() if p.name.startswith(".built.")]
     assert staging  # the killed build left its staging folder ...
     built = subprocess.run(
-        [sys.executable, "-m", "bench.cli", "build", "--sources", str(corpora), "--out",
+        [sys.executable, "-m", "consistency_bench", "build", "--sources", str(corpora), "--out",
          str(out), "--suites", "rte_calm", "--no-download"],
         env=env, capture_output=True, text=True, timeout=300,
     )

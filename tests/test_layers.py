@@ -1,9 +1,15 @@
-"""The import graph of bench/, builders/ and leaderboard/: no circles; upward arrows counted.
+"""The import graph of the four layers: no circles, no arrow that runs upward.
+
+The layers, floor to roof: ``bench`` (tasks, predictions, scoring) < ``builders`` (suites) <
+``leaderboard`` (ranking, publishing) < ``consistency_bench`` (the CLI only). A module may
+import its own layer and the layers below it, never one above (docs/design.md).
 
 Every ``import`` and ``from ... import`` is read with :mod:`ast`, function-level ones
-included. ``from package import name`` points at ``package.name`` when that is a module,
-else at ``package``; importing a submodule is not counted as importing its package's
-``__init__`` (a package that imports its own submodules would otherwise always be a circle).
+included, and so are the imports hidden in strings: ``importlib.import_module("x.y")`` and
+``__import__("x.y")`` with a literal name, and a child Python run as ``[..., "-m", "x.y"]``.
+``from package import name`` points at ``package.name`` when that is a module, else at
+``package``; importing a submodule is not counted as importing its package's ``__init__`` (a
+package that imports its own submodules would otherwise always be a circle).
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
+from tests.helpers import python_stdout
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("bench", "builders", "leaderboard")
+#: The layers, floor first: each may import only itself and the ones before it.
+LAYERS = ("bench", "builders", "leaderboard", "consistency_bench")
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:
@@ -40,15 +47,35 @@ def _resolve(name: str, known: dict[str, Path]) -> str | None:
     return None
 
 
+def _string_imports(tree: ast.AST) -> list[str]:
+    """Module names imported through strings: ``import_module("m")``, ``__import__("m")``,
+    and ``"-m", "m"`` in a list or tuple (a child ``python -m m``)."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            first = node.args[0]
+            if (called in ("import_module", "__import__") and isinstance(first, ast.Constant)
+                    and isinstance(first.value, str)):
+                names.append(first.value)
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            items = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            pairs = zip(items, items[1:], strict=False)
+            names += [m for flag, m in pairs if flag == "-m" and isinstance(m, str)]
+    return names
+
+
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """Module -> the layer modules it imports (anywhere in the file)."""
+    """Module -> the layer modules it imports (anywhere in the file, strings included)."""
     known = modules(root)
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         is_package = path.name == "__init__.py"
         package = name if is_package else name.rpartition(".")[0]
         targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets.update(filter(None, (_resolve(a.name, known) for a in node.names)))
             elif isinstance(node, ast.ImportFrom):
@@ -62,6 +89,7 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
                     target = full if full in known else _resolve(base, known)
                     if target:
                         targets.add(target)
+        targets.update(filter(None, (_resolve(m, known) for m in _string_imports(tree))))
         targets.discard(name)
         graph[name] = targets
     return graph
@@ -133,18 +161,22 @@ def _cycle_in(graph: dict[str, set[str]], component: set[str]) -> list[str]:
     raise AssertionError(f"no cycle in component {sorted(component)}")  # pragma: no cover
 
 
+def layer_of(module: str) -> int:
+    """The module's layer: its index in :data:`LAYERS` (0 is the floor)."""
+    return LAYERS.index(module.split(".")[0])
+
+
 def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """Arrows against the layers: bench or builders -> leaderboard, and bench -> builders
-    outside the roof (bench.commands, bench.cli)."""
-    arrows = []
-    for source, targets in sorted(graph.items()):
-        for target in sorted(targets):
-            layer, into = source.split(".")[0], target.split(".")[0]
-            roof = source == "bench.cli" or source.startswith("bench.commands")
-            if ((layer in ("bench", "builders") and into == "leaderboard")
-                    or (layer == "bench" and into == "builders" and not roof)):
-                arrows.append((source, target))
-    return arrows
+    """Arrows against the layers: a module importing a module of a higher layer."""
+    return [(source, target) for source, targets in sorted(graph.items())
+            for target in sorted(targets) if layer_of(target) > layer_of(source)]
+
+
+def measure(root: Path = ROOT) -> dict[str, int]:
+    """The numbers docs/design.md records: modules, arrows, upward arrows, circles."""
+    graph = import_graph(root)
+    return {"modules": len(graph), "arrows": sum(map(len, graph.values())),
+            "upward": len(upward_imports(graph)), "circles": len(cycles(graph))}
 
 
 def test_graph_sees_function_level_and_from_imports():
@@ -153,26 +185,63 @@ def test_graph_sees_function_level_and_from_imports():
     assert {"bench.scorers.becel", "bench.scorers.salad"} <= graph["bench.scoring"]  # in a def
 
 
+def test_the_cli_is_the_roof():
+    """The CLI package imports every command by name; nothing below imports it."""
+    graph = import_graph()
+    commands = {m for m in graph if m.startswith("consistency_bench.commands.")}
+    assert len(commands) >= 14 and commands <= graph["consistency_bench.cli"]
+    assert "consistency_bench.cli" in graph["consistency_bench.__main__"]
+    below = {m for m, targets in graph.items() if layer_of(m) < layer_of("consistency_bench")
+             and any(t.startswith("consistency_bench") for t in targets)}
+    assert not below, below
+
+
 def test_no_import_cycles():
     found = cycles(import_graph())
     assert not found, f"{len(found)} import cycle(s): " + "; ".join(" -> ".join(c) for c in found)
 
 
-#: Measured on the tree of issue 20, step 1 (docs/design.md): 15 arrows from bench.commands
-#: into leaderboard, plus bench.training -> builders.catalog and
-#: bench.baselines.train_data -> builders.tsv.
-UPWARD_NOW = 17
-
-
-@pytest.mark.xfail(strict=True, reason=f"{UPWARD_NOW} upward imports remain (15 bench.commands "
-                   "-> leaderboard, bench.training -> builders.catalog, "
-                   "bench.baselines.train_data -> builders.tsv); issue 20's later steps "
-                   "remove them")
 def test_no_upward_imports():
     arrows = upward_imports(import_graph())
     assert not arrows, f"{len(arrows)} upward import(s): {arrows}"
 
 
-def test_upward_import_count_matches_the_xfail_reason():
-    """The count in the reason above stays true: fewer arrows (or more) fail here."""
-    assert len(upward_imports(import_graph())) == UPWARD_NOW
+PLANTED = {
+    "bench/__init__.py": "",
+    "bench/floor.py": "def f():\n    from leaderboard import top  # upward, in a def\n",
+    "bench/child.py": "import subprocess, sys\n"
+                      "subprocess.run([sys.executable, '-m', 'consistency_bench.cli'])\n",
+    "builders/__init__.py": "",
+    "builders/mid.py": "import importlib\nimportlib.import_module('leaderboard.top')\n",
+    "leaderboard/__init__.py": "",
+    "leaderboard/top.py": "from leaderboard import other\n",
+    "leaderboard/other.py": "from . import top\n",  # a circle
+    "consistency_bench/__init__.py": "",
+    "consistency_bench/cli.py": "from bench import floor\n",
+}
+
+
+def test_the_guard_fails_on_a_planted_upward_import_and_circle(tmp_path):
+    """The measurement finds what it must: an upward arrow of each kind, and a circle."""
+    for name, text in PLANTED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = import_graph(tmp_path)
+    assert upward_imports(graph) == [("bench.child", "consistency_bench.cli"),
+                                     ("bench.floor", "leaderboard.top"),
+                                     ("builders.mid", "leaderboard.top")]
+    assert cycles(graph) == [["leaderboard.other", "leaderboard.top", "leaderboard.other"]]
+    assert measure(tmp_path) == {"modules": 10, "arrows": 6, "upward": 3, "circles": 1}
+
+
+def test_the_task_registry_is_complete_without_builders():
+    """bench (the floor) knows every task a registered suite is built for, builders unloaded.
+
+    ``bench.training`` imported ``builders.catalog`` only so that the family modules filled
+    ``TASKS``; the family tasks are registered in ``bench/tasks.py`` now.
+    """
+    code = ("import sys; from bench.tasks import TASKS; known = set(TASKS); "
+            "assert not [m for m in sys.modules if m.startswith('builders')]; "
+            "from builders.catalog import SUITES; "
+            "print(sorted({s.task for s in SUITES.values()} - known), sorted(set(TASKS) - known))")
+    assert python_stdout(code).split() == ["[]", "[]"]  # none missing, none added by builders

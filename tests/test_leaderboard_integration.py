@@ -18,7 +18,7 @@ META = ("model: m\nrevision: r\nlicense: apache-2.0\nlink: https://example.org/m
 
 def cli(*args, cwd):
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "consistency_bench", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -123,7 +123,7 @@ def cli(args, hub_url, tmp_path, token=TOKEN, xet=False):
     if token:
         env["HF_TOKEN"] = token
     return subprocess.run(
-        [sys.executable, "-m", "bench.cli", *args],
+        [sys.executable, "-m", "consistency_bench", *args],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -502,8 +502,8 @@ def test_help_shows_defaults():
     for command, fragment in [("publish-suites", "(default: consistency-bench)"),
                               ("publish", "(default: leaderboard/site)"),
                               ("publish-results", "(default: submissions)")]:
-        proc = subprocess.run([sys.executable, "-m", "bench.cli", command, "--help"], env=env,
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([sys.executable, "-m", "consistency_bench", command, "--help"],
+                              env=env, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and fragment in " ".join(proc.stdout.split()), proc.stdout
         assert "--dry-run" in proc.stdout
 

@@ -17,10 +17,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.cli import main
 from bench.errors import DataError
 from bench.lm_eval_tasks import convert_samples, task_name
 from bench.manifest import parquet_path, read_manifest
+from consistency_bench.cli import main
 from tests.helpers import build_suites
 from tests.hub_standin import TOKEN, Hub
 
@@ -143,7 +143,7 @@ def export(args, tmp_path, hub_url=None, offline=False):
         env["HF_ENDPOINT"] = hub_url
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
-    return subprocess.run([sys.executable, "-m", "bench.cli", "export-lm-eval", *args],
+    return subprocess.run([sys.executable, "-m", "consistency_bench", "export-lm-eval", *args],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -22,10 +22,10 @@ import yaml
 pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 
-from bench.cli import main  # noqa: E402
 from bench.errors import DataError  # noqa: E402
 from bench.lm_eval_tasks import convert_samples, export_tasks  # noqa: E402
 from bench.manifest import read_manifest  # noqa: E402
+from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites
 from tests.test_causal import SUITES, suite_texts  # noqa: E402
 from tests.tiny_models import tiny_gpt2  # noqa: E402

@@ -18,9 +18,9 @@ from transformers.models.auto.modeling_auto import (  # noqa: E402
     MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
 )
 
-from bench.cli import main  # noqa: E402
 from bench.errors import ConfigError  # noqa: E402
 from bench.modeling import TEXT_ONLY_FAMILIES, load_classifier, model_kind  # noqa: E402
+from consistency_bench.cli import main  # noqa: E402
 from tests.tiny_models import tiny_gpt2  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("error")

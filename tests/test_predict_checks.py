@@ -11,10 +11,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from bench.cli import main  # noqa: E402
-from bench.commands.predict import default_suites  # noqa: E402
 from bench.modeling import inspect_model  # noqa: E402
+from bench.predict import default_suites  # noqa: E402
 from bench.runner import RunnerOptions, collect_causal_inputs  # noqa: E402
+from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 

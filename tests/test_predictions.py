@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bench.cli import main
+from consistency_bench.cli import main
 
 GOOD = [
     {"id": "wic_semantic/r00000/original", "label": 1},

@@ -233,7 +233,7 @@ def test_release_free_memory_is_safe_to_call():
 def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, monkeypatch):
     import platform
 
-    from bench.cli import main
+    from consistency_bench.cli import main
     from tests.helpers import python_stdout, write_predictions
 
     code = "from bench.predictions import one_malloc_arena; print(one_malloc_arena())"

@@ -11,7 +11,6 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from bench.cli import main  # noqa: E402
 from bench.errors import ConfigError  # noqa: E402
 from bench.inputs import classifier_input, t5_prompt  # noqa: E402
 from bench.modeling import (  # noqa: E402
@@ -29,6 +28,7 @@ from bench.runner import (  # noqa: E402
     run_batches,
 )
 from bench.tasks import get_task  # noqa: E402
+from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_t5  # noqa: E402
 
@@ -353,8 +353,8 @@ def test_runner_modules_import_light():
     import sys
 
     code = ("import sys, bench.runner, bench.modeling, bench.inputs, bench.baselines, "
-            "bench.training, bench.commands.predict, bench.commands.train, "
-            "bench.commands.baseline; "
+            "bench.training, consistency_bench.commands.predict, consistency_bench.commands.train, "
+            "consistency_bench.commands.baseline; "
             "heavy = [m for m in ('torch', 'transformers', 'sklearn') if m in sys.modules]; "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)

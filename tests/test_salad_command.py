@@ -9,7 +9,7 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 
-from bench.cli import main
+from consistency_bench.cli import main
 
 WORDS = (
     "the a he she it said is was not and of to in for on with that . , ' s company "

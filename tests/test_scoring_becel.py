@@ -9,9 +9,9 @@ import shutil
 import numpy as np
 import pytest
 
-from bench.cli import main
 from bench.scoring import score_file
 from builders.export import build_all
+from consistency_bench.cli import main
 from tests.helpers import write_predictions
 
 BECEL_EXAMPLES = "becel/examples"

@@ -37,7 +37,7 @@ from bench.errors import SourceError
 from bench.inputs import classifier_input
 from bench.sources import SourceResolver
 from bench.tasks import get_task
-from builders.tsv import read_tsv
+from bench.tsv import read_tsv
 
 #: The only NLI training data (also the source of the MNLI CALM and word-salad suites).
 MNLI_DEV = "mnli/dev_matched.generative-nli.jsonl"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from consistency_bench.arguments import add_data, add_dry_run, add_site, add_submissions
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``review`` and ``verify``."""
@@ -23,18 +25,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="leaderboard dataset repo that receives the pull requests")
     parser.add_argument("--suites-repo", required=True, metavar="ORG/NAME",
                         help="dataset repo of the published suites (its suites.json)")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder (the published suites)")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR",
-                        help="folder of stored entries")
-    parser.add_argument("--site", default="leaderboard/site", metavar="DIR",
-                        help="site folder rendered again after a merge")
+    add_data(parser, "built suite folder (the published suites)")
+    add_submissions(parser)
+    add_site(parser, "site folder rendered again after a merge")
     parser.add_argument("--space", metavar="ORG/NAME",
                         help="static Space republished after a merge")
     parser.add_argument("--merge", action="store_true",
                         help="store accepted entries, merge their pull requests, republish")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="review and print the comments; comment, merge and write nothing")
+    add_dry_run(parser, "review and print the comments; comment, merge and write nothing")
     parser.set_defaults(func=run_review)
 
     parser = subparsers.add_parser(
@@ -48,8 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--hub", required=True, metavar="ORG/LEADERBOARD",
                         help="leaderboard dataset repo (what `publish --repo` pushed)")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder to score against (the published suites)")
+    add_data(parser, "built suite folder to score against (the published suites)")
     parser.set_defaults(func=run_verify)
 
 

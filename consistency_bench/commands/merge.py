@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from consistency_bench.arguments import add_predictions_out
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``merge-predictions`` command."""
@@ -15,7 +17,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "prediction file, byte-identical to a single-process run (docs/runner.md).",
     )
     parser.add_argument("parts", nargs="+", metavar="PART", help="part files, in any order")
-    parser.add_argument("--out", required=True, metavar="PREDICTIONS", help="JSONL to write")
+    add_predictions_out(parser)
     parser.set_defaults(func=run)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from consistency_bench.arguments import add_data, add_predictions_out
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``convert-becel`` command."""
@@ -16,8 +18,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("json", help="BECEL prediction arrays (JSON)")
     parser.add_argument("--suite", required=True, help="suite the arrays belong to")
-    parser.add_argument("--data", default="consistency-bench", help="built suite folder")
-    parser.add_argument("--out", required=True, help="JSONL prediction file to write")
+    add_data(parser)
+    add_predictions_out(parser, "JSONL prediction file to write")
     parser.set_defaults(func=run)
 
 

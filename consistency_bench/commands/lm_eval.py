@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from consistency_bench.arguments import add_data, add_predictions_out, add_suites
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``export-lm-eval`` and ``convert-lm-eval``."""
@@ -18,12 +20,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--output_path OUT; then convert-lm-eval OUT.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    export.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder")
+    add_data(export)
     export.add_argument("--out", required=True, metavar="TASKDIR",
                         help="folder for the task YAMLs (lm_eval --include_path)")
-    export.add_argument("--suites", nargs="+", metavar="SUITE",
-                        help="suites to export (default: every built suite)")
+    add_suites(export, "suites to export (default: every built suite)")
     export.add_argument("--hub", default=None, metavar="ORG/NAME",
                         help="load the published dataset from the Hub instead of --data")
     export.add_argument("--dataset-revision", metavar="SHA",
@@ -47,9 +47,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     convert.add_argument("paths", nargs="+", metavar="PATH",
                          help="lm-eval --output_path folder(s) or samples_*.jsonl files")
-    convert.add_argument("--data", default="consistency-bench", metavar="DIR",
-                         help="built suite folder the tasks were exported from")
-    convert.add_argument("--out", required=True, metavar="PREDICTIONS", help="JSONL to write")
+    add_data(convert, "built suite folder the tasks were exported from")
+    add_predictions_out(convert)
     convert.add_argument("--length-norm", choices=("chars",), default=None,
                          help="divide log-likelihoods by the choice length (lm-eval acc_norm)")
     convert.set_defaults(func=run_convert)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from consistency_bench.arguments import add_data, add_dry_run, add_submissions
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``submit`` and ``rescore`` commands."""
@@ -18,18 +20,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--name", required=True, help="entry name (slugged: a-z 0-9 . _ -)")
     parser.add_argument("--meta", required=True, metavar="META.yaml",
                         help="model, revision, license, link, contact [, parameters, date, notes]")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR",
-                        help="folder of stored entries")
+    add_data(parser)
+    add_submissions(parser)
     parser.add_argument("--replace", action="store_true", help="overwrite an existing entry")
     parser.add_argument("--hub", metavar="ORG/LEADERBOARD",
                         help="instead of storing the entry, validate it the same way and open a "
                              "pull request adding requests/<slug>/ (predictions.jsonl.gz, "
                              "meta.yaml) to this leaderboard dataset repo; prints its URL. "
                              "Token: HF_TOKEN or `hf auth login`")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="with --hub: validate and list the pull request, send nothing")
+    add_dry_run(parser, "with --hub: validate and list the pull request, send nothing")
     parser.set_defaults(func=run_submit)
 
     parser = subparsers.add_parser(
@@ -40,11 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "entry is rescored before anything is written: a corrupt entry stops the run and "
         "changes nothing.",
     )
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder to score against")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR",
-                        help="folder of stored entries")
-    parser.add_argument("--dry-run", action="store_true", help="report changes, write nothing")
+    add_data(parser, "built suite folder to score against")
+    add_submissions(parser)
+    add_dry_run(parser, "report changes, write nothing")
     parser.set_defaults(func=run_rescore)
 
 
@@ -75,30 +72,13 @@ def run_submit(args: argparse.Namespace) -> int:
 def run_submit_hub(args: argparse.Namespace) -> int:
     """Validate the submission as a local submit does, then open a pull request."""
     from bench.errors import ConfigError
-    from bench.results import invalid_warning
-    from leaderboard.hub_requests import plan_request, prepare, taken_paths
-    from leaderboard.publish import check_repo_id, execute
+    from leaderboard.hub_requests import submit_request
 
-    repo = check_repo_id(args.hub, "--hub")
     if args.replace:
         raise ConfigError("--replace is for the local submissions folder; a pull request "
                           "replaces nothing (ask the maintainers to remove an entry)")
-    request = prepare(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data)
-    warning = invalid_warning(request.results, args.predictions)
-    if warning:
-        print(warning)
-    print(f"validated {args.predictions}: {len(request.results.get('suites', {}))} suites "
-          "scored locally (the maintainers score the request again; these scores are not sent)")
-    plan = plan_request(request, repo)
-    if args.dry_run:
-        print("\n".join(plan.describe()))
-        print("dry run: nothing sent (the name is checked against the Hub without --dry-run)")
-        return 0
-    taken = taken_paths(repo, request.slug)
-    if taken:
-        raise ConfigError(f"--name {args.name!r}: {repo} already has {', '.join(taken)}; "
-                          "choose another name; nothing was sent")
-    execute(plan)
+    submit_request(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data,
+                   repo_id=args.hub, dry_run=args.dry_run)
     return 0
 
 

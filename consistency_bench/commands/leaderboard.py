@@ -1,0 +1,51 @@
+"""``consistency-bench leaderboard``: rank the stored submissions and render the leaderboard."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from consistency_bench.arguments import add_data, add_site, add_submissions
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register the ``leaderboard`` command."""
+    parser = subparsers.add_parser(
+        "leaderboard",
+        help="rank submissions; write Markdown, HTML, PNG heatmap and JSON",
+        description="Rank the stored submissions and write the site (leaderboard.md, "
+        "index.html, heatmap.png, leaderboard.json, each entry's meta.yaml) into a temporary "
+        "folder that replaces --out only when every file is written. An unreadable entry is "
+        "skipped with a warning naming its file.",
+    )
+    add_submissions(parser)
+    add_site(parser, "site folder; the files an earlier run wrote there are replaced, any other "
+             "file is kept; a non-empty folder that is not an earlier site is refused without "
+             "--overwrite", flag="--out")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into a non-empty --out that is not an earlier leaderboard "
+                        "(its other files are kept)")
+    add_data(
+        parser,
+        "built suite folder: when given, every entry is scored again from its stored "
+        "predictions and refused (named, not ranked) when its predictions hash or any stored "
+        "score differs; the per-unit outcomes give paired tests between neighbours (McNemar or "
+        "paired bootstrap) and 95%% rank intervals (paired bootstrap over shared units)",
+        default=None,
+    )
+    parser.set_defaults(func=run)
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Rank and render (:func:`leaderboard.build_site.build_site`)."""
+    from leaderboard.build_site import build_site
+
+    site = build_site(args.submissions, args.out, args.data, overwrite=args.overwrite,
+                      warn=_warn)
+    print(f"{site.entries} entries, {site.suites} suites; wrote {len(site.files)} files to "
+          f"{site.out}")
+    return 0
