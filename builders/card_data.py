@@ -238,14 +238,6 @@ CORPORA["klue_sts"] = Corpus(
     CORPORA["klue_nli"].license_url, CORPORA["klue_nli"].citation,
 )
 
-#: Releases the rows come through, by family: (name, license as stated upstream).
-RELEASES: dict[str, tuple[str, str]] = {
-    "becel": ("BECEL release", "no license stated upstream (github.com/MJ-Jang/BECEL)"),
-    "coherence": ("Coherence annotations",
-                  "no license stated upstream (github.com/sled-group/Verifiable-Coherent-NLU)"),
-}
-
-
 @dataclass(frozen=True)
 class PaperSize:
     """The size a paper prints for a config's test set.
