@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.families import FAMILIES
+
 
 @dataclass(frozen=True)
 class Corpus:
@@ -331,8 +333,10 @@ class Deviation:
     text: str
 
 
+#: The static word-salad configs, in the card's order (task, then transformation).
 _SALAD = tuple(f"{t}_salad_{x}" for t in ("mnli", "snli", "mrpc", "sst2", "qqp")
-               for x in ("sort", "reverse", "shuffle", "copysort", "pbsmt"))
+               for x in ("sort", "reverse", "shuffle", "copysort", "pbsmt")
+               if f"{t}_salad_{x}" in FAMILIES["salad"].suites)
 _PBSMT = ("mnli_salad_pbsmt", "snli_salad_pbsmt", "sst2_salad_pbsmt", "qqp_salad_pbsmt")
 _KOREAN = ("kornli_calm", "kornli_test_calm", "klue_nli_calm", "klue_sts_calm")
 _CALM_CLS = tuple(f"{t}_calm" for t in ("mnli", "qnli", "rte", "mrpc", "qqp")) + _KOREAN
