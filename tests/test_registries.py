@@ -201,17 +201,22 @@ def test_every_suite_has_a_place_in_the_leaderboard_tables():
 
 
 def test_leaderboard_tables_are_the_reading_order_they_were():
-    """The declarations give the order and names the page was rendered with before them."""
-    assert ranking.TASKS == {
+    """The declarations give the order and names the page was rendered with before them.
+
+    A new family comes after these (it is declared last), so the tables start with them.
+    """
+    tasks = {
         "snli": "SNLI", "rte": "RTE", "mrpc": "MRPC", "boolq": "BoolQ", "wic": "WiC",
         "sst2": "SST-2", "ag_news": "AG News", "mnli": "MNLI", "qnli": "QNLI", "qqp": "QQP",
         "kornli": "KorNLI", "klue_nli": "KLUE-NLI", "klue_sts": "KLUE-STS",
         "art": "ART", "conv_ent": "Conversational Entailment",
     }
-    assert list(ranking.TASKS) == list(families.task_names())
-    assert ranking.KINDS == ("semantic", "negational", "symmetric", "transitive", "additive",
-                             "calm", "salad", "coherence", "coherence_theta")
-    assert ranking.FAMILIES == ("becel", "calm", "salad", "coherence")
+    kinds = ("semantic", "negational", "symmetric", "transitive", "additive", "calm", "salad",
+             "coherence", "coherence_theta")
+    assert list(ranking.TASKS.items())[:len(tasks)] == list(tasks.items())
+    assert ranking.TASKS == families.task_names()
+    assert ranking.KINDS[:len(kinds)] == kinds
+    assert ranking.FAMILIES[:4] == ("becel", "calm", "salad", "coherence")
 
 
 def test_a_task_has_one_display_name():
