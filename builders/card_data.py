@@ -1,11 +1,12 @@
 # ruff: noqa: E501  (BibTeX entries keep one field per line, as ACL Anthology writes them)
 """What the dataset card states, as data: corpora, paper sizes, deviations and fields.
 
-``builders/card.py`` renders these tables; ``tests/test_card.py`` checks them against a
-build (every column defined, every corpus cited and licensed, every paper size from a
-constant that names its table, every measured figure still true of the rows). Nothing here
-is prose assembled at render time: a later redesign can move each entry into the family's
-typed spec as it is.
+``builders/card.py`` renders these tables and the family declarations of
+:mod:`bench.families` (paper, licences, annotation creators, release, citation);
+``tests/test_card.py`` checks them against a build (every column defined, every corpus cited
+and licensed, every paper size from a constant that names its table, every measured figure
+still true of the rows) and ``tests/test_registries.py`` that every config named here is a
+registered suite. Nothing here is prose assembled at render time.
 """
 
 from __future__ import annotations
