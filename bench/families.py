@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from bench.errors import DataError
@@ -67,12 +67,10 @@ class Family:
     deviations: str
     annotations: tuple[str, ...]
     release: tuple[str, str] | None = None
-    _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "licenses", MappingProxyType(dict(self.licenses)))
         object.__setattr__(self, "tasks", MappingProxyType(dict(self.tasks)))
-        object.__setattr__(self, "_kinds", frozenset(self.kinds))
         where = f"family {self.name!r}"
         for label, values in (("suites", self.suites), ("kinds", self.kinds)):
             if len(set(values)) != len(values):
@@ -98,7 +96,7 @@ class Family:
             raise DataError(f"{where}: the family does not list it in `suites`")
         if task not in self.tasks:
             raise DataError(f"{where}: task {task!r} is not in the family's `tasks`")
-        if kind not in self._kinds:
+        if kind not in self.kinds:
             raise DataError(f"{where}: kind {kind!r} is not in the family's `kinds`")
 
 
