@@ -56,10 +56,7 @@ def get_scorer(kind: str) -> Scorer:
     # The family modules register their kinds on import (lazily: scoring loads them once).
     from bench.scorers import becel, calm, coherence, salad  # noqa: F401
 
-    try:
-        return SCORERS[kind]
-    except KeyError:
-        raise UnknownNameError("metric kind", kind, SCORERS) from None
+    return SCORERS[kind]
 
 
 class SuiteFolder:

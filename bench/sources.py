@@ -27,11 +27,10 @@ from importlib import resources
 from pathlib import Path
 
 from bench.errors import (
-    DuplicateNameError,
     SourceError,
     SourceUnavailableError,
-    UnknownNameError,
 )
+from bench.registry import Registry
 
 ENV_SOURCES = "CONSISTENCY_BENCH_SOURCES"
 ENV_CACHE = "CONSISTENCY_BENCH_CACHE"
@@ -58,15 +57,12 @@ class SourceFile:
     nbytes: int | None = None
 
 
-SOURCES: dict[str, SourceFile] = {}
+SOURCES: Registry[SourceFile] = Registry("source file")
 
 
 def register_source(source: SourceFile) -> SourceFile:
     """Add a source file (one outside the mirror manifest, e.g. QQP); once per path."""
-    if source.path in SOURCES:
-        raise DuplicateNameError(f"source {source.path!r} is already registered")
-    SOURCES[source.path] = source
-    return source
+    return SOURCES.register(source.path, source)
 
 
 def _url_for(path: str, provenance: str) -> tuple[str, str | None]:
@@ -180,10 +176,7 @@ class SourceResolver:
         """
         if path in self._verified:
             return self._verified[path]
-        try:
-            source = SOURCES[path]
-        except KeyError:
-            raise UnknownNameError("source file", path, SOURCES) from None
+        source = SOURCES[path]  # UnknownNameError with the closest paths
         for folder in [*self.local_dirs, self.cache_dir]:
             candidate = folder / path
             if candidate.is_file():

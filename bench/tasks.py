@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.errors import DuplicateNameError, UnknownNameError
+from bench.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class TaskSpec:
         return self.text_pair is not None
 
 
-TASKS: dict[str, TaskSpec] = {}
+TASKS: Registry[TaskSpec] = Registry("task", describe=repr)
 
 
 def register_task(task: TaskSpec) -> TaskSpec:
@@ -53,20 +53,12 @@ def register_task(task: TaskSpec) -> TaskSpec:
     generated from a user's corpus (``generate``) describes its own task without registering
     it.
     """
-    if task.name in TASKS:
-        raise DuplicateNameError(
-            f"task {task.name!r} is already registered as {TASKS[task.name]!r}"
-        )
-    TASKS[task.name] = task
-    return task
+    return TASKS.register(task.name, task)
 
 
 def get_task(name: str) -> TaskSpec:
     """Look a task up by name, with a did-you-mean error."""
-    try:
-        return TASKS[name]
-    except KeyError:
-        raise UnknownNameError("task", name, TASKS) from None
+    return TASKS[name]
 
 
 NLI3 = ("entailment", "neutral", "contradiction")

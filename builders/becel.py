@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bench.errors import SourceError
+from bench.families import FAMILIES
 from bench.sources import SourceResolver
 from bench.tasks import get_task
 from bench.tsv import read_tsv
@@ -24,27 +25,8 @@ VERSION = "1.0.0"
 ADDITIVE_VERSION = "2.0.0"  # every combination within the cutoff, one seeded order (issue 21)
 ADDITIVE_SEED = 20221012  # seeds the merge order of each combination
 
-CITATION = """@inproceedings{jang-etal-2022-becel,
-    title = "{BECEL}: Benchmark for Consistency Evaluation of Language Models",
-    author = "Jang, Myeongjun and Kwon, Deuk Sin and Lukasiewicz, Thomas",
-    booktitle = "Proceedings of the 29th International Conference on Computational Linguistics",
-    year = "2022",
-    address = "Gyeongju, Republic of Korea",
-    url = "https://aclanthology.org/2022.coling-1.324",
-    pages = "3680--3696",
-}"""
-
-LICENSES = {
-    "snli": "SNLI: CC BY-SA 4.0. BECEL release: no license stated upstream.",
-    "rte": "RTE (GLUE): see the RTE challenge terms. BECEL release: no license stated upstream.",
-    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms. "
-    "BECEL release: no license stated upstream.",
-    "boolq": "BoolQ: CC BY-SA 3.0. BECEL release: no license stated upstream.",
-    "wic": "WiC: CC BY-NC 4.0. BECEL release: no license stated upstream.",
-    "sst2": "SST-2: see the Stanford Sentiment Treebank terms. "
-    "BECEL release: no license stated upstream.",
-    "ag_news": "AG News: non-commercial research use. BECEL release: no license stated upstream.",
-}
+#: Paper, citation and licence notes: declared once in bench/families.py.
+BECEL = FAMILIES["becel"]
 
 
 @dataclass(frozen=True)
@@ -515,7 +497,7 @@ for (_task, _kind), _size in TABLE1.items():
             higher_is_better=False,
             extras=_extras(_task, _kind),
             expected_rows=_size,
-            citation=CITATION,
-            license=LICENSES[_task],
+            citation=BECEL.citation,
+            license=BECEL.licenses[_task],
         )
     )

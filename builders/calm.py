@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 import datasets
 
+from bench.families import FAMILIES
 from bench.sources import SourceResolver
 from builders import readers
 from builders.readers import Example, Reader
@@ -38,13 +39,8 @@ VERSION = "1.0.0"
 #: (2.0.0, issue 21; 1.0.0 held the whole input in ``text`` with ``text_pair`` null).
 PAIR_VERSION = "2.0.0"
 
-CITATION = """@article{jang-etal-2021-calm,
-    title = "Accurate, yet Inconsistent? Consistency Analysis on Language Understanding Models",
-    author = "Jang, Myeongjun and Kwon, Deuk Sin and Lukasiewicz, Thomas",
-    journal = "arXiv preprint arXiv:2108.06665",
-    year = "2021",
-    url = "https://arxiv.org/abs/2108.06665",
-}"""
+#: Paper, citation and licence notes: declared once in bench/families.py.
+CALM = FAMILIES["calm"]
 
 # The tasks (KorNLI, KLUE-NLI, KLUE-STS; MNLI, QNLI and QQP) are registered in bench/tasks.py.
 
@@ -305,17 +301,6 @@ def calm_rows(
 #: the paper split into validation and test; we use the whole split, see docs).
 TABLE6_VALIDATION = {"rte": 277, "mrpc": 408}
 
-LICENSES = {
-    "mnli": "MultiNLI: OANC / CC BY-SA 3.0 / CC BY 3.0 mixture (see the MultiNLI paper).",
-    "qnli": "QNLI (GLUE): derived from SQuAD, CC BY-SA 4.0.",
-    "rte": "RTE (GLUE): see the RTE challenge terms.",
-    "qqp": "QQP: Quora's terms of use (non-commercial research).",
-    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms.",
-    "kornli": "KorNLI: CC BY-SA 4.0.",
-    "klue_nli": "KLUE: CC BY-SA 4.0.",
-    "klue_sts": "KLUE: CC BY-SA 4.0.",
-}
-
 #: (suite name stem, task, source key). KorNLI has dev and test splits mirrored.
 STEMS = (
     ("mnli", "mnli", "mnli"),
@@ -377,8 +362,8 @@ def _register() -> None:
                     higher_is_better=True,
                     extras=EXTRAS,
                     expected_rows=TABLE6_VALIDATION.get(source_key),
-                    citation=CITATION,
-                    license=LICENSES[task],
+                    citation=CALM.citation,
+                    license=CALM.licenses[task],
                 )
             )
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from bench.families import FAMILIES
 from bench.manifest import SPLIT
 from builders.card_data import (
     ABSENT_NOTE,
@@ -33,7 +34,6 @@ from builders.card_data import (
     DEVIATIONS,
     FIELDS,
     PAPER_SIZES,
-    RELEASES,
     SALAD_SOURCE_ROWS,
     PaperSize,
     matches_paper,
@@ -60,22 +60,8 @@ row and the rows it is compared with. Score a prediction file with
 `consistency-bench score PREDICTIONS --data consistency-bench`.
 """
 
-PAPERS = {
-    "becel": "BECEL (Jang et al., 2022)",
-    "calm": "CALM: Accurate, yet Inconsistent? (Jang et al., 2021)",
-    "salad": "BERT & Family Eat Word Salad (Gupta et al., 2021)",
-    "coherence": "Beyond the Tip of the Iceberg: coherence of text classifiers (Storks and "
-    "Chai, 2021)",
-}
-
-#: How the labels of each family's rows were made (Hub ``annotations_creators``).
-ANNOTATIONS = {
-    "becel": ("crowdsourced", "expert-generated", "machine-generated"),
-    "calm": ("crowdsourced", "machine-generated"),
-    "salad": ("crowdsourced", "machine-generated"),
-    "coherence": ("crowdsourced", "expert-generated"),
-    "generated": ("machine-generated",),
-}
+#: How the labels of a config outside the declared families were made (generated suites).
+MACHINE_ANNOTATIONS = ("machine-generated",)
 
 #: What a config made outside the registry is (model-specific word salad, generated suites).
 UNREGISTERED = {
@@ -107,7 +93,7 @@ def _front_matter(manifest: Mapping[str, dict], root: Path | None) -> str:
             {"machine-generated"} | {a for c in corpora for a in c.language_creators}
         ),
         "annotations_creators": sorted(
-            {a for f in families for a in ANNOTATIONS.get(f, ("machine-generated",))}
+            {a for f in families for a in _family_annotations(f)}
         ),
         # No Papers with Code entry exists for this collection; null is the Hub's "none".
         "paperswithcode_id": None,
@@ -119,6 +105,16 @@ def _front_matter(manifest: Mapping[str, dict], root: Path | None) -> str:
         "dataset_info": [dataset_info(n, manifest[n], root) for n in names],
     }
     return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n"
+
+
+def _family_annotations(family: str) -> tuple[str, ...]:
+    """How the labels of a family's rows were made (its declaration; generated: machine)."""
+    return FAMILIES[family].annotations if family in FAMILIES else MACHINE_ANNOTATIONS
+
+
+def _paper(family: str) -> str:
+    """The paper of a family as the card names it (the family's name when undeclared)."""
+    return FAMILIES[family].paper if family in FAMILIES else family
 
 
 def size_category(rows: int) -> str:
@@ -253,7 +249,7 @@ def _config_section(name: str, entry: dict) -> list[str]:
         f"### `{name}`",
         "",
         f"- **Tests:** {description}".rstrip(),
-        f"- **Family:** {PAPERS.get(entry['family'], entry['family'])}; task `{entry['task']}` "
+        f"- **Family:** {_paper(entry['family'])}; task `{entry['task']}` "
         f"(labels: {', '.join(entry['label_names'])}); metric kind `{entry['kind']}`.",
         f"- **Rows from:** {sources}.",
         f"- **Size:** {_size_line(name, entry)}.",
@@ -351,9 +347,10 @@ def license_lines(manifest: Mapping[str, dict]) -> list[str]:
         note = " **Non-commercial.**" if non_commercial(corpus.license) else ""
         caveat = f" **Caveat:** {corpus.caveat}" if corpus.caveat else ""
         lines[name] = f"- {name}: {corpus.license} <{corpus.license_url}>.{note}{caveat}"
-    for family in sorted({e["family"] for e in manifest.values()} & set(RELEASES)):
-        release, text = RELEASES[family]
-        lines[release] = f"- {release}: {text}."
+    for family in sorted({e["family"] for e in manifest.values()} & set(FAMILIES)):
+        if FAMILIES[family].release is not None:
+            release, text = FAMILIES[family].release
+            lines[release] = f"- {release}: {text}."
     return [line for _, line in sorted(lines.items())]
 
 

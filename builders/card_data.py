@@ -1,16 +1,19 @@
 # ruff: noqa: E501  (BibTeX entries keep one field per line, as ACL Anthology writes them)
 """What the dataset card states, as data: corpora, paper sizes, deviations and fields.
 
-``builders/card.py`` renders these tables; ``tests/test_card.py`` checks them against a
-build (every column defined, every corpus cited and licensed, every paper size from a
-constant that names its table, every measured figure still true of the rows). Nothing here
-is prose assembled at render time: a later redesign can move each entry into the family's
-typed spec as it is.
+``builders/card.py`` renders these tables and the family declarations of
+:mod:`bench.families` (paper, licences, annotation creators, release, citation);
+``tests/test_card.py`` checks them against a build (every column defined, every corpus cited
+and licensed, every paper size from a constant that names its table, every measured figure
+still true of the rows) and ``tests/test_registries.py`` that every config named here is a
+registered suite. Nothing here is prose assembled at render time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from bench.families import FAMILIES
 
 
 @dataclass(frozen=True)
@@ -238,14 +241,6 @@ CORPORA["klue_sts"] = Corpus(
     CORPORA["klue_nli"].license_url, CORPORA["klue_nli"].citation,
 )
 
-#: Releases the rows come through, by family: (name, license as stated upstream).
-RELEASES: dict[str, tuple[str, str]] = {
-    "becel": ("BECEL release", "no license stated upstream (github.com/MJ-Jang/BECEL)"),
-    "coherence": ("Coherence annotations",
-                  "no license stated upstream (github.com/sled-group/Verifiable-Coherent-NLU)"),
-}
-
-
 @dataclass(frozen=True)
 class PaperSize:
     """The size a paper prints for a config's test set.
@@ -339,8 +334,10 @@ class Deviation:
     text: str
 
 
+#: The static word-salad configs, in the card's order (task, then transformation).
 _SALAD = tuple(f"{t}_salad_{x}" for t in ("mnli", "snli", "mrpc", "sst2", "qqp")
-               for x in ("sort", "reverse", "shuffle", "copysort", "pbsmt"))
+               for x in ("sort", "reverse", "shuffle", "copysort", "pbsmt")
+               if f"{t}_salad_{x}" in FAMILIES["salad"].suites)
 _PBSMT = ("mnli_salad_pbsmt", "snli_salad_pbsmt", "sst2_salad_pbsmt", "qqp_salad_pbsmt")
 _KOREAN = ("kornli_calm", "kornli_test_calm", "klue_nli_calm", "klue_sts_calm")
 _CALM_CLS = tuple(f"{t}_calm" for t in ("mnli", "qnli", "rte", "mrpc", "qqp")) + _KOREAN

@@ -1,4 +1,8 @@
-"""Every suite family, imported by name. Adding a family adds one line here (no scanning)."""
+"""Every suite family, imported by name. Adding a family adds one line here (no scanning).
+
+A family is declared in :mod:`bench.families` (paper, citation, licences, kinds, tasks, the
+suites it registers); its module here registers those suites (docs/extending.md).
+"""
 
 from builders import (
     becel,  # noqa: F401  (registers the 19 BECEL suites)

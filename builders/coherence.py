@@ -26,20 +26,15 @@ from dataclasses import dataclass
 import datasets
 
 from bench.errors import SourceError
+from bench.families import FAMILIES
 from bench.sources import SourceResolver
 from builders.suite import Row, SuiteSpec, register_suite
 
 VERSION = "1.0.0"
 NO_CONFIDENT_CHOICE = "no_confident_choice"
 
-CITATION = """@inproceedings{storks-chai-2021-beyond,
-    title = "Beyond the Tip of the Iceberg: Assessing Coherence of Text Classifiers",
-    author = "Storks, Shane and Chai, Joyce",
-    booktitle = "Findings of the Association for Computational Linguistics: EMNLP 2021",
-    year = "2021",
-    address = "Punta Cana, Dominican Republic",
-    url = "https://aclanthology.org/2021.findings-emnlp.272",
-}"""
+#: Paper, citation and licence notes: declared once in bench/families.py.
+COHERENCE = FAMILIES["coherence"]
 
 CONV_ENT_PATH = "coherence/conv_ent/ConvEnt_test_annotation_merged2.json"
 ART_ANNOTATION_PATH = "coherence/art/ART_test_rand200_annotation_merged2.json"
@@ -255,7 +250,6 @@ class _Suite:
     build: Callable[[SourceResolver], Iterator[Row]]
     description: str
     main_metric: str
-    license: str
 
 
 _SUITES = (
@@ -268,8 +262,6 @@ _SUITES = (
         "coherence (main: end prediction and every span prediction correct), lenient "
         "coherence (mean span accuracy, counted where the end prediction is correct).",
         "strict_coherence",
-        "Conversational Entailment (Zhang and Chai, 2010) over Switchboard; annotations: "
-        "sled-group/Verifiable-Coherent-NLU (no license stated upstream).",
     ),
     _Suite(
         "art_coherence", "art", "coherence_theta",
@@ -282,8 +274,6 @@ _SUITES = (
         "no_confident_choice). Needs probabilities: a span prediction is confident when the "
         "probability margin is >= theta, swept on a grid; best theta reported.",
         "strict_coherence",
-        "ART: CC BY 4.0 (AI2); annotations: sled-group/Verifiable-Coherent-NLU (no license "
-        "stated upstream).",
     ),
 )
 
@@ -297,6 +287,7 @@ for _s in _SUITES:
             name=_s.name, task=_s.task, family="coherence", kind=_s.kind,
             version=VERSION, sources=_s.sources, build=_s.build, description=_s.description,
             main_metric=_s.main_metric, higher_is_better=True, extras=SPAN_EXTRAS,
-            citation=CITATION, license=_s.license, expected_rows=PAPER_SIZES[_s.name],
+            citation=COHERENCE.citation, license=COHERENCE.licenses[_s.task],
+            expected_rows=PAPER_SIZES[_s.name],
         )
     )

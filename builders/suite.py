@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 import datasets
 
-from bench.errors import DataError, DuplicateNameError, UnknownNameError
+from bench.errors import DataError
+from bench.families import FAMILIES
+from bench.registry import Registry
 from bench.sources import SourceResolver
 from bench.tasks import TaskSpec, get_task
 from builders.schema import features_for
@@ -32,8 +34,9 @@ class SuiteSpec:
     Attributes:
         name: Config name, ``<task>_<type>`` for BECEL (e.g. ``"snli_transitive"``).
         task: Task registry key; gives the label names.
-        family: Paper family (``"becel"``, ``"calm"``, ``"salad"``, ``"coherence"``).
-        kind: Metric kind; selects the scorer in ``bench.scoring.SCORERS``.
+        family: Paper family, a name declared in :data:`bench.families.FAMILIES`
+            (``"becel"``, ``"calm"``, ``"salad"``, ``"coherence"``).
+        kind: Metric kind; selects the scorer in ``bench.scorers.contract.SCORERS``.
         version: Suite version; bump when rows change.
         sources: Mirror-layout paths of every source file the suite reads.
         build: Pure function of a resolver that yields the rows in a fixed order.
@@ -42,8 +45,8 @@ class SuiteSpec:
         higher_is_better: Direction of the main metric.
         extras: Extra columns beyond the base row contract.
         expected_rows: Rows the paper reports for the new test set (Table 1), if any.
-        citation: BibTeX of the paper the suite comes from.
-        license: License note of the sources.
+        citation: BibTeX of the paper the suite comes from (its family's ``citation``).
+        license: License note of the sources (its family's ``licenses[task]``).
         build_cost: Rough CPU seconds of building the suite (1 for the quick ones). Only the
             order in which a pool of processes starts suites depends on it (costliest first,
             so that the longest suite does not start last); the output does not.
@@ -102,21 +105,24 @@ def merge_parts(parts: Iterable[KeyedRows]) -> list[Row]:
     return [row for _, rows in keyed for row in rows]
 
 
-SUITES: dict[str, SuiteSpec] = {}
+SUITES: Registry[SuiteSpec] = Registry("suite")
 
 
 def register_suite(spec: SuiteSpec) -> SuiteSpec:
-    """Add a suite to the registry; names are unique across the benchmark."""
-    if spec.name in SUITES:
-        raise DuplicateNameError(f"suite {spec.name!r} is already registered")
+    """Add a suite to the registry; names are unique across the benchmark.
+
+    Raises:
+        DuplicateNameError: The name is already registered.
+        UnknownNameError: Its task or family is not registered.
+        DataError: Its family's declaration (:mod:`bench.families`) does not list it, its
+            kind, or its task.
+
+    """
     get_task(spec.task)
-    SUITES[spec.name] = spec
-    return spec
+    FAMILIES[spec.family].check_suite(spec.name, spec.task, spec.kind)
+    return SUITES.register(spec.name, spec)
 
 
 def get_suite(name: str) -> SuiteSpec:
     """Look a suite up by name, with a did-you-mean error."""
-    try:
-        return SUITES[name]
-    except KeyError:
-        raise UnknownNameError("suite", name, SUITES) from None
+    return SUITES[name]

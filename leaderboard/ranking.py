@@ -67,6 +67,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
+from bench import families
 from bench.contamination import contamination, parse_training_data
 from bench.errors import BenchError
 from bench.metrics.consistent import UNIT_STATISTICS, no_signal
@@ -82,16 +83,11 @@ from leaderboard.paired import (
 #: Per-unit outcomes: entry -> suite -> unit id -> success value (1 = consistent and right).
 Outcomes = Mapping[str, Mapping[str, Mapping[str, float]]]
 
-#: Display names and reading order of the tasks (others follow, sorted).
-TASKS = {
-    "snli": "SNLI", "rte": "RTE", "mrpc": "MRPC", "boolq": "BoolQ", "wic": "WiC",
-    "sst2": "SST-2", "ag_news": "AG News", "mnli": "MNLI", "qnli": "QNLI", "qqp": "QQP",
-    "kornli": "KorNLI", "klue_nli": "KLUE-NLI", "klue_sts": "KLUE-STS",
-    "art": "ART", "conv_ent": "Conversational Entailment",
-}
-KINDS = ("semantic", "negational", "symmetric", "transitive", "additive", "calm", "salad",
-         "coherence", "coherence_theta")
-FAMILIES = ("becel", "calm", "salad", "coherence")
+#: Display names and reading order of the tasks, the kinds and the families (others follow,
+#: sorted): read from the family declarations (bench/families.py), family by family.
+TASKS = families.task_names()
+KINDS = families.kinds()
+FAMILIES = families.FAMILIES.names()
 #: View groups in reading order.
 VIEW_ORDER = ("task", "kind", "family", "lang", "all")
 #: Tasks whose suites are not in English (the ``lang:en`` view leaves them out).

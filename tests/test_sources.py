@@ -97,16 +97,18 @@ def server(tmp_path):
     httpd.shutdown()
 
 
-def _register(monkeypatch, source: SourceFile) -> None:
-    monkeypatch.setitem(SOURCES, source.path, source)
+def _register(request, source: SourceFile) -> None:
+    """Register ``source`` for one test; the finalizer takes it out of the registry again."""
+    SOURCES.register(source.path, source)
+    request.addfinalizer(lambda: SOURCES.unregister(source.path))
 
 
-def test_download_verifies_then_caches(server, tmp_path, monkeypatch):
+def test_download_verifies_then_caches(server, tmp_path, request):
     root, url = server
     payload = b"premise\thypothesis\tlabel\n"
     (root / "f.tsv").write_bytes(payload)
     md5 = hashlib.md5(payload).hexdigest()
-    _register(monkeypatch, SourceFile("test/f.tsv", md5, f"{url}/f.tsv"))
+    _register(request, SourceFile("test/f.tsv", md5, f"{url}/f.tsv"))
     cache = tmp_path / "cache"
     got = SourceResolver(None, cache_dir=cache).path("test/f.tsv")
     assert got == cache / "test/f.tsv" and got.read_bytes() == payload
@@ -114,7 +116,7 @@ def test_download_verifies_then_caches(server, tmp_path, monkeypatch):
     assert SourceResolver(None, cache_dir=cache, download=False).path("test/f.tsv") == got
 
 
-def test_download_from_a_zip_member(server, tmp_path, monkeypatch):
+def test_download_from_a_zip_member(server, tmp_path, request):
     root, url = server
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -122,24 +124,24 @@ def test_download_from_a_zip_member(server, tmp_path, monkeypatch):
     (root / "a.zip").write_bytes(buffer.getvalue())
     md5 = hashlib.md5(b"T\nF\n").hexdigest()
     _register(
-        monkeypatch, SourceFile("z/train.gold.txt", md5, f"{url}/a.zip", "train/train.gold.txt")
+        request, SourceFile("z/train.gold.txt", md5, f"{url}/a.zip", "train/train.gold.txt")
     )
     path = SourceResolver(None, cache_dir=tmp_path).path("z/train.gold.txt")
     assert path.read_text() == "T\nF\n"
 
 
-def test_corrupt_download_is_not_cached(server, tmp_path, monkeypatch):
+def test_corrupt_download_is_not_cached(server, tmp_path, request):
     root, url = server
     (root / "f.tsv").write_bytes(b"tampered")
-    _register(monkeypatch, SourceFile("test/f.tsv", "0" * 32, f"{url}/f.tsv"))
+    _register(request, SourceFile("test/f.tsv", "0" * 32, f"{url}/f.tsv"))
     with pytest.raises(SourceError, match="nothing was cached"):
         SourceResolver(None, cache_dir=tmp_path / "cache").path("test/f.tsv")
     assert not (tmp_path / "cache" / "test" / "f.tsv").exists()
 
 
-def test_unreachable_host_names_the_file_and_the_mirror(server, tmp_path, monkeypatch):
+def test_unreachable_host_names_the_file_and_the_mirror(server, tmp_path, request):
     _, url = server
-    _register(monkeypatch, SourceFile("test/gone.tsv", "0" * 32, f"{url}/gone.tsv"))
+    _register(request, SourceFile("test/gone.tsv", "0" * 32, f"{url}/gone.tsv"))
     with pytest.raises(SourceUnavailableError, match="download failed: HTTP Error 404") as info:
         SourceResolver(None, cache_dir=tmp_path).path("test/gone.tsv")
     assert "--sources DIR" in str(info.value)

@@ -17,8 +17,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bench.arrays import indices, int64
-from bench.errors import DuplicateNameError
 from bench.metrics.consistent import Consistent
+from bench.registry import Registry
 
 #: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
 CORE_COLUMNS = ("id", "group", "variant", "label")
@@ -282,12 +282,9 @@ class SuiteScore:
 
 
 Scorer = Callable[[SuiteData, Aligned, ScoreOptions], SuiteScore]
-SCORERS: dict[str, Scorer] = {}
+SCORERS: Registry[Scorer] = Registry("metric kind")
 
 
 def register_scorer(kind: str, scorer: Scorer) -> Scorer:
     """Register the scorer of a metric kind; a kind is registered once."""
-    if kind in SCORERS:
-        raise DuplicateNameError(f"scorer for kind {kind!r} is already registered")
-    SCORERS[kind] = scorer
-    return scorer
+    return SCORERS.register(kind, scorer)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import datasets
 
 from bench.errors import SourceError
+from bench.families import FAMILIES
 from bench.metrics.salad import DEFAULT_LABEL, TRANSFORM_FAMILY
 from bench.sources import SOURCES, SourceResolver
 from bench.tasks import get_task
@@ -47,23 +48,8 @@ LOWER = True
 FAMILY = "salad"
 KIND = "salad"
 
-CITATION = """@inproceedings{gupta-etal-2021-bert,
-    title = "{BERT} {\\&} Family Eat Word Salad: Experiments with Text Understanding",
-    author = "Gupta, Ashim and Kvernadze, Giorgi and Srikumar, Vivek",
-    booktitle = "Proceedings of the AAAI Conference on Artificial Intelligence",
-    volume = "35",
-    number = "14",
-    pages = "12946--12954",
-    year = "2021",
-}"""
-
-LICENSES = {
-    "mnli": "MultiNLI: OANC / CC BY-SA 3.0 / CC BY 3.0 mixture (see the MultiNLI paper).",
-    "snli": "SNLI: CC BY-SA 4.0.",
-    "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms.",
-    "sst2": "SST-2: see the Stanford Sentiment Treebank terms.",
-    "qqp": "QQP: Quora's terms of use (non-commercial research).",
-}
+#: Paper, citation and licence notes: declared once in bench/families.py.
+SALAD = FAMILIES[FAMILY]
 
 # MNLI and QQP are registered in bench/tasks.py (CALM uses them too).
 
@@ -537,7 +523,7 @@ def gradient_specs(
             build=lambda resolver, rows=tuple(rows): iter(rows),
             description=DESCRIPTIONS[transform] + f" Token importance from model {model_name}.",
             main_metric="agreement", higher_is_better=False, extras=salad_extras(True),
-            citation=CITATION, license=LICENSES[task],
+            citation=SALAD.citation, license=SALAD.licenses[task],
         ))
     return specs
 
@@ -581,8 +567,8 @@ def _static_suites() -> Iterator[SuiteSpec]:
                 name=f"{task}_salad_{transform}", task=task, family=FAMILY, kind=KIND,
                 version=VERSION, sources=(source.path,), build=lexical_rows(task, transform),
                 description=DESCRIPTIONS[transform] + SUFFIX, main_metric="agreement",
-                higher_is_better=False, extras=salad_extras(), citation=CITATION,
-                license=LICENSES[task],
+                higher_is_better=False, extras=salad_extras(), citation=SALAD.citation,
+                license=SALAD.licenses[task],
             )
         if task not in NO_STATISTICAL:
             train = (source.train_path,) if source.train_path else ()
@@ -591,8 +577,8 @@ def _static_suites() -> Iterator[SuiteSpec]:
                 version=PBSMT_VERSION, sources=(source.path, *train),
                 build=statistical_rows(task),
                 description=DESCRIPTIONS["pbsmt"] + SUFFIX, main_metric="agreement",
-                higher_is_better=False, extras=salad_extras(), citation=CITATION,
-                license=LICENSES[task], build_cost=PBSMT_BUILD_COST.get(task, 1.0),
+                higher_is_better=False, extras=salad_extras(), citation=SALAD.citation,
+                license=SALAD.licenses[task], build_cost=PBSMT_BUILD_COST.get(task, 1.0),
                 **_split(task),
             )
 

@@ -17,13 +17,12 @@ import datasets
 import evaluate
 import numpy as np
 
+from bench.families import FAMILIES
 from bench.metrics import becel, calm
 
 _DESCRIPTION = __doc__
-_CITATION = """@inproceedings{jang-etal-2022-becel,
-  title = {{BECEL}: Benchmark for Consistency Evaluation of Language Models},
-  author = {Jang, Myeongjun and Kwon, Deuk Sin and Lukasiewicz, Thomas},
-  booktitle = {Proceedings of COLING 2022}, year = {2022}, pages = {3680--3696}}"""
+#: The papers of the metrics (tau: BECEL; c_r: CALM), from the family declarations.
+_CITATION = FAMILIES["becel"].citation + "\n" + FAMILIES["calm"].citation
 _KWARGS = """
 Args:
     predictions: label indices on the perturbed (or merged) inputs.
