@@ -155,12 +155,13 @@ class Setup:
 def suite_flags(results: Mapping, entry: str = "entry") -> dict[str, str]:
     """Suites the leaderboard would not rank for this entry: degenerate or incomplete.
 
-    Degenerate is decided by the leaderboard's own cell (``leaderboard.ranking``), so
+    Degenerate is decided by the leaderboard's own cell (``leaderboard.ranking.flags``), so
     ``publish-results`` refuses exactly what the leaderboard shows only for reference.
     Incomplete suites are the results' ``skipped`` suites with some but not all rows.
     """
     from bench.results import incomplete
-    from leaderboard.ranking import Entry, _cell, _judge_untestable, suite_info
+    from leaderboard.ranking.flags import _cell, _judge_untestable
+    from leaderboard.ranking.model import Entry, suite_info
 
     flags = {suite: f"incomplete ({why})" for suite, why in incomplete(results).items()}
     holder = Entry(entry, results)

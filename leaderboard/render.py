@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
 from leaderboard.page import MAX_SUITE_COLUMNS, SCORE_NOTE, render_page
-from leaderboard.ranking import Leaderboard, Row
+from leaderboard.ranking.model import Leaderboard, Row
 from leaderboard.render_format import FLAG_LEGEND, STATUS_LEGEND, clean, dom_id, md_text, pct
 
 MARKDOWN = "leaderboard.md"
