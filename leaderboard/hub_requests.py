@@ -66,8 +66,8 @@ def validate_files(predictions: str | os.PathLike, meta_path: str | os.PathLike,
     from bench.scoring import score_file
 
     meta = read_meta(meta_path)
-    jsonl = to_jsonl(predictions)
-    results = dict((scorer or score_file)(Path(predictions), data_dir))
+    jsonl = to_jsonl(os.fspath(predictions))
+    results = dict((scorer or score_file)(Path(predictions), os.fspath(data_dir)))
     require_coverage(results, str(predictions))
     return meta, jsonl, results
 

@@ -91,19 +91,19 @@ def rank(
         _cell_intervals(cells, infos, tables)
     for suite in ordered:
         cs = cells[suite]
-        scored = sorted((e for e in cs if cs[e].goodness is not None),
-                        key=lambda e: (-cs[e].goodness, e))
+        ranked = {e: c.goodness for e, c in cs.items() if c.goodness is not None}
+        scored = sorted(ranked, key=lambda e: (-ranked[e], e))
         good = [e for e in scored if not cs[e].degenerate]  # ranked
         reference = [e for e in scored if cs[e].degenerate]  # shown below, never ranked
         rest = sorted((e for e in cs if cs[e].goodness is None),
                       key=lambda e: (-(cs[e].consistency or 0.0), e))
-        for e, r in zip(good, _dense_ranks([cs[e].goodness for e in good]), strict=True):
+        for e, r in zip(good, _dense_ranks([ranked[e] for e in good]), strict=True):
             cs[e] = replace(cs[e], rank=r)
         if scored:
             rankable.add(suite)
         suite_order[suite] = good + reference + rest
-        scorer = (None if infos[suite].ranked_units is None
-                  else _statistic_scorer(infos[suite].ranked_units))
+        units = infos[suite].ranked_units
+        scorer = None if units is None else _statistic_scorer(units)
         suite_tests[suite] = [
             _suite_test(good[i], good[i + 1], suite, cs, tables, scorer)
             for i in range(len(good) - 1)

@@ -84,7 +84,8 @@ def degenerate_reason(metrics: Mapping, goodness: float | None = None,
     top = metrics.get("top_prediction_share")
     if top is not None and top >= NEAR_CONSTANT:
         return f"near-constant predictions on the originals ({100 * top:.0f}% one label)"
-    n, k, rate = (metrics.get(x) for x in ("n_original", "n_original_correct", "majority_rate"))
+    # set on a testable suite (degenerate_testable): the count and the majority rate
+    n, k, rate = metrics["n_original"], metrics.get("n_original_correct"), metrics["majority_rate"]
     if k is not None:
         p = binom_tail_ge(int(k), int(n), float(rate))
         if p >= ALPHA:

@@ -52,10 +52,16 @@ def _suite_test(
             if scorer is None:
                 diff = float((patterns[:, 0] - patterns[:, 1]) @ counts / counts.sum())
             else:
-                diff = cells[a].goodness - cells[b].goodness
+                diff = _gap(cells[a], cells[b])
             return PairedResult("paired-bootstrap", n_units, diff, p, p < ALPHA)
-    diff = cells[a].goodness - cells[b].goodness
+    diff = _gap(cells[a], cells[b])
     return ci_overlap_z(diff, cells[a].sd_goodness, cells[b].sd_goodness)
+
+
+def _gap(a: Cell, b: Cell) -> float:
+    """``a``'s ranked score minus ``b``'s; neighbours on a suite are ranked cells."""
+    assert a.goodness is not None and b.goodness is not None, "neighbours are ranked cells"
+    return a.goodness - b.goodness
 
 
 def _mean_scorer(chance: float) -> UnitScorer:
@@ -214,6 +220,7 @@ def _cell_intervals(cells: dict[str, dict[str, Cell]], infos: Mapping[str, Suite
             scorer = unit_scorer(infos[s], c.chance or 0.0)
             boot = _bootstrap_scores([e], [s], tables, {s: scorer}, 0, N_BOOT_CELL,
                                      f"cell:{s}:{e}")
+            assert boot is not None, "the cell's units were found just above"
             values = boot[0][:, 0]
             # widened to hold the estimate: near S = 1 the resampled |a - c| is biased upward,
             # so the word-salad percentiles can lie just below the observed score

@@ -6,8 +6,9 @@ kind's suites (:func:`kind_weights`); format variants fold into one slot (:func:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -50,6 +51,12 @@ def view_title(key: str) -> str:
 def _dense_ranks(values: Sequence[float]) -> list[int]:
     """Competition ranks ("1224"), best (largest) first."""
     return [1 + sum(1 for w in values if w > v + 1e-12) for v in values]
+
+
+def _score(cell: Cell) -> float:
+    """A ranked cell's score: a view ranks only cells whose ``goodness`` is set."""
+    assert cell.goodness is not None, "a view ranks only cells with a ranked score"
+    return cell.goodness
 
 
 def _beats(a: float, b: float) -> float:
@@ -119,7 +126,7 @@ def _view(
     unranked: Sequence[str] = (),
     infos: Mapping[str, SuiteInfo] | None = None,
 ) -> View:
-    stats = {}
+    stats: dict[str, Row] = {}  # entry -> its row before the ranks are known
     ranked = {s: {e: c for e, c in cells[s].items() if c.goodness is not None} for s in suites}
     slots, variant = format_slots(suites)
     kind_of = {s: (infos[s].kind if infos and s in infos else "") for s in suites}
@@ -133,33 +140,41 @@ def _view(
         return alt if alt is not None and e in ranked[alt] else None
 
     for e in entries:
-        covered = [s for s in slots if pick(e, s)]
+        picked = {s: p for s in slots if (p := pick(e, s)) is not None}
+        covered = list(picked)
         borda = 0.0
         rates = []
         for s in covered:
-            mine_s = cells[pick(e, s)][e].goodness
-            others = [cells[pick(o, s)][o].goodness for o in entries if o != e and pick(o, s)]
+            mine_s = _score(cells[picked[s]][e])
+            others = [_score(cells[p][o]) for o in entries
+                      if o != e and (p := pick(o, s)) is not None]
             wins = sum(_beats(mine_s, g) for g in others)
             borda += wins
             if others:
                 rates.append(wins / len(others))
-        mine = {s: cells[pick(e, s)][e] for s in covered}
+        mine = {s: cells[p][e] for s, p in picked.items()}
         weights = kind_weights(covered, kind_of)
-        sds = [c.sd_goodness for c in mine.values()]
-        kind_means = {}
+        sds = {s: c.sd_goodness for s, c in mine.items()}
+        known_sds = {s: sd for s, sd in sds.items() if sd is not None}
+        kind_means: dict[str, float | None] = {}
         for k in kinds:
-            values = [c.goodness for s, c in mine.items() if kind_of[s] == k]
+            values = [_score(c) for s, c in mine.items() if kind_of[s] == k]
             kind_means[k] = float(np.mean(values)) if values else None
         degenerate = _flag([c.degenerate for c in mine.values()], "degenerate")
-        stats[e] = dict(
+        stats[e] = Row(
+            name=e,
+            rank=None,
             covered=len(covered),
+            total=len(slots),
             mean=_kind_mean({s: c.goodness for s, c in mine.items()}, kind_of),
             kind_means=kind_means,
             borda=borda,
             win_rate=float(np.mean(rates)) if rates else None,
+            rank_borda=None,
+            rank_win_rate=None,
             sd_mean=(
-                float(np.sqrt(sum((weights[s] * c.sd_goodness) ** 2 for s, c in mine.items())))
-                if sds and all(x is not None for x in sds) else None
+                float(np.sqrt(sum((weights[s] * sd) ** 2 for s, sd in known_sds.items())))
+                if sds and len(known_sds) == len(sds) else None
             ),
             accuracy=_kind_mean({s: c.accuracy for s, c in mine.items()}, kind_of),
             consistency=_kind_mean({s: c.consistency for s, c in mine.items()}, kind_of),
@@ -167,23 +182,25 @@ def _view(
             contaminated=_flag_any([c.contaminated for c in mine.values()], covered),
             failing=None if degenerate else _failing(mine, kind_of),
         )
-    complete = [e for e in entries if stats[e]["covered"] == len(slots) and slots]
+    complete = [e for e in entries if stats[e].covered == len(slots) and slots]
     # Complete but degenerate: a reference row (constant, random), never ranked.
-    reference = [e for e in complete if stats[e]["degenerate"]]
+    reference = [e for e in complete if stats[e].degenerate]
     complete = [e for e in complete if e not in reference]
     partial = [e for e in entries if e not in complete and e not in reference]
 
-    def ranks(key: str) -> dict[str, int]:
-        vals = [stats[e][key] if stats[e][key] is not None else -1e9 for e in complete]
+    def ranks(value: Callable[[Row], float | None]) -> dict[str, int]:
+        vals = [-1e9 if v is None else v for v in (value(stats[e]) for e in complete)]
         return dict(zip(complete, _dense_ranks(vals), strict=False))
 
-    r_mean, r_borda, r_win = ranks("mean"), ranks("borda"), ranks("win_rate")
-    complete.sort(key=lambda e: (r_mean[e], -stats[e]["borda"], e))
-    reference.sort(key=lambda e: (-stats[e]["mean"], e))
+    r_mean = ranks(lambda r: r.mean)
+    r_borda = ranks(lambda r: r.borda)
+    r_win = ranks(lambda r: r.win_rate)
+    complete.sort(key=lambda e: (r_mean[e], -stats[e].borda, e))
+    reference.sort(key=lambda e: (-(stats[e].mean or 0.0), e))  # complete: mean is set
     # partial rows: real entries before degenerate ones (a baseline covering more suites must
     # not head the block), then by coverage and score; entries covering nothing last
-    partial.sort(key=lambda e: (stats[e]["covered"] == 0, stats[e]["degenerate"] is not None,
-                                -stats[e]["covered"], -(stats[e]["mean"] or -1e9), e))
+    partial.sort(key=lambda e: (stats[e].covered == 0, stats[e].degenerate is not None,
+                                -stats[e].covered, -(stats[e].mean or -1e9), e))
     scorers = {s: unit_scorer(infos[s], next(iter(ranked[s].values())).chance or 0.0)
                for s in slots if ranked[s] and infos and s in infos}
     weights = kind_weights(slots, kind_of)
@@ -195,30 +212,9 @@ def _view(
     intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
     rows = []
     for e in complete + reference + partial:
-        st = stats[e]
         low, high = intervals.get(e, (None, None))
-        rows.append(
-            Row(
-                name=e,
-                rank=r_mean.get(e),
-                covered=st["covered"],
-                total=len(slots),
-                mean=st["mean"],
-                borda=st["borda"],
-                win_rate=st["win_rate"],
-                rank_borda=r_borda.get(e),
-                rank_win_rate=r_win.get(e),
-                sd_mean=st["sd_mean"],
-                rank_low=low,
-                rank_high=high,
-                accuracy=st["accuracy"],
-                consistency=st["consistency"],
-                degenerate=st["degenerate"],
-                contaminated=st["contaminated"],
-                kind_means=st["kind_means"],
-                failing=st["failing"],
-            )
-        )
+        rows.append(replace(stats[e], rank=r_mean.get(e), rank_borda=r_borda.get(e),
+                            rank_win_rate=r_win.get(e), rank_low=low, rank_high=high))
     for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
         test = _aggregate_test(rows[i], rows[i + 1], slots,
                                outcomes if len(scorers) == len(slots) else None, scorers, weights)
@@ -230,10 +226,10 @@ def _view_keys(infos: Mapping[str, SuiteInfo]) -> list[tuple[str, list[str]]]:
     """View keys with their suites, in reading order: tasks, kinds, families, English, all."""
     names = list(infos)
     out = []
-    orders = {"task": tuple(TASKS), "kind": KINDS, "family": FAMILIES}
+    orders: dict[str, Sequence[str]] = {"task": tuple(TASKS), "kind": KINDS, "family": FAMILIES}
     for attr in VIEW_ORDER[:-2]:
         values = sorted({getattr(infos[s], attr) for s in names} - {""},
-                        key=lambda v, a=attr: _order_key(v, orders[a]))
+                        key=partial(_order_key, order=orders[attr]))
         for value in values:
             out.append((f"{attr}:{value}", [s for s in names if getattr(infos[s], attr) == value]))
     english = [s for s in names if infos[s].family in ENGLISH_FAMILIES
