@@ -71,7 +71,7 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
         outcomes, kept = {}, []
         for s in subs:
             try:
-                outcomes[s.slug] = verify(s.results, s.path / "predictions.jsonl.gz", data,
+                outcomes[s.slug] = verify(s.results, s.path / "predictions.jsonl.gz", Path(data),
                                           f"entry {s.slug!r} ({s.path})")
             except BenchError as exc:
                 warn(f"{exc}; not ranked")

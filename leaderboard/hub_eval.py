@@ -155,12 +155,13 @@ class Setup:
 def suite_flags(results: Mapping, entry: str = "entry") -> dict[str, str]:
     """Suites the leaderboard would not rank for this entry: degenerate or incomplete.
 
-    Degenerate is decided by the leaderboard's own cell (``leaderboard.ranking``), so
+    Degenerate is decided by the leaderboard's own cell (``leaderboard.ranking.flags``), so
     ``publish-results`` refuses exactly what the leaderboard shows only for reference.
     Incomplete suites are the results' ``skipped`` suites with some but not all rows.
     """
     from bench.results import incomplete
-    from leaderboard.ranking import Entry, _cell, _judge_untestable, suite_info
+    from leaderboard.ranking.flags import _cell, _judge_untestable
+    from leaderboard.ranking.model import Entry, suite_info
 
     flags = {suite: f"incomplete ({why})" for suite, why in incomplete(results).items()}
     holder = Entry(entry, results)
@@ -187,8 +188,9 @@ def result_date(results: Mapping, meta: Mapping | None = None) -> str | None:
                   results.get("date")):
         if isinstance(value, str) and value:
             return value
-        if hasattr(value, "isoformat"):
-            return value.isoformat()
+        isoformat = getattr(value, "isoformat", None)  # a YAML date or datetime
+        if isoformat is not None:
+            return isoformat()
     return None
 
 
@@ -236,18 +238,18 @@ def eval_result_entries(results: Mapping, dataset_repo: str, *,
     incomplete_note = [s for s, why in flags.items() if why.startswith("incomplete")]
     date = result_date(results, meta)
     entries, skipped, mismatched = [], {}, []
-    for suite, entry in sorted(suites.items()):
+    for suite, scored in sorted(suites.items()):
         if manifest is not None:
             if suite not in manifest:
                 skipped[suite] = "not in the published suites.json"
                 continue
-            if entry.get("content_hash") not in (None, manifest[suite].get("sha256")):
+            if scored.get("content_hash") not in (None, manifest[suite].get("sha256")):
                 mismatched.append(suite)
                 continue
-        value = headline(entry)
+        value = headline(scored)
         if value is None:
-            raw = entry.get(HEADLINE)
-            reason = ("missing" if HEADLINE not in entry else "undefined (null)" if raw is None
+            raw = scored.get(HEADLINE)
+            reason = ("missing" if HEADLINE not in scored else "undefined (null)" if raw is None
                       else f"not a finite number ({shorten(raw)})")
             skipped[suite] = f"{HEADLINE} {reason}"
             continue

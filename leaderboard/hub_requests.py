@@ -67,8 +67,8 @@ def validate_files(predictions: str | os.PathLike, meta_path: str | os.PathLike,
     from bench.scoring import score_file
 
     meta = read_meta(meta_path)
-    jsonl = to_jsonl(predictions)
-    results = dict((scorer or score_file)(Path(predictions), data_dir))
+    jsonl = to_jsonl(os.fspath(predictions))
+    results = dict((scorer or score_file)(Path(predictions), os.fspath(data_dir)))
     require_coverage(results, str(predictions))
     return meta, jsonl, results
 
@@ -130,7 +130,7 @@ def submit_request(predictions: str | os.PathLike, *, name: str, meta_path: str 
 
     repo = check_repo_id(repo_id, "--hub")
     request = prepare(predictions, name=name, meta_path=meta_path, data_dir=data_dir)
-    warning = invalid_warning(request.results, predictions)
+    warning = invalid_warning(request.results, str(predictions))
     if warning:
         log(warning)
     log(f"validated {predictions}: {len(request.results.get('suites', {}))} suites "

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from leaderboard.page_assets import CSS, JS, csp, heat_class
 from leaderboard.paired import PairedResult
-from leaderboard.ranking import Cell, Leaderboard, Row, View
+from leaderboard.ranking.model import Cell, Leaderboard, Row, View
 from leaderboard.render_format import (
     FLAG_LEGEND,
     STATUS_LEGEND,

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bench.errors import BenchError
 
@@ -94,7 +95,7 @@ def format_p(p: float | None) -> str:
     return f"{p:.3f}"
 
 
-def mcnemar_exact(a: Sequence[float], b: Sequence[float], *, alpha: float = 0.05) -> PairedResult:
+def mcnemar_exact(a: ArrayLike, b: ArrayLike, *, alpha: float = 0.05) -> PairedResult:
     """Exact McNemar test on paired binary outcomes (1 = success for that entry).
 
     Raises:
@@ -121,8 +122,8 @@ def _seed(seed: int, key: str) -> int:
 
 
 def paired_bootstrap(
-    a: Sequence[float],
-    b: Sequence[float],
+    a: ArrayLike,
+    b: ArrayLike,
     *,
     n_boot: int = 2000,
     seed: int = 0,

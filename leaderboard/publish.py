@@ -175,7 +175,10 @@ def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | N
 
 def _sha256(path: Path) -> str:
     with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
+        digest = hashlib.sha256()  # hashlib.file_digest needs Python 3.11
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+        return digest.hexdigest()
 
 
 def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
@@ -286,7 +289,7 @@ def _status(exc: BaseException) -> int | None:
     """The HTTP status behind ``exc`` or its causes (``hf_xet`` puts it in the message)."""
     from huggingface_hub.errors import HfHubHTTPError
 
-    seen = exc
+    seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, HfHubHTTPError) and seen.response is not None:
             return seen.response.status_code
@@ -327,11 +330,11 @@ def _explain(exc: Exception, plan: Plan) -> PublishError:
     return PublishError(msg + "; nothing was committed")
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
+def _transport_errors() -> tuple[type[Exception], ...]:
     """Exceptions ``huggingface_hub`` lets through on network and HTTP failures."""
     from huggingface_hub.errors import HfHubHTTPError
 
-    errors: list[type[BaseException]] = [HfHubHTTPError, OSError, ValueError, RuntimeError]
+    errors: list[type[Exception]] = [HfHubHTTPError, OSError, ValueError, RuntimeError]
     for module in ("httpx2", "httpx", "requests"):  # the transport of the installed version
         try:
             errors.append(importlib.import_module(module).HTTPError)
@@ -363,8 +366,8 @@ def execute(plan: Plan, *, endpoint: str | None = None, token: str | None = None
            for p, f in sorted(plan.files.items())]
     try:
         if plan.create_repo:
-            sdk = {"space_sdk": plan.space_sdk} if plan.space_sdk else {}
-            api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True, **sdk)
+            api.create_repo(plan.repo_id, repo_type=plan.repo_type, exist_ok=True,
+                            space_sdk=plan.space_sdk or None)
         info = api.create_commit(
             plan.repo_id, ops, commit_message=plan.message, repo_type=plan.repo_type,
             create_pr=plan.create_pr,
@@ -426,9 +429,10 @@ def model_card_text(text: str, results: Mapping, model_name: str, dataset_repo: 
         end = text.find("\n---\n", 4)
         if end == -1:
             raise ConfigError(f"{where}: YAML header opened with '---' is never closed")
-        meta = load_yaml_text(text[4:end], f"{where} (YAML header)") or {}
-        if not isinstance(meta, dict):
+        loaded = load_yaml_text(text[4:end], f"{where} (YAML header)") or {}
+        if not isinstance(loaded, dict):
             raise ConfigError(f"{where}: YAML header must be a mapping")
+        meta = loaded
         body = text[end + 5:]
     meta["model-index"] = model_index(results, model_name, dataset_repo)
     header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)

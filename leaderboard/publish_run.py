@@ -156,7 +156,7 @@ def plan_entry_results(entry: str, model: str, dataset: str, setup, *,
     results = read_results(submissions, entry)
     meta = read_meta(submissions, entry)
     check_target_model(model, meta, entry, force)
-    manifest = read_manifest(data) if data else None
+    manifest = read_manifest(Path(data)) if data else None
     return plan_results(results, entry, model, dataset, setup=setup,
                         dataset_revision=dataset_revision, manifest=manifest,
                         model_card=model_card, meta=meta, source_url=source_url,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
 from leaderboard.page import MAX_SUITE_COLUMNS, SCORE_NOTE, render_page
-from leaderboard.ranking import Leaderboard, Row
+from leaderboard.ranking.model import Leaderboard, Row
 from leaderboard.render_format import FLAG_LEGEND, STATUS_LEGEND, clean, dom_id, md_text, pct
 
 MARKDOWN = "leaderboard.md"
@@ -176,15 +176,15 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
                                        edgecolor=(0, 0, 0, 0.35), linewidth=0))
     groups: list[tuple[str, int, int]] = []
     for j, s in enumerate(suites):
-        label = f"{lb.suites[s].family}: {lb.suites[s].kind}"
-        if groups and groups[-1][0] == label:
-            groups[-1] = (label, groups[-1][1], j)
+        group = f"{lb.suites[s].family}: {lb.suites[s].kind}"
+        if groups and groups[-1][0] == group:
+            groups[-1] = (group, groups[-1][1], j)
         else:
-            groups.append((label, j, j))
-    for k, (label, a, b) in enumerate(groups):
+            groups.append((group, j, j))
+    for k, (group, a, b) in enumerate(groups):
         if a > 0:
             ax.axvline(a - 0.5, color="black", linewidth=1.2)
-        ax.text((a + b) / 2, -0.6 - 0.6 * (k % 2), _plain(label.split(": ", 1)[1]), ha="center",
+        ax.text((a + b) / 2, -0.6 - 0.6 * (k % 2), _plain(group.split(": ", 1)[1]), ha="center",
                 va="bottom", fontsize=font + 1, clip_on=False)
     fig.colorbar(im, cax=cax, label="score % (0 = chance)")
     ax.set_title("consistency-bench: chance-corrected consistent accuracy, entries × suites "

@@ -97,7 +97,7 @@ def changed_paths(diff: str) -> list[str]:
             never stops the review of the others).
 
     """
-    out = []
+    out: list[str] = []
     for line in (diff or "").splitlines():
         if line.startswith("deleted file mode") and out:
             raise Refused(f"the pull request deletes {out[-1]!r}; a request only adds files")
@@ -195,7 +195,7 @@ def check_local_suites(data_dir: str | os.PathLike, published: dict[str, str],
     from bench.errors import ConfigError
     from bench.manifest import read_manifest
 
-    local = read_manifest(data_dir)
+    local = read_manifest(os.fspath(data_dir))
     stale = sorted(s for s, info in local.items() if s in published
                    and isinstance(info, dict) and info.get("sha256") != published[s])
     if stale:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeGuard
 
 from bench.errors import ConfigError
 
@@ -31,7 +32,7 @@ REL_TOL = 1e-9
 FRACTION_SLACK = 1e-9
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

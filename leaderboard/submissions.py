@@ -376,7 +376,7 @@ def submit(
     if os.path.lexists(target) and not replace:
         raise ConfigError(_taken(slug, root))
     _check_same_name(target, name)
-    jsonl = to_jsonl(predictions)
+    jsonl = to_jsonl(os.fspath(predictions))
     scorer = scorer or score_file
     results = _score(predictions, data_dir, scorer, jsonl)
     results["provenance"] = provenance("submit", arguments or {
@@ -584,7 +584,10 @@ def load_entry(d: Path, *, check_values: bool = True) -> Submission:
 
 def _file_sha256(path: Path) -> str:
     with path.open("rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
+        digest = hashlib.sha256()  # hashlib.file_digest needs Python 3.11
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+        return digest.hexdigest()
 
 
 def site_record(root: str | os.PathLike, subs: list[Submission]) -> dict:

@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1
 .venv/bin/ruff check .
+# type check of bench/metrics and leaderboard ([tool.mypy] in pyproject.toml)
+.venv/bin/python -m mypy
 .venv/bin/python -m pytest -q "$@"

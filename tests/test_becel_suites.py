@@ -14,12 +14,12 @@ import yaml
 
 from bench.manifest import read_manifest
 from bench.sources import SourceResolver
+from bench.tsv import read_tsv
 from builders.additive import count_tokens, length_threshold
 from builders.becel import ADDITIVE_SOURCES, TABLE1
 from builders.catalog import SUITES
 from builders.export import build_all
 from builders.schema import BASE_COLUMNS
-from builders.tsv import read_tsv
 
 BECEL = sorted(n for n, s in SUITES.items() if s.family == "becel")
 # Measured with the paper's filter (every same-label combination whose merged length is within

@@ -117,7 +117,7 @@ def conditional_consistency(
             f"antecedent_correct must have shape ({len(derived_ok)}, 2); "
             f"got {antecedent_correct.shape}"
         )
-    in_c = antecedent_correct.all(axis=1)
+    in_c = np.asarray(antecedent_correct.all(axis=1))
     return in_c, derived_ok[in_c]
 
 

@@ -1,0 +1,124 @@
+"""The ranking's entry point: :func:`rank` puts cells, flags, intervals and views together."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from bench.errors import BenchError
+from leaderboard.paired import PairedResult
+from leaderboard.ranking.flags import _cell, _judge_untestable
+from leaderboard.ranking.intervals import (
+    _cell_intervals,
+    _statistic_scorer,
+    _suite_test,
+    unit_tables,
+)
+from leaderboard.ranking.model import (
+    Cell,
+    Entry,
+    Leaderboard,
+    Outcomes,
+    SuiteInfo,
+    suite_info,
+    suite_sort_key,
+)
+from leaderboard.ranking.views import _dense_ranks, _view, _view_keys
+
+
+def rank(
+    entries: Sequence[Entry],
+    *,
+    outcomes: Outcomes | None = None,
+    best_near: Mapping[str, float] | None = None,
+) -> Leaderboard:
+    """Rank ``entries`` (pure).
+
+    Args:
+        entries: Entries with their results JSON (and meta, for ``training_data``).
+        outcomes: Optional per-unit outcomes of the consistent accuracy, for paired tests and
+            rank intervals; without them neighbours are compared from binomial intervals and
+            no rank interval is given.
+        best_near: Per-suite "best near" values of the main metric overriding the results.
+
+    Raises:
+        BenchError: Two entries disagree on a suite's direction or content hash, a results
+            JSON lacks a field, or an entry's ``training_data`` is malformed.
+
+    """
+    names = [e.name for e in entries]
+    if len(set(names)) != len(names):
+        raise BenchError(f"duplicate entry names: {sorted(n for n in names if names.count(n) > 1)}")
+    infos: dict[str, SuiteInfo] = {}
+    hashes: dict[str, tuple[str, str]] = {}
+    cells: dict[str, dict[str, Cell]] = {}
+    for entry in entries:
+        for suite, res in sorted(entry.results.get("suites", {}).items()):
+            info = suite_info(suite, res, where=f"entry {entry.name!r}: ")
+            if best_near and suite in best_near:
+                info = replace(info, best_near=float(best_near[suite]))
+            known = infos.setdefault(suite, info)
+            if known.ranked_units != info.ranked_units:
+                raise BenchError(
+                    f"suite {suite!r}: entry {entry.name!r} was scored with ranked units "
+                    f"{info.ranked_units}, others with {known.ranked_units}; rescore all "
+                    "submissions (`consistency-bench rescore`)"
+                )
+            if (known.higher_is_better, known.best_near) != (info.higher_is_better, info.best_near):
+                raise BenchError(
+                    f"suite {suite!r}: entry {entry.name!r} has direction {info.direction}, "
+                    f"others have {known.direction}; rescore all submissions"
+                )
+            digest = res.get("content_hash")
+            if digest:
+                seen = hashes.setdefault(suite, (digest, entry.name))
+                if seen[0] != digest:
+                    raise BenchError(
+                        f"suite {suite!r}: entries {seen[1]!r} and {entry.name!r} were scored on "
+                        "different suite versions (content_hash differs); run "
+                        "`consistency-bench rescore`"
+                    )
+            cell = _cell(entry, suite, res, info)
+            if cell is not None:
+                cells.setdefault(suite, {})[entry.name] = cell
+    ordered = sorted(cells, key=lambda s: suite_sort_key(infos[s]))
+    _judge_untestable(cells, infos, names)
+    suite_order: dict[str, list[str]] = {}
+    suite_tests: dict[str, list[PairedResult | None]] = {}
+    rankable = set()
+    tables = unit_tables(outcomes) if outcomes is not None else None
+    if tables:
+        _cell_intervals(cells, infos, tables)
+    for suite in ordered:
+        cs = cells[suite]
+        ranked = {e: c.goodness for e, c in cs.items() if c.goodness is not None}
+        scored = sorted(ranked, key=lambda e: (-ranked[e], e))
+        good = [e for e in scored if not cs[e].degenerate]  # ranked
+        reference = [e for e in scored if cs[e].degenerate]  # shown below, never ranked
+        rest = sorted((e for e in cs if cs[e].goodness is None),
+                      key=lambda e: (-(cs[e].consistency or 0.0), e))
+        for e, r in zip(good, _dense_ranks([ranked[e] for e in good]), strict=True):
+            cs[e] = replace(cs[e], rank=r)
+        if scored:
+            rankable.add(suite)
+        suite_order[suite] = good + reference + rest
+        units = infos[suite].ranked_units
+        scorer = None if units is None else _statistic_scorer(units)
+        suite_tests[suite] = [
+            _suite_test(good[i], good[i + 1], suite, cs, tables, scorer)
+            for i in range(len(good) - 1)
+        ]
+    shown = {s: infos[s] for s in ordered}
+    views = {
+        key: _view(key, [s for s in subset if s in rankable], names, cells, tables,
+                   [s for s in subset if s not in rankable], shown)
+        for key, subset in _view_keys(shown)
+    }
+    return Leaderboard(
+        suites=shown,
+        cells={s: cells[s] for s in ordered},
+        suite_order=suite_order,
+        suite_tests=suite_tests,
+        views=views,
+        meta={e.name: dict(e.meta) for e in entries},
+    )

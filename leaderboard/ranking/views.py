@@ -1,0 +1,240 @@
+"""Views: which suites each view ranks, and an entry's row in a view (pure).
+
+A view's rank key is the mean over its consistency kinds of the mean ranked score over each
+kind's suites (:func:`kind_weights`); format variants fold into one slot (:func:`format_slots`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
+
+import numpy as np
+
+from leaderboard.ranking.flags import _flag, _flag_any
+from leaderboard.ranking.intervals import (
+    N_BOOT_RANKS,
+    UnitTables,
+    _aggregate_test,
+    _bootstrap_scores,
+    _rank_intervals,
+    unit_scorer,
+)
+from leaderboard.ranking.model import (
+    ENGLISH_FAMILIES,
+    FAMILIES,
+    KINDS,
+    NON_ENGLISH_TASKS,
+    TASKS,
+    VIEW_ORDER,
+    Cell,
+    Row,
+    SuiteInfo,
+    View,
+    _order_key,
+)
+
+
+def view_title(key: str) -> str:
+    """A view's tab title: ``SNLI``, ``kind: semantic``, ``family: becel``, ``all suites``."""
+    if key == "all":
+        return "all suites"
+    if key == "lang:en":
+        return "English suites"
+    attr, _, value = key.partition(":")
+    if attr == "task":
+        return TASKS.get(value, value)
+    return f"{attr}: {value}"
+
+
+def _dense_ranks(values: Sequence[float]) -> list[int]:
+    """Competition ranks ("1224"), best (largest) first."""
+    return [1 + sum(1 for w in values if w > v + 1e-12) for v in values]
+
+
+def _score(cell: Cell) -> float:
+    """A ranked cell's score: a view ranks only cells whose ``goodness`` is set."""
+    assert cell.goodness is not None, "a view ranks only cells with a ranked score"
+    return cell.goodness
+
+
+def _beats(a: float, b: float) -> float:
+    if abs(a - b) <= 1e-12:
+        return 0.5
+    return 1.0 if a > b else 0.0
+
+
+#: Suffix of a format variant: ``X_t2t`` holds the groups of ``X`` formatted for text-to-text
+#: models (CALM's ``*_calm_t2t``); within a view the two are one slot, either covers it.
+FORMAT_VARIANT = "_t2t"
+
+
+def format_slots(suites: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """Fold format variants into their canonical configs.
+
+    Returns:
+        The view's slots (its suites without the variants whose canonical config is in the
+        view), and the variant of each slot that has one.
+
+    """
+    variant = {s[: -len(FORMAT_VARIANT)]: s for s in suites
+               if s.endswith(FORMAT_VARIANT) and s[: -len(FORMAT_VARIANT)] in suites}
+    folded = set(variant.values())
+    return [s for s in suites if s not in folded], variant
+
+
+def kind_weights(slots: Sequence[str], kind_of: Mapping[str, str]) -> dict[str, float]:
+    """Weight of each slot in a view score: ``1 / (kinds * slots of its kind)``.
+
+    Every consistency kind weighs the same however many suites it has (MTEB's
+    "Mean (TaskType)"): five word-salad transformations are one kind, as one negation suite is.
+    """
+    groups: dict[str, list[str]] = {}
+    for s in slots:
+        groups.setdefault(kind_of[s], []).append(s)
+    return {s: 1.0 / (len(groups) * len(g)) for g in groups.values() for s in g}
+
+
+def _kind_mean(values: Mapping[str, float | None], kind_of: Mapping[str, str]) -> float | None:
+    """Kind-weighted mean of the slots' values that are not ``None``."""
+    known = {s: v for s, v in values.items() if v is not None}
+    if not known:
+        return None
+    weights = kind_weights(list(known), kind_of)
+    return float(sum(weights[s] * v for s, v in known.items()))
+
+
+def _failing(cells: Mapping[str, Cell], kind_of: Mapping[str, str]) -> str | None:
+    """A row's failing reason: per kind, its cells' reasons."""
+    per_kind: dict[str, list[str]] = {}
+    for s, c in cells.items():
+        if c.failing:
+            per_kind.setdefault(kind_of[s], []).append(c.failing)
+    if not per_kind:
+        return None
+    return "; ".join(f"fails {k}: " + "; ".join(r) for k, r in per_kind.items())
+
+
+
+def _view(
+    name: str,
+    suites: Sequence[str],
+    entries: Sequence[str],
+    cells: Mapping[str, Mapping[str, Cell]],
+    outcomes: UnitTables | None,
+    unranked: Sequence[str] = (),
+    infos: Mapping[str, SuiteInfo] | None = None,
+) -> View:
+    stats: dict[str, Row] = {}  # entry -> its row before the ranks are known
+    ranked = {s: {e: c for e, c in cells[s].items() if c.goodness is not None} for s in suites}
+    slots, variant = format_slots(suites)
+    kind_of = {s: (infos[s].kind if infos and s in infos else "") for s in suites}
+    kinds = tuple(sorted({kind_of[s] for s in slots}, key=lambda k: _order_key(k, KINDS)))
+
+    def pick(e: str, slot: str) -> str | None:
+        """The suite of ``slot`` that entry ``e`` is scored on: the canonical config first."""
+        if e in ranked[slot]:
+            return slot
+        alt = variant.get(slot)
+        return alt if alt is not None and e in ranked[alt] else None
+
+    for e in entries:
+        picked = {s: p for s in slots if (p := pick(e, s)) is not None}
+        covered = list(picked)
+        borda = 0.0
+        rates = []
+        for s in covered:
+            mine_s = _score(cells[picked[s]][e])
+            others = [_score(cells[p][o]) for o in entries
+                      if o != e and (p := pick(o, s)) is not None]
+            wins = sum(_beats(mine_s, g) for g in others)
+            borda += wins
+            if others:
+                rates.append(wins / len(others))
+        mine = {s: cells[p][e] for s, p in picked.items()}
+        weights = kind_weights(covered, kind_of)
+        sds = {s: c.sd_goodness for s, c in mine.items()}
+        known_sds = {s: sd for s, sd in sds.items() if sd is not None}
+        kind_means: dict[str, float | None] = {}
+        for k in kinds:
+            values = [_score(c) for s, c in mine.items() if kind_of[s] == k]
+            kind_means[k] = float(np.mean(values)) if values else None
+        degenerate = _flag([c.degenerate for c in mine.values()], "degenerate")
+        stats[e] = Row(
+            name=e,
+            rank=None,
+            covered=len(covered),
+            total=len(slots),
+            mean=_kind_mean({s: c.goodness for s, c in mine.items()}, kind_of),
+            kind_means=kind_means,
+            borda=borda,
+            win_rate=float(np.mean(rates)) if rates else None,
+            rank_borda=None,
+            rank_win_rate=None,
+            sd_mean=(
+                float(np.sqrt(sum((weights[s] * sd) ** 2 for s, sd in known_sds.items())))
+                if sds and len(known_sds) == len(sds) else None
+            ),
+            accuracy=_kind_mean({s: c.accuracy for s, c in mine.items()}, kind_of),
+            consistency=_kind_mean({s: c.consistency for s, c in mine.items()}, kind_of),
+            degenerate=degenerate,
+            contaminated=_flag_any([c.contaminated for c in mine.values()], covered),
+            failing=None if degenerate else _failing(mine, kind_of),
+        )
+    complete = [e for e in entries if stats[e].covered == len(slots) and slots]
+    # Complete but degenerate: a reference row (constant, random), never ranked.
+    reference = [e for e in complete if stats[e].degenerate]
+    complete = [e for e in complete if e not in reference]
+    partial = [e for e in entries if e not in complete and e not in reference]
+
+    def ranks(value: Callable[[Row], float | None]) -> dict[str, int]:
+        vals = [-1e9 if v is None else v for v in (value(stats[e]) for e in complete)]
+        return dict(zip(complete, _dense_ranks(vals), strict=False))
+
+    r_mean = ranks(lambda r: r.mean)
+    r_borda = ranks(lambda r: r.borda)
+    r_win = ranks(lambda r: r.win_rate)
+    complete.sort(key=lambda e: (r_mean[e], -stats[e].borda, e))
+    reference.sort(key=lambda e: (-(stats[e].mean or 0.0), e))  # complete: mean is set
+    # partial rows: real entries before degenerate ones (a baseline covering more suites must
+    # not head the block), then by coverage and score; entries covering nothing last
+    partial.sort(key=lambda e: (stats[e].covered == 0, stats[e].degenerate is not None,
+                                -stats[e].covered, -(stats[e].mean or -1e9), e))
+    scorers = {s: unit_scorer(infos[s], next(iter(ranked[s].values())).chance or 0.0)
+               for s in slots if ranked[s] and infos and s in infos}
+    weights = kind_weights(slots, kind_of)
+    # Paired over the slots' canonical configs; an entry scored on a format variant has no
+    # outcomes there, so the view then has no rank intervals (neighbours: interval test).
+    boot = (_bootstrap_scores(complete, slots, outcomes, scorers, 0, N_BOOT_RANKS,
+                              f"ranks:{name}", weights)
+            if len(scorers) == len(slots) else None)
+    intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
+    rows = []
+    for e in complete + reference + partial:
+        low, high = intervals.get(e, (None, None))
+        rows.append(replace(stats[e], rank=r_mean.get(e), rank_borda=r_borda.get(e),
+                            rank_win_rate=r_win.get(e), rank_low=low, rank_high=high))
+    for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
+        test = _aggregate_test(rows[i], rows[i + 1], slots,
+                               outcomes if len(scorers) == len(slots) else None, scorers, weights)
+        rows[i] = replace(rows[i], vs_next=test)
+    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds))
+
+
+def _view_keys(infos: Mapping[str, SuiteInfo]) -> list[tuple[str, list[str]]]:
+    """View keys with their suites, in reading order: tasks, kinds, families, English, all."""
+    names = list(infos)
+    out = []
+    orders: dict[str, Sequence[str]] = {"task": tuple(TASKS), "kind": KINDS, "family": FAMILIES}
+    for attr in VIEW_ORDER[:-2]:
+        values = sorted({getattr(infos[s], attr) for s in names} - {""},
+                        key=partial(_order_key, order=orders[attr]))
+        for value in values:
+            out.append((f"{attr}:{value}", [s for s in names if getattr(infos[s], attr) == value]))
+    english = [s for s in names if infos[s].family in ENGLISH_FAMILIES
+               and infos[s].task not in NON_ENGLISH_TASKS]
+    if english:
+        out.append(("lang:en", english))
+    out.append(("all", names))
+    return out
