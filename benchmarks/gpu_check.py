@@ -66,7 +66,7 @@ def compare(a: dict[str, dict], b: dict[str, dict]) -> dict:
     """Label agreement and largest probability difference over the ids both files hold."""
     common = sorted(set(a) & set(b))
     same = sum(a[i]["label"] == b[i]["label"] for i in common)
-    diff = max((max(abs(x - y) for x, y in zip(a[i]["probs"], b[i]["probs"]))
+    diff = max((max(abs(x - y) for x, y in zip(a[i]["probs"], b[i]["probs"], strict=False))
                 for i in common if a[i].get("probs") and b[i].get("probs")), default=None)
     return {"rows": len(common), "same_label": same,
             "agreement": round(same / len(common), 6) if common else None,
