@@ -326,8 +326,9 @@ def deviation_lines(manifest: Mapping[str, dict]) -> list[str]:
     )
     if absent:
         lines.append("- " + ABSENT_NOTE.format(names=", ".join(f"`{n}`" for n in absent)))
-    lines.append("- Sizes: the word-salad paper gives no count (it transforms each task's "
-                 "validation set, its section 5), so those configs show \"-\". "
+    lines.append("- Sizes: the word-salad paper prints no count; it transforms each task's "
+                 "whole validation set (its section 5), so those configs show the size of "
+                 "that split's labelled examples. "
                  "docs/suites/*.md in the toolkit documents each reading and measured size.")
     return lines
 

@@ -263,9 +263,10 @@ _BECEL_T1 = "BECEL Table 1"
 _CALM_T6 = "CALM Table 6 (validation set size)"
 _COH = "Storks and Chai section 4.1"
 
-#: Every paper size the card shows, by config. Configs absent here show "-": the word-salad
-#: paper gives no count (it transforms each task's whole validation set, its section 5);
-#: generated and model-specific configs have no paper size.
+#: Every paper size the card shows, by config. Configs absent here show "-": generated and
+#: model-specific configs have no paper size. The word-salad paper prints no count; it
+#: transforms each task's whole validation set (its section 5), so its size is that split's
+#: (:data:`SALAD_SOURCE_ROWS`, added below the table).
 PAPER_SIZES: dict[str, PaperSize] = {
     "boolq_semantic": PaperSize("1,076", 1076, False, _BECEL_T1),
     "snli_semantic": PaperSize("4,406", 4406, False, _BECEL_T1),
@@ -316,6 +317,21 @@ def matches_paper(items: int, size: PaperSize) -> bool:
 #: uses; measured: ``len(builders.salad.suites.read_records(task, resolver))``, checked by
 #: tests/test_card.py). A config with fewer groups left the others out.
 SALAD_SOURCE_ROWS: dict[str, int] = {"mnli": 9815, "snli": 9842, "mrpc": 408, "sst2": 872}
+
+_SALAD_WHERE = ("Gupta et al. section 5: each task's whole validation set (labelled examples; "
+                "the paper prints no count)")
+#: The word-salad configs the paper defines (its Table 6; no PBSMT for MRPC, CopySort for
+#: pair tasks only), by task.
+_SALAD_CONFIGS = {
+    "mnli": ("sort", "reverse", "shuffle", "copysort", "pbsmt"),
+    "snli": ("sort", "reverse", "shuffle", "copysort", "pbsmt"),
+    "mrpc": ("sort", "reverse", "shuffle", "copysort"),
+    "sst2": ("sort", "reverse", "shuffle", "pbsmt"),
+}
+for _task, _transforms in _SALAD_CONFIGS.items():
+    for _transform in _transforms:
+        PAPER_SIZES[f"{_task}_salad_{_transform}"] = PaperSize(
+            f"{SALAD_SOURCE_ROWS[_task]:,}", SALAD_SOURCE_ROWS[_task], False, _SALAD_WHERE)
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,13 @@ from builders.card import non_commercial, paper_size, render_card
 from builders.card_data import CORPORA, DEVIATIONS, FIELDS, PAPER_SIZES, SALAD_SOURCE_ROWS
 from builders.catalog import SUITES
 
-#: The Hub's task_ids (huggingface.js tasks list) this card may use, by task category.
+#: The Hub's task_ids (huggingface.js packages/tasks/src/pipelines.ts, subtasks) this card may
+#: use, by the pipeline that lists them. The Hub checks task_ids against the flat list of all
+#: subtasks; word-sense-disambiguation is listed under token-classification there.
 HUB_TASK_IDS = {
     "text-classification": {"natural-language-inference", "semantic-similarity-classification",
-                            "sentiment-classification", "topic-classification",
-                            "word-sense-disambiguation"},
+                            "sentiment-classification", "topic-classification"},
+    "token-classification": {"word-sense-disambiguation"},
     "multiple-choice": {"multiple-choice-qa"},
 }
 HUB_CREATORS = {"crowdsourced", "expert-generated", "found", "machine-generated", "other"}
@@ -94,6 +96,27 @@ def test_every_paper_size_shown_comes_from_a_constant_citing_its_table(all_folde
     # the CALM and coherence configs show their paper sizes (they showed "-" before)
     for name in ("mnli_calm", "qnli_calm", "rte_calm_t2t", "klue_sts_calm", "art_coherence"):
         assert paper_size(name) is not None
+    # every word-salad config of the mirror shows the size of the validation split the paper
+    # transforms (its section 5), the count the "Rows left out" line compares with
+    for name, entry in manifest.items():
+        if entry["family"] == "salad":
+            size = paper_size(name)
+            assert size is not None, name
+            assert size.value == SALAD_SOURCE_ROWS[entry["task"]], name
+            assert f"| {size.value} |" in _section(card, "Configs").split(f"| `{name}` |")[1]
+    assert '"-"' not in _section(card, "Deviations from the papers")
+
+
+def test_pbsmt_description_states_the_2_0_0_decoder(card):
+    from builders.salad import pbsmt
+
+    section = _section(card, "Config details").split("### `sst2_salad_pbsmt`\n", 1)[1]
+    tests_line = next(x for x in section.split("\n### ", 1)[0].splitlines()
+                      if x.startswith("- **Tests:**"))
+    assert pbsmt.DROP_UNKNOWN and pbsmt.COPY_PENALTY < 0
+    assert "unknown words pass through" not in tests_line
+    assert "unknown words dropped" in tests_line and "copied words are penalised" in tests_line
+    assert "disjoint from the evaluated rows" in tests_line
 
 
 def test_front_matter_has_valid_hub_metadata(card):
