@@ -17,7 +17,7 @@ def int64(array: pa.Array | pa.ChunkedArray, null: int = -1) -> np.ndarray:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     start, n = array.offset, len(array)
-    validity, data = array.buffers()[:2]
+    _validity, data = array.buffers()[:2]
     if data is None or n == 0:
         return np.full(n, null, dtype=np.int64)
     kind = "u" if pa.types.is_unsigned_integer(array.type) else "i"

@@ -188,7 +188,7 @@ def _output_cache(out):
 
     Reading ``out.past_key_values`` there logs a deprecation warning on every run.
     """
-    return out["cache"] if "cache" in out.keys() else out["past_key_values"]
+    return out["cache"] if "cache" in out else out["past_key_values"]
 
 
 def _cache_argument(model) -> str:

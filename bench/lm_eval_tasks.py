@@ -149,7 +149,7 @@ def resolve_revision(hub: str, revision: str | None) -> str:
     ref = revision or "main"
     try:
         sha = HfApi().dataset_info(hub, revision=ref).sha
-    except Exception as exc:  # noqa: BLE001  (any Hub or network failure: one clear line)
+    except Exception as exc:
         raise ConfigError(
             f"--hub {hub}: cannot resolve revision {ref!r} to a commit SHA "
             f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); pass "

@@ -10,6 +10,7 @@ docs/contracts.md.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -80,10 +81,8 @@ class SuiteFolder:
         for name in self.manifest if names is None else names:
             if stop():
                 return
-            try:
+            with contextlib.suppress(Exception):  # the scorer raises it again, in place
                 self.load(name)
-            except Exception:  # noqa: BLE001, S110 (raised again by load() when asked for)
-                pass
 
     def path(self, name: str) -> Path:
         """The Parquet file of a suite."""

@@ -215,7 +215,7 @@ class SourceResolver:
         """Fetch ``source`` into ``target``; verified before it is renamed into place."""
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with urllib.request.urlopen(source.url, timeout=30) as response:  # noqa: S310
+            with urllib.request.urlopen(source.url, timeout=30) as response:
                 payload = response.read()
         except (urllib.error.URLError, OSError, TimeoutError) as exc:
             raise SourceUnavailableError(

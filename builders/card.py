@@ -85,8 +85,8 @@ def _front_matter(manifest: Mapping[str, dict], root: Path | None) -> str:
         "license_link": "README.md#licenses",
         "multilinguality": ["multilingual" if len(languages) > 1 else "monolingual"],
         "size_categories": [size_category(total)],
-        "source_datasets": ["original"]
-        + sorted({f"extended|{c.hub_id}" for c in corpora if c.hub_id}),
+        "source_datasets": [
+            "original", *sorted({f"extended|{c.hub_id}" for c in corpora if c.hub_id})],
         "task_categories": sorted({"text-classification"} | {c.task_category for c in corpora}),
         "task_ids": sorted({c.task_id for c in corpora}),
         "language_creators": sorted(
@@ -261,7 +261,7 @@ def _config_section(name: str, entry: dict) -> list[str]:
     titles = deviations_of(name)
     if titles:
         lines.append(f"- **Deviations** (see Deviations from the papers): {'; '.join(titles)}.")
-    return lines + [""]
+    return [*lines, ""]
 
 
 def field_lines(manifest: Mapping[str, dict], root: Path | None) -> list[str]:
@@ -392,7 +392,7 @@ def render_card(manifest: dict[str, dict], root: str | Path | None = None) -> st
         lines += _config_section(name, entry)
     lines += ["## Deviations from the papers", ""]
     lines += deviation_lines(manifest)
-    lines += ["", "## Licenses", ""] + license_lines(manifest)
+    lines += ["", "## Licenses", "", *license_lines(manifest)]
     lines += ["", "Source files (pinned location and md5):", ""]
     files = sorted(
         {(s["path"], s["md5"], s["url"]) for e in manifest.values() for s in e["sources"]}

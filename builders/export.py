@@ -30,7 +30,7 @@ from bench.sources import SOURCES, SourceResolver
 from builders.card import render_card, split_num_bytes
 from builders.freshness import code_version, is_up_to_date
 from builders.suite import Row, SuiteSpec, merge_parts
-from builders.table_io import contract_table, write_parquet  # noqa: F401  (re-exported)
+from builders.table_io import contract_table, write_parquet
 
 
 def rows_to_table(spec: SuiteSpec, rows: Sequence[Row]) -> pa.Table:
@@ -133,7 +133,7 @@ def _sendable(exc: BenchError) -> BenchError:
     """``exc``, or a ``DataError`` with its message if it does not survive pickling."""
     try:  # an error whose constructor takes several arguments does not unpickle
         pickle.loads(pickle.dumps(exc))
-    except Exception:  # noqa: BLE001  (any pickling failure: send the message instead)
+    except Exception:
         return DataError(str(exc))
     return exc
 

@@ -34,7 +34,7 @@ class ConsistencyBench(datasets.GeneratorBasedBuilder):
     """Every registered suite as a config; one split, ``test``."""
 
     BUILDER_CONFIG_CLASS = ConsistencyBenchConfig
-    BUILDER_CONFIGS = [
+    BUILDER_CONFIGS = [  # noqa: RUF012 (datasets reads this class attribute, a list)
         ConsistencyBenchConfig(name=name, version=spec.version, description=spec.description)
         for name, spec in SUITES.items()
     ]
@@ -50,10 +50,10 @@ class ConsistencyBench(datasets.GeneratorBasedBuilder):
             homepage=f"consistency-bench {__version__}",
         )
 
-    def _split_generators(self, dl_manager):  # noqa: D102
+    def _split_generators(self, dl_manager):
         return [datasets.SplitGenerator(name=datasets.Split.TEST)]
 
-    def _generate_examples(self):  # noqa: D102
+    def _generate_examples(self):
         spec = SUITES[self.config.name]
         resolver = SourceResolver(self.config.sources, download=self.config.download)
         for row in spec.build(resolver):

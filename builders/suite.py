@@ -8,6 +8,7 @@ name (no scanning).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -99,7 +100,7 @@ def merge_parts(parts: Iterable[KeyedRows]) -> list[Row]:
 
     """
     keyed = sorted((pair for part in parts for pair in part), key=lambda pair: pair[0])
-    for (key, _), (next_key, _) in zip(keyed, keyed[1:], strict=False):
+    for (key, _), (next_key, _) in itertools.pairwise(keyed):
         if key == next_key:
             raise DataError(f"two parts of a suite built rows of source record {key}")
     return [row for _, rows in keyed for row in rows]

@@ -14,6 +14,7 @@ shows the defaults. A command's ``--no-progress`` silences every library's progr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -137,10 +138,8 @@ def safe_output() -> None:
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            try:
+            with contextlib.suppress(ValueError, OSError):  # a closed or detached stream
                 reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):  # a closed or detached stream
-                pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:

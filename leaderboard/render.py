@@ -84,7 +84,7 @@ def render_markdown(lb: Leaderboard) -> str:
     or link syntax from a results or meta file reaches the card.
     """
     tasks, names = task_summary(lb)
-    keys = tasks + ["all"]
+    keys = [*tasks, "all"]
     rows_by = {k: {r.name: r for r in lb.views[k].rows} for k in keys}
     lines = [
         "| Entry | " + " | ".join(md_text(lb.views[k].title) for k in keys) + " | Flags |",

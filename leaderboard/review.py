@@ -317,11 +317,11 @@ class Reviewer:
         files = {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
                                 folder) for name in REQUEST_FILES}
         try:
-            meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
+            _meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
                                                   self.data_dir, self.scorer)
         except BenchError as exc:
             raise Refused(str(exc).replace(str(folder) + os.sep, "")) from None
-        except Exception as exc:  # noqa: BLE001  (local checks only: one bad file, one refusal)
+        except Exception as exc:
             raise Refused(f"could not read the request ({type(exc).__name__}: "
                           f"{str(exc).replace(str(folder) + os.sep, '')})") from None
         stored = False

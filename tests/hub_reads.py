@@ -94,7 +94,7 @@ class HubReads:
                 if e["type"] == "comment"]
 
     # -- routing -------------------------------------------------------------------------
-    def route_extra(self, req, path: str, query: dict, body: bytes) -> bool:  # noqa: C901
+    def route_extra(self, req, path: str, query: dict, body: bytes) -> bool:
         """Answer the routes of this module; False leaves the request to ``Hub.handle``."""
         for i, (method, pattern, status) in enumerate(self.faults):
             if req.command == method and re.fullmatch(pattern, path):

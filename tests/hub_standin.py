@@ -297,7 +297,7 @@ class Hub(HubReads):
         return [p for m, p in self.requests if m == method]
 
     # -- request handling ----------------------------------------------------------------
-    def handle(self, req, path: str, query: dict, body: bytes) -> None:  # noqa: C901
+    def handle(self, req, path: str, query: dict, body: bytes) -> None:
         if self.route_extra(req, path, query, body):  # reads, pull requests (hub_standin_reads)
             return None
         m = re.fullmatch(r"/lfs/(upload|part|complete|verify)/([0-9a-f]{64})(?:/(\d+))?", path)

@@ -39,8 +39,16 @@ class _Hypothesis:
 
     """
 
-    __slots__ = ("raw_score", "score", "end", "trg_phrase", "previous", "untranslated",
-                 "words", "context")
+    __slots__ = (
+        "context",
+        "end",
+        "previous",
+        "raw_score",
+        "score",
+        "trg_phrase",
+        "untranslated",
+        "words",
+    )
 
     def __init__(self, raw_score, score, end, trg_phrase, previous, untranslated, words,
                  context):

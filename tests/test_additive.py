@@ -70,7 +70,7 @@ def _brute_force(texts, labels, threshold):
 def test_every_combination_once_no_sampling():
     # 7 short texts of label 0 and 4 of label 1, all within the cutoff: C(7,2) + C(4,2) = 27
     # combinations, each kept once; a long text of label 0 pairs with nothing.
-    texts = ["a", "b c", "d", "e f", "g", "h", "i j"] + ["w", "x", "y z", "z"] + ["l " * 9]
+    texts = ["a", "b c", "d", "e f", "g", "h", "i j", "w", "x", "y z", "z", "l " * 9]
     labels = [0] * 7 + [1] * 4 + [0]
     plan = plan_pairs(texts, labels, 4, None, 7)
     assert len(plan.pairs) == plan.within_length == comb(7, 2) + comb(4, 2) == 27

@@ -282,7 +282,7 @@ def test_qqp_is_skipped_when_building_all_but_fails_when_named(tmp_path):
     build_all([SUITES["qqp_calm"]], resolver, tmp_path / "out", log=lines.append,
               skip_unavailable=True)
     assert "skipped" in lines[0] and "qqp/dev.tsv" in lines[0]
-    with pytest.raises(SourceUnavailableError, match="qqp/dev.tsv"):
+    with pytest.raises(SourceUnavailableError, match=r"qqp/dev\.tsv"):
         build_all([SUITES["qqp_calm"]], resolver, tmp_path / "out", log=lines.append)
 
 
@@ -307,7 +307,7 @@ def test_qqp_builds_from_a_local_copy(tmp_path):
         "id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate\n1\t2\t3\ta\tb\tmaybe\n",
         encoding="utf-8",
     )
-    with pytest.raises(SourceError, match="is_duplicate.*'maybe'"):
+    with pytest.raises(SourceError, match=r"is_duplicate.*'maybe'"):
         build_all([SUITES["qqp_calm"]], SourceResolver(mirror, cache_dir=tmp_path / "c2",
                                                        download=False), tmp_path / "o2",
                   log=lambda _: None)

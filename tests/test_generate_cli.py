@@ -9,12 +9,12 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.errors import ConfigError, SourceError  # noqa: E402
-from builders.generate import logical  # noqa: E402
-from builders.generate.inputs import load_corpus  # noqa: E402
-from builders.generate.pipeline import GenerateConfig, generate  # noqa: E402
-from builders.generate.tasktypes import get_task_type  # noqa: E402
-from consistency_bench.cli import main  # noqa: E402
+from bench.errors import ConfigError, SourceError
+from builders.generate import logical
+from builders.generate.inputs import load_corpus
+from builders.generate.pipeline import GenerateConfig, generate
+from builders.generate.tasktypes import get_task_type
+from consistency_bench.cli import main
 
 NLI = """premise\thypothesis\tlabel
 A man plays guitar on stage.\tA man plays guitar.\tentailment
@@ -41,7 +41,7 @@ needs_model = pytest.mark.skipif(not _spacy_ok(), reason="spaCy model en_core_we
                                  "missing")
 
 
-@pytest.fixture()
+@pytest.fixture
 def nli_file(tmp_path):
     path = tmp_path / "nli.tsv"
     path.write_text(NLI, encoding="utf-8")
@@ -146,14 +146,14 @@ def test_inapplicable_combinations_exit_2_with_reason(tmp_path, capsys, task_typ
                  columns, "--labels", labels, "--types", kind, "--out", str(tmp_path / "o")])
     assert code == 2
     err = capsys.readouterr().err
-    assert message in err and "BECEL" in err or message in err
+    assert (message in err and "BECEL" in err) or message in err
     assert not (tmp_path / "o").exists()
 
 
 def test_negation_needs_the_flipping_label():
-    with pytest.raises(ConfigError, match="flips only the label 'equivalent'"):
-        from builders.generate.tasktypes import negation_flip
+    from builders.generate.tasktypes import negation_flip
 
+    with pytest.raises(ConfigError, match="flips only the label 'equivalent'"):
         negation_flip(get_task_type("paraphrase"), ("no", "yes"))
 
 

@@ -95,7 +95,7 @@ def test_wordnet_antonyms_one_word_at_a_time():
 
 @needs_model
 @needs_wordnet
-@pytest.mark.parametrize("sentence, bad", [
+@pytest.mark.parametrize(("sentence", "bad"), [
     ("The dead man lies on the road.", "alive"),  # alive(p) cannot stand before a noun
     ("A man in a light blue shirt sits.", "heavy"),  # light: heavy / dark by sense
     ("A late aged man sits.", "early"),  # time sense
@@ -185,7 +185,7 @@ def test_missing_conceptnet_db_is_a_clear_error(tmp_path):
     from bench.errors import ConfigError
     from builders.generate.antonyms import ConceptNetAntonyms
 
-    with pytest.raises(ConfigError, match="not found.*no download"):
+    with pytest.raises(ConfigError, match=r"not found.*no download"):
         ConceptNetAntonyms(tmp_path / "missing.db")
 
 

@@ -265,7 +265,7 @@ def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
     assert not (board / "subs" / "zeros").exists()
 
 
-@pytest.mark.parametrize("paths, message", [
+@pytest.mark.parametrize(("paths", "message"), [
     ([], "changes no file"),
     (["requests/a/meta.yaml"], "lacks ['predictions.jsonl.gz']"),
     (["requests/a/meta.yaml", "requests/a/predictions.jsonl.gz", "requests/b/meta.yaml",
@@ -295,7 +295,7 @@ def test_request_paths_and_hashes():
                      '"b/submissions/\\303\\251/results.json"\nnew file mode 100644\n')
     with pytest.raises(Refused, match="a file with a quoted path"):
         changed_paths(quoted)  # skipped, the file would reach main with the merge
-    with pytest.raises(Refused, match="deletes 'requests/a/meta.yaml'"):
+    with pytest.raises(Refused, match=r"deletes 'requests/a/meta\.yaml'"):
         changed_paths("diff --git a/requests/a/meta.yaml b/requests/a/meta.yaml\n"
                       "deleted file mode 100644\n")
     results = {"suites": {"s1": {"content_hash": "a" * 64}, "s2": {"content_hash": "b" * 64}}}

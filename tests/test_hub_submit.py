@@ -66,7 +66,7 @@ def test_submit_hub_opens_one_pull_request(entry, built):  # noqa: F811
     assert hub.unexpected == []
 
 
-@pytest.mark.parametrize("change, message", [
+@pytest.mark.parametrize(("change", "message"), [
     ("meta", "missing required field(s) ['contact']"),
     ("json", "pred.jsonl:2: not valid JSON"),
     ("empty", "no suite"),

@@ -256,7 +256,7 @@ def test_out_is_only_a_regular_file(work, capsys, kind):
     target = _specials(work)[kind]
     mode = os.lstat(target).st_mode
     code, err = _run(capsys, "score", "p.jsonl", *D, "--out", str(target), "--n-boot", "10")
-    assert code == 2 and "not a regular file" in err or "symbolic link" in err
+    assert (code == 2 and "not a regular file" in err) or "symbolic link" in err
     assert os.lstat(target).st_mode == mode
     assert (work / "earlier.json").read_text() == "{}"
 
@@ -546,7 +546,7 @@ def test_value_checks_of_another_ranked_statistic():
 # --------------------------------------------------------------------------- hub reads
 
 
-@pytest.mark.parametrize("text, reason", [
+@pytest.mark.parametrize(("text", "reason"), [
     ('{"suites": ' + "[" * 30_000 + "]" * 30_000 + "}", "JSON nested 30001 levels deep"),
     ('{"suites": {}, "suites": {}}', "key 'suites' given twice"),
     ('{"suites": {}, "n": ' + "1" * 5000 + "}", "is not valid JSON"),

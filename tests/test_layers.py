@@ -15,6 +15,7 @@ package that imports its own submodules would otherwise always be a circle).
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 from tests.helpers import python_stdout
@@ -61,7 +62,7 @@ def _string_imports(tree: ast.AST) -> list[str]:
                 names.append(first.value)
         elif isinstance(node, (ast.List, ast.Tuple)):
             items = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
-            pairs = zip(items, items[1:], strict=False)
+            pairs = itertools.pairwise(items)
             names += [m for flag, m in pairs if flag == "-m" and isinstance(m, str)]
     return names
 

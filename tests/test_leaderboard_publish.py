@@ -633,7 +633,7 @@ def test_standin_applies_the_documented_schemas(tmp_path, monkeypatch):
             api.create_commit("org/model", [CommitOperationAdd(
                 ".eval_results/x.yaml", yaml.safe_dump(bad).encode())], commit_message="bad",
                 create_pr=True)
-        with pytest.raises(ValueError, match="task.type: required"):
+        with pytest.raises(ValueError, match=r"task\.type: required"):
             api.create_commit("org/model", [CommitOperationAdd(
                 "README.md", b"---\nmodel-index:\n- name: m\n  results:\n  - task: {}\n"
                 b"    dataset: {type: d, name: n}\n    metrics: [{type: a, value: 1}]\n---\n")],

@@ -137,7 +137,7 @@ def test_conflicting_hash_or_direction_rejected():
               Entry("b", res(s=suite(0.1) | {"content_hash": "other"}))])
     with pytest.raises(BenchError, match="direction"):
         rank([Entry("a", res(s=suite(0.1))), Entry("b", res(s=suite(0.1, hib=True)))])
-    with pytest.raises(BenchError, match="main_score|higher_is_better"):
+    with pytest.raises(BenchError, match=r"main_score|higher_is_better"):
         rank([Entry("a", res(s={"main_metric": "m", "main_score": 0.1}))])
 
 

@@ -150,7 +150,7 @@ def test_malformed_submissions_change_nothing(env):
 
 
 def test_validate_meta_messages():
-    with pytest.raises(ConfigError, match="missing required field.*contact"):
+    with pytest.raises(ConfigError, match=r"missing required field.*contact"):
         validate_meta({"model": "m", "revision": "r", "license": "l", "link": "https://x"})
     with pytest.raises(ConfigError, match="'date' value 'soon'"):
         validate_meta({"model": "m", "revision": "r", "license": "l", "link": "https://x",

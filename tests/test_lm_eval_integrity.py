@@ -114,11 +114,11 @@ def test_convert_refuses_an_altered_label_or_a_missing_document_field(folder, tm
         return row
 
     run = write_run(folder, tmp_path / "label", {"rte_semantic": 0}, relabel)
-    with pytest.raises(DataError, match="1 of 496 documents.*field label"):
+    with pytest.raises(DataError, match=r"1 of 496 documents.*field label"):
         convert_samples([run], folder, tmp_path / "p.jsonl")
     bare = write_run(folder, tmp_path / "bare", {"rte_semantic": 0},
                      lambda i, row: {"id": row["id"]})
-    with pytest.raises(DataError, match="496 of 496 documents.*field text: lm-eval saw "
+    with pytest.raises(DataError, match=r"496 of 496 documents.*field text: lm-eval saw "
                                         "'<missing>'"):
         convert_samples([bare], folder, tmp_path / "p.jsonl")
 

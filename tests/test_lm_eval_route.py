@@ -22,13 +22,13 @@ import yaml
 pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 
-from bench.errors import DataError  # noqa: E402
-from bench.lm_eval_tasks import convert_samples, export_tasks  # noqa: E402
-from bench.manifest import read_manifest  # noqa: E402
-from consistency_bench.cli import main  # noqa: E402
+from bench.errors import DataError
+from bench.lm_eval_tasks import convert_samples, export_tasks
+from bench.manifest import read_manifest
+from consistency_bench.cli import main
 from tests.helpers import build_suites
-from tests.test_causal import SUITES, suite_texts  # noqa: E402
-from tests.tiny_models import tiny_gpt2  # noqa: E402
+from tests.test_causal import SUITES, suite_texts
+from tests.tiny_models import tiny_gpt2
 
 #: The suites of the route: two of test_causal's and one with null labels.
 ROUTE = [*SUITES, "mrpc_salad_sort"]
@@ -118,7 +118,7 @@ def test_convert_refuses_hash_mismatch_and_partial_coverage(folder, lm_eval_outp
     data["configs"]["consistency_bench_wic_semantic"]["metadata"]["sha256"] = "0" * 64
     results.write_text(json.dumps(data))
     out = tmp_path / "p.jsonl"
-    with pytest.raises(DataError, match="suite wic_semantic: .*sha256 0000"):
+    with pytest.raises(DataError, match=r"suite wic_semantic: .*sha256 0000"):
         convert_samples([changed], folder, out)
     partial = tmp_path / "partial"
     shutil.copytree(lm_eval_output, partial)

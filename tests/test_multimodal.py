@@ -29,7 +29,7 @@ pytestmark = pytest.mark.filterwarnings("error")
 def _text_type(model_type: str) -> str | None:
     try:
         config = CONFIG_MAPPING[model_type]()
-    except Exception:  # noqa: BLE001 - a config class that needs arguments: no default text
+    except Exception:
         return None
     return getattr(getattr(config, "text_config", None), "model_type", None)
 
@@ -44,7 +44,7 @@ CAUSAL_TEXT_FAMILIES = sorted(
 
 def test_the_family_list_is_not_empty():
     assert {"gemma3", "mistral3", "llava"} <= set(CAUSAL_TEXT_FAMILIES)
-    assert TEXT_ONLY_FAMILIES <= set(CAUSAL_TEXT_FAMILIES)
+    assert set(CAUSAL_TEXT_FAMILIES) >= TEXT_ONLY_FAMILIES
 
 
 #: Sizes that make any family's default config tiny (attributes a config lacks are skipped).
@@ -139,7 +139,7 @@ def test_every_image_text_family_is_never_a_classifier():
     for model_type, cls in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.items():
         try:
             config = CONFIG_MAPPING[model_type]()
-        except Exception:  # noqa: BLE001 - needs arguments; judged by its class name below
+        except Exception:
             config = CONFIG_MAPPING["llava"]()
             config.model_type = model_type
         config.architectures = [cls]

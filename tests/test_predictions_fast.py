@@ -105,9 +105,9 @@ def test_probs_missing_on_some_rows_are_ignored_for_that_suite_only():
 
 
 BAD = {
-    "duplicate": lambda r: r + [r[4]],
-    "unknown suite": lambda r: r + [{"id": "nope/r000/original", "label": 0}],
-    "unknown id": lambda r: r + [{"id": "pairs/r999/original", "label": 0}],
+    "duplicate": lambda r: [*r, r[4]],
+    "unknown suite": lambda r: [*r, {"id": "nope/r000/original", "label": 0}],
+    "unknown id": lambda r: [*r, {"id": "pairs/r999/original", "label": 0}],
     "label out of range": lambda r: [*r[:2], {**r[2], "label": 2}, *r[3:]],
     "probs length": lambda r: [*r[:2], {**r[2], "probs": [0.2, 0.3, 0.5]}, *r[3:]],
 }

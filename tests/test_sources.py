@@ -68,7 +68,7 @@ def test_missing_file_says_how_to_point_at_a_mirror(tmp_path):
 
 
 def test_unknown_source_file_suggests_names(tmp_path):
-    with pytest.raises(KeyError, match="Did you mean: becel/snli/test.tsv"):
+    with pytest.raises(KeyError, match=r"Did you mean: becel/snli/test\.tsv"):
         SourceResolver(tmp_path, cache_dir=tmp_path).path("becel/snli/tests.tsv")
 
 
@@ -77,7 +77,7 @@ def test_missing_sources_directory(tmp_path):
         SourceResolver(tmp_path / "nope")
 
 
-@pytest.fixture()
+@pytest.fixture
 def server(tmp_path):
     """A file server on 127.0.0.1 standing in for the public hosts."""
     root = tmp_path / "www"

@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("torch")
 
-from bench.errors import SourceError  # noqa: E402
-from bench.modeling import load_classifier  # noqa: E402
-from bench.sources import SourceResolver  # noqa: E402
-from bench.training import TrainConfig, _batches, fine_tune, minilm_path  # noqa: E402
-from tests.tiny_models import tiny_bert  # noqa: E402
+from bench.errors import SourceError
+from bench.modeling import load_classifier
+from bench.sources import SourceResolver
+from bench.training import TrainConfig, _batches, fine_tune, minilm_path
+from tests.tiny_models import tiny_bert
 
 
 def test_batches_are_seeded_epochs():

@@ -47,7 +47,7 @@ def tiny_t5(path: Path, seed: int = 0) -> Path:
     from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
 
     path.mkdir(parents=True, exist_ok=True)
-    vocab = {tok: i for i, tok in enumerate(["<pad>", "</s>", "<unk>"] + WORDS + ["mnli", ":"])}
+    vocab = {tok: i for i, tok in enumerate(["<pad>", "</s>", "<unk>", *WORDS, "mnli", ":"])}
     backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.Whitespace()
     tokenizer = PreTrainedTokenizerFast(

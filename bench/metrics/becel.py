@@ -126,7 +126,7 @@ def tau_conditional(derived_ok: np.ndarray, antecedent_correct: np.ndarray) -> t
     _, consistent = conditional_consistency(derived_ok, antecedent_correct)
     if len(consistent) == 0:
         return float("nan"), 0
-    return float(1.0 - consistent.mean()), int(len(consistent))
+    return float(1.0 - consistent.mean()), len(consistent)
 
 
 def accuracy(pred: np.ndarray, gold: np.ndarray) -> float:

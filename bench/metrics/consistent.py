@@ -494,7 +494,7 @@ def original_stats(pred: np.ndarray, gold: np.ndarray) -> OriginalStats:
     if pred_counts is None:
         _, pred_counts = np.unique(pred, return_counts=True)
     return OriginalStats(
-        n=int(len(gold)),
+        n=len(gold),
         correct=int(correct(pred, gold).sum()),
         majority_rate=float(gold_counts.max() / len(gold)),
         top_prediction_share=float(pred_counts.max() / len(pred)),

@@ -150,7 +150,7 @@ def rejected(probs: np.ndarray, theta: float) -> np.ndarray:
 
 def threshold_grid(n_labels: int, step: float = GRID_STEP) -> np.ndarray:
     """The grid ``[1/N, 1.0]`` with the paper's step 0.001."""
-    count = int(round((1.0 - chance(n_labels)) / step)) + 1
+    count = round((1.0 - chance(n_labels)) / step) + 1
     return np.round(np.minimum(chance(n_labels) + step * np.arange(count), 1.0), 6)
 
 

@@ -155,7 +155,7 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
     metrics: dict[str, object] = {
         data.info["main_metric"]: tau if n else None,
         "n_conditioned": n,
-        "n_derived": int(len(derived)),
+        "n_derived": len(derived),
         "share_conditioned": n / len(derived) if len(derived) else None,
         "accuracy": _original_accuracy(data, aligned, source_variants),
         "derived_satisfied_all": float(derived_ok.mean()) if len(derived) else None,

@@ -63,7 +63,7 @@ class SuiteData:
         self._table: pa.Table | None = None
         self.group, self._group_dictionary = _codes(core.column("group"), as_list=False)
         self.variant_codes, self.variant_names = _codes(core.column("variant"))
-        self._lookup = self.variant_names + [None]  # code -1 (null) -> None
+        self._lookup = [*self.variant_names, None]  # code -1 (null) -> None
         self.gold = int64(self._arrow["label"].combine_chunks())
 
     def __repr__(self) -> str:

@@ -86,7 +86,7 @@ def _read_hub(name: str, split: str) -> list[tuple[int, dict]]:
 
     try:
         data = datasets.load_dataset(name, split=split)
-    except Exception as exc:  # noqa: BLE001 - datasets raises many types; all mean "not loadable"
+    except Exception as exc:
         raise SourceError(
             f"--data {name!r} is neither a local file nor a loadable Hub dataset (split "
             f"{split!r}): {type(exc).__name__}: {str(exc)[:200]}. Offline (HF_HUB_OFFLINE=1) only "

@@ -227,5 +227,12 @@ def additive(
     return AdditiveResult(plan.pairs, threshold, plan.candidates, plan.within_length)
 
 
-__all__ = ["Pair", "Derived", "symmetric", "nli_transitive", "wic_transitive", "additive",
-           "merge_texts"]
+__all__ = [
+    "Derived",
+    "Pair",
+    "additive",
+    "merge_texts",
+    "nli_transitive",
+    "symmetric",
+    "wic_transitive",
+]

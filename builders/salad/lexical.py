@@ -15,6 +15,7 @@ transformations).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 from collections.abc import Sequence
 from functools import cache, lru_cache
@@ -82,13 +83,13 @@ def reverse_tokens(tokens: Sequence[str]) -> list[str]:
 
 def bigrams(tokens: Sequence[str]) -> set[tuple[str, str]]:
     """The set of adjacent token pairs."""
-    return set(zip(tokens, tokens[1:], strict=False))
+    return set(itertools.pairwise(tokens))
 
 
 def surviving_bigrams(original: Sequence[str], transformed: Sequence[str]) -> int:
     """How many bigram occurrences of ``transformed`` also occur in ``original``."""
     seen = bigrams(original)
-    return sum(pair in seen for pair in zip(transformed, transformed[1:], strict=False))
+    return sum(pair in seen for pair in itertools.pairwise(transformed))
 
 
 def shuffle_tokens(tokens: Sequence[str], rng: random.Random) -> list[str]:
