@@ -1,0 +1,251 @@
+"""Rows of the statistical word-salad suites (``<task>_salad_pbsmt``), whole or per part.
+
+Per-label phrase-based systems trained on data disjoint from the evaluated rows, their
+n-best outputs filtered (no copy, no permutation of the source).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+
+from bench.sources import SourceResolver
+from bench.tasks import get_task
+from builders.additive import maximal_phrases
+from builders.salad import lexical, pbsmt
+from builders.salad.constants import LOWER
+from builders.salad.rows import _pair_rows
+from builders.salad.sources import TASK_SOURCES, Record, _resolve, read_records
+from builders.suite import KeyedRows, Row, merge_parts
+
+#: Training pairs per label and model (the first ones in file order): NLTK's IBM models and
+#: decoder are pure Python, so the stand-in trains on fewer pairs than Moses would.
+MAX_TRAIN_PAIRS = 2000
+#: Why a record has no PBSMT row, or where its output came from (``pbsmt_outcome``).
+KEPT, NBEST, PERMUTATION, COPY, EMPTY, NO_SYSTEM = (
+    "best", "n-best", "permutation", "copy", "empty", "no system")
+
+
+def pbsmt_pair(record: Record, lower: bool = LOWER) -> tuple[list[str], list[str]]:
+    """``(source, target)`` tokens of a record (lower-cased by default).
+
+    Premise -> hypothesis, first question -> second question; SST-2: first half of the
+    sentence -> second half (paper section 5).
+    """
+    if record.text_pair is not None:
+        return lexical.tokenize(record.text, lower), lexical.tokenize(record.text_pair, lower)
+    tokens = lexical.tokenize(record.text, lower)
+    half = max(1, len(tokens) // 2)
+    return tokens[:half], tokens[half:]
+
+
+def train_pbsmt(records: Sequence[Record]) -> dict[int, pbsmt.PhraseModel]:
+    """One phrase-based system per gold label, on at most ``MAX_TRAIN_PAIRS`` pairs each."""
+    labels = dict.fromkeys(record.label for record in records)
+    models = {label: train_label(records, label) for label in sorted(labels)}
+    return {label: model for label, model in models.items() if model is not None}
+
+
+def train_label(records: Sequence[Record], label: int) -> pbsmt.PhraseModel | None:
+    """The system of one label; ``None`` when the label has no pair.
+
+    Trained on the first ``MAX_TRAIN_PAIRS`` pairs of that label with tokens on both sides,
+    in record order (as :func:`train_pbsmt` trains each label).
+    """
+    pairs: list[tuple[list[str], list[str]]] = []
+    for record in records:
+        if record.label == label and len(pairs) < MAX_TRAIN_PAIRS:
+            source, target = pbsmt_pair(record)
+            if source and target:
+                pairs.append((source, target))
+    return pbsmt.train(pairs) if pairs else None
+
+
+def is_permutation(output: Sequence[str], source: Sequence[str]) -> bool:
+    """Whether ``output`` holds exactly the tokens of ``source`` (as multisets): a Shuffle."""
+    return len(output) == len(source) and sorted(output) == sorted(source)
+
+
+def choose_output(nbest: Sequence[Sequence[str]], source: Sequence[str],
+                  target: Sequence[str]) -> tuple[int | None, str]:
+    """The first usable hypothesis of the decoder's n-best list, and why.
+
+    A hypothesis is not usable when it is empty, equals the source or the target (a copy:
+    nothing destroyed), or is a permutation of the source (that is Shuffle, not PBSMT), also
+    once its text is tokenized again (as ``builders.card_figures`` measures it).
+    Returns ``(0, KEPT)`` for the best, ``(rank, "n-best:<reason>")`` for a later one
+    (``reason``: why the best was not usable), and ``(None, reason)`` when none is usable
+    (``reason``: that of the best hypothesis).
+    """
+    if not nbest:
+        return None, EMPTY
+    first = None
+    for rank, output in enumerate(nbest):
+        if not output:
+            reason = EMPTY
+        elif list(output) in (list(source), list(target)):
+            reason = COPY
+        elif is_permutation(output, source) or is_permutation(
+                lexical.tokenize(lexical.detokenize(output), LOWER), source):
+            reason = PERMUTATION
+        else:
+            return rank, (KEPT if rank == 0 else f"{NBEST}:{first}")
+        first = first or reason
+    return None, first
+
+
+def pbsmt_outcome(models: dict[int, pbsmt.PhraseModel], record: Record,
+                  memo: dict[tuple[str, ...], list[list[str]]] | None = None,
+                  ) -> tuple[str | None, str]:
+    """The record's source side translated by the system of its label, and the outcome.
+
+    The text is the first usable hypothesis of the decoder's n-best list
+    (:func:`choose_output`): not a copy of the text it replaces or of the source it was
+    translated from (a hypothesis that copies its premise makes an entailed pair, not a word
+    salad), and not a permutation of that source. ``None`` (with the reason) when no system
+    was trained for the label or no hypothesis is usable: the row is dropped.
+    ``memo``: n-best lists already made by the same system, by source tokens (decoding is
+    deterministic; a premise recurs in 4-6% of the MNLI and SNLI records of one label).
+    """
+    model = models.get(record.label)
+    if model is None:
+        return None, NO_SYSTEM
+    source, target = pbsmt_pair(record)
+    if memo is None:
+        nbest = pbsmt.translate_nbest(model, source)
+    else:
+        nbest = memo.get(tuple(source))
+        if nbest is None:
+            nbest = memo[tuple(source)] = pbsmt.translate_nbest(model, source)
+    rank, reason = choose_output(nbest, source, target)
+    if rank is None:
+        return None, reason
+    return lexical.detokenize(nbest[rank]), reason
+
+
+def pbsmt_text(models: dict[int, pbsmt.PhraseModel], record: Record,
+               memo: dict[tuple[str, ...], list[list[str]]] | None = None) -> str | None:
+    """The text of :func:`pbsmt_outcome`: ``None`` when the record has no row."""
+    return pbsmt_outcome(models, record, memo)[0]
+
+
+#: A share of a ``<task>_salad_pbsmt`` suite: ``(fold, label)``, the rows of one gold label
+#: with the one system that translates them. ``fold`` is always ``None`` (2.0.0 has no
+#: cross-fitting; the shape is kept for the build pool).
+PbsmtPart = tuple[int | None, int]
+
+
+def pbsmt_parts(task: str) -> tuple[PbsmtPart, ...]:
+    """Every part of ``<task>_salad_pbsmt``: one per label."""
+    return tuple((None, label) for label in range(len(get_task(task).label_names)))
+
+
+def held_out(records: Sequence[Record]) -> tuple[list[Record], list[Record]]:
+    """A fixed held-out half by premise: ``(evaluated records, training records)``.
+
+    The premises (first texts) are numbered in order of first appearance; the records of an
+    even-numbered premise are evaluated, those of an odd-numbered one train the systems. A
+    premise recurs with one hypothesis per label (MNLI: 3,334 premises in 9,815 rows), so a
+    split by row would put most evaluated premises into the training half too.
+    """
+    number: dict[str, int] = {}
+    for record in records:
+        number.setdefault(record.text, len(number))
+    return ([r for r in records if number[r.text] % 2 == 0],
+            [r for r in records if number[r.text] % 2 == 1])
+
+
+def _texts(record: Record) -> set[str]:
+    """The record's texts as the systems see them (lower-cased tokens, joined)."""
+    texts = {" ".join(lexical.tokenize(record.text, LOWER))}
+    if record.text_pair is not None:
+        texts.add(" ".join(lexical.tokenize(record.text_pair, LOWER)))
+    return texts
+
+
+def disjoint(train: Sequence[Record], records: Sequence[Record]) -> list[Record]:
+    """``train`` without the records that share a text with an evaluated record.
+
+    A training pair whose premise, hypothesis or sentence (lower-cased tokens) is also a text
+    of an evaluated row is left out, so no system has seen an evaluated text.
+    """
+    seen = set().union(*map(_texts, records)) if records else set()
+    return [r for r in train if not _texts(r) & seen]
+
+
+def part_rows(task: str, records: Sequence[Record], train: Sequence[Record],
+              part: PbsmtPart, counts: Counter | None = None) -> KeyedRows:
+    """Rows of one part, keyed by record position: its system trained, its records translated.
+
+    ``records``: the evaluated records; ``train``: the training records (disjoint from them).
+    ``counts``: when given, receives one :func:`pbsmt_outcome` reason per record of the part.
+    """
+    _, label = part
+    suite, path = f"{task}_salad_pbsmt", TASK_SOURCES[task].path
+    model = train_label(train, label)
+    models = {label: model} if model is not None else {}
+    out: KeyedRows = []
+    memo: dict[tuple[str, ...], list[list[str]]] = {}  # one system: same source, same output
+    for position, record in enumerate(records):
+        if record.label == label:
+            new, reason = pbsmt_outcome(models, record, memo)
+            if counts is not None:
+                counts[reason] += 1
+            if new is not None:
+                out.append((position, list(_pair_rows(suite, task, "pbsmt", record, path, new))))
+    return out
+
+
+def pbsmt_inputs(task: str, resolver: SourceResolver) -> tuple[list[Record], list[Record]]:
+    """The records to translate and the training records, disjoint (:func:`disjoint`).
+
+    A task without a training split (MNLI) is split in a fixed held-out half
+    (:func:`held_out`); SST-2 trains on the sentences of GLUE's train file.
+    """
+    source = TASK_SOURCES[task]
+    records = read_records(task, resolver)
+    if source.train_path is None:
+        records, train = held_out(records)
+    else:
+        train = source.train_read(
+            _resolve(resolver, source.train_path), source.train_path, get_task(task)
+        )
+        if source.sentences_only:
+            train = [train[k] for k in maximal_phrases([r.text for r in train])]
+    return records, disjoint(train, records)
+
+
+def pbsmt_counts(task: str, resolver: SourceResolver) -> Counter:
+    """How each evaluated record of ``<task>_salad_pbsmt`` fared (:func:`pbsmt_outcome`)."""
+    records, train = pbsmt_inputs(task, resolver)
+    counts: Counter = Counter()
+    for part in pbsmt_parts(task):
+        part_rows(task, records, train, part, counts)
+    return counts
+
+
+def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
+    """Rows of ``<task>_salad_pbsmt``: the transformed text comes from the per-label system.
+
+    Pair tasks replace the second text; SST-2 replaces the sentence by the translation of its
+    first half. Systems train on data disjoint from the evaluated rows
+    (:func:`pbsmt_inputs`). The rows are those of every part (:func:`pbsmt_parts`), merged in
+    record order.
+    """
+
+    def build(resolver: SourceResolver) -> Iterator[Row]:
+        records, train = pbsmt_inputs(task, resolver)
+        yield from merge_parts(part_rows(task, records, train, part)
+                               for part in pbsmt_parts(task))
+
+    return build
+
+
+def statistical_part(task: str) -> Callable[[SourceResolver, PbsmtPart], KeyedRows]:
+    """Rows of one part of ``<task>_salad_pbsmt`` (a pool task), keyed by record position."""
+
+    def build_part(resolver: SourceResolver, part: PbsmtPart) -> KeyedRows:
+        records, train = pbsmt_inputs(task, resolver)
+        return part_rows(task, records, train, part)
+
+    return build_part
