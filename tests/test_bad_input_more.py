@@ -241,7 +241,8 @@ CASES: dict[str, Case] = {
                                "integer of more than 4,300 digits)",
                                lambda t: _lines(t, "n.jsonl", _records(t), {
                                    3: '{"id": "x", "label": ' + "1" * 5000 + "}"})),
-    "convert_becel_huge_integer": Case(CB, "b.json: not valid JSON (Exceeds the limit",
+    "convert_becel_huge_integer": Case(CB, "b.json: not valid JSON (an integer of more "
+                                       "than 4,300 digits)",
                                        lambda t: (t / "b.json").write_text(
                                            '{"original_preds": [' + "1" * 5000 + "]}")),
     "rescore_deep_results": Case(("rescore", *D, *SUB), "alpha/results.json: JSON nested 100001",

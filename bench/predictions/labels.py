@@ -57,6 +57,7 @@ class LabelColumn:
         bad = np.flatnonzero(pred == INVALID)
         return pred, (int(bad[0]) if len(bad) else None)
 
+
 def _out_of_range(path, label_names, line: int, value: int) -> PredictionFileError:
     return PredictionFileError(
         path,

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench.errors import PredictionFileError
-from bench.json_input import DuplicateKeyError, depth_above, too_deep_message, unique_object
+from bench.json_input import JsonTextError, depth_above, parse_json, too_deep_message
 from bench.predictions.files import check_input_file, detect_format, read_payload
 from bench.predictions.types import PROB_TOLERANCE, Columns
 
@@ -152,25 +152,12 @@ def _jsonl_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
     for number, text in _decode_lines(path, payload):
         if not text.strip():
             raise PredictionFileError(str(path), "empty line inside the file", line=number)
-        depth = depth_above(text)
-        if depth is not None:
-            raise PredictionFileError(str(path), too_deep_message(depth), line=number)
         try:
-            yield number, json.loads(text, object_pairs_hook=unique_object)
-        except json.JSONDecodeError as exc:
-            raise PredictionFileError(
-                str(path),
-                f"not valid JSON ({exc.msg} at column {exc.colno}); truncated line?",
-                line=number,
-            ) from None
-        except DuplicateKeyError as exc:
-            raise PredictionFileError(
-                str(path), "key given twice in one object (which value is meant?)",
-                line=number, field=exc.key,
-            ) from None
-        except ValueError as exc:  # an integer of more than 4,300 digits
-            what = "an integer of more than 4,300 digits" if "digits" in str(exc) else exc
-            raise PredictionFileError(str(path), f"not valid JSON ({what})", line=number) from None
+            record = parse_json(text, line=True)
+        except JsonTextError as exc:  # too deep, not JSON, a key given twice (the field)
+            raise PredictionFileError(str(path), exc.reason, line=number,
+                                      field=exc.key) from None
+        yield number, record
 
 
 def _csv_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]:
@@ -227,6 +214,7 @@ def _parquet_records(path: Path, payload: bytes) -> Iterator[tuple[int, object]]
     table = _read_parquet(path, payload)
     wanted = [c for c in ("id", "label", "probs") if c in table.column_names]
     yield from enumerate(table.select(wanted).to_pylist(), start=1)  # other columns ignored
+
 
 _RECORDS = {"jsonl": _jsonl_records, "csv": _csv_records, "parquet": _parquet_records}
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
 from bench.errors import ConfigError, DataError, shorten
+from bench.json_input import JsonTextError, load_json_file, parse_json
 
 PARTS_SUFFIX = ".parts"
 RUN_FILE = "run.json"
@@ -34,7 +35,7 @@ class ShardStore:
         run_file = parts / RUN_FILE
         has_results = parts.is_dir() and any(parts.glob("shard-*.jsonl"))
         if run_file.is_file() and has_results:
-            old = json.loads(run_file.read_text(encoding="utf-8"))
+            old = load_json_file(run_file)
             if old != fingerprint:
                 raise ConfigError(
                     f"{parts} holds partial results of a different run ({old}); delete it or "
@@ -81,19 +82,10 @@ def _part_line(path: Path, number: int, line: str) -> object:
             surrogate (the merged file could not be written as UTF-8), or not JSON.
 
     """
-    from bench.json_input import DuplicateKeyError, depth_above, too_deep_message, unique_object
-
-    depth = depth_above(line)
-    if depth is not None:
-        raise DataError(f"{path}:{number}: {too_deep_message(depth)}")
     try:
-        value = json.loads(line, object_pairs_hook=unique_object)
-    except DuplicateKeyError as exc:
-        raise DataError(f"{path}:{number}: key {shorten(exc.key)} given twice in one object "
-                        "(which value is meant?)") from None
-    except ValueError:  # not JSON, an integer of more than 4,300 digits
-        raise DataError(f"{path}:{number}: expected [row position, record], got "
-                        f"{shorten(line)}") from None
+        value = parse_json(line, line=True)
+    except JsonTextError as exc:  # too deep, a key given twice, not JSON
+        raise DataError(f"{path}:{number}: {exc}") from None
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:
