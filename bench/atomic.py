@@ -177,9 +177,11 @@ def read_owned(folder: str | os.PathLike) -> dict | None:
     path = Path(folder) / OWNED
     if path.is_symlink() or not path.is_file():
         return None
+    from bench.json_input import JsonFileError, load_json_file
+
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = load_json_file(path)
+    except JsonFileError:  # unreadable, not JSON, too deep: not a record of ours
         return None
     if not isinstance(record, dict) or not isinstance(record.get("files"), list):
         return None

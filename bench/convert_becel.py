@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.errors import PredictionFileError
-from bench.json_input import DuplicateKeyError, depth_above, too_deep_message, unique_object
+from bench.json_input import JsonFileError, load_json_file
 from bench.predictions import check_input_file
 
 LAYOUT: dict[str, tuple[tuple[str, str], ...]] = {
@@ -101,18 +101,9 @@ def convert_file(json_path: str | Path, suite: str, data_dir: str | Path, out: s
 
     json_path = check_input_file(json_path)
     try:
-        text = json_path.read_text(encoding="utf-8")
-        depth = depth_above(text)
-        if depth is not None:
-            raise PredictionFileError(str(json_path), too_deep_message(depth))
-        arrays = json.loads(text, object_pairs_hook=unique_object)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PredictionFileError(str(json_path), f"not valid JSON ({exc})") from None
-    except DuplicateKeyError as exc:
-        raise PredictionFileError(str(json_path), "key given twice in one object (which value "
-                                  "is meant?)", field=exc.key) from None
-    except ValueError as exc:  # an integer of more than 4,300 digits
-        raise PredictionFileError(str(json_path), f"not valid JSON ({exc})") from None
+        arrays = load_json_file(json_path)
+    except JsonFileError as exc:  # the key given twice is the field
+        raise PredictionFileError(exc.path, exc.reason, field=exc.key) from None
     data = SuiteFolder(data_dir).load(suite)
     records = convert(arrays, data, str(json_path))
     write_text(out, "".join(json.dumps(r) + "\n" for r in records))

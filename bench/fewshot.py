@@ -43,15 +43,14 @@ def prompt_key(family: str | None, task: str) -> tuple[str | None, str]:
 
 def read_pools(root: str | Path) -> dict[str, dict]:
     """The ``"fewshot"`` entries of a built folder's ``suites.json`` (empty when absent)."""
-    import json
-
+    from bench.json_input import load_json_file
     from bench.manifest import MANIFEST
 
-    path = Path(root) / MANIFEST
-    try:
-        return json.loads(path.read_text(encoding="utf-8")).get(FOLDER, {})
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not a valid suite manifest ({exc})") from None
+    manifest = load_json_file(Path(root) / MANIFEST)  # JsonFileError (a DataError)
+    if not isinstance(manifest, dict):
+        raise DataError(f"{Path(root) / MANIFEST}: not a valid suite manifest (expected an "
+                        f"object, got {type(manifest).__name__})")
+    return manifest.get(FOLDER, {})
 
 
 def suite_pool(pools: Mapping[str, dict], entry: Mapping) -> str | None:

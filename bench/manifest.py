@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 from bench.errors import DataError, shorten
-from bench.json_input import depth_above, too_deep_message
+from bench.json_input import load_json_file
 
 MANIFEST = "suites.json"
 SPLIT = "test"
@@ -60,14 +59,7 @@ def read_manifest(root: str | Path,
             f"{path} not found: {root} is not a built suite folder; run "
             "`consistency-bench build --out DIR` first"
         )
-    try:
-        text = path.read_text(encoding="utf-8")
-        depth = depth_above(text)
-        if depth is not None:
-            raise DataError(f"{path}: {too_deep_message(depth)}")
-        manifest = json.loads(text)
-    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
-        raise DataError(f"{path}: not a valid suite manifest ({exc})") from None
+    manifest = load_json_file(path)  # JsonFileError (a DataError) names the file
     suites = manifest.get("suites") if isinstance(manifest, dict) else None
     if not isinstance(suites, dict):
         raise DataError(f"{path}: not a valid suite manifest (expected an object with a "

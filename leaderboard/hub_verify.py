@@ -9,7 +9,6 @@ version, suites added or removed). Nothing is written to the Hub.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -114,20 +113,12 @@ def download(api, repo_id: str, path: str, revision: str, dest: Path) -> Path:
 def verify_entry(slug: str, results_path: Path, predictions_path: Path,
                  data_dir: str | os.PathLike, scorer: Scorer) -> Finding:
     """Re-score one entry's predictions and compare with its stored results."""
-    from bench.json_input import DuplicateKeyError, depth_above, too_deep_message, unique_object
+    from bench.json_input import JsonFileError, load_json_file
 
     try:
-        text = results_path.read_text(encoding="utf-8")
-        depth = depth_above(text)
-        if depth is not None:  # json.loads would raise RecursionError
-            return Finding(slug, "unverifiable", reason=f"{RESULTS}: {too_deep_message(depth)}")
-        stored = json.loads(text, object_pairs_hook=unique_object)
-    except DuplicateKeyError as exc:
-        return Finding(slug, "unverifiable", reason=f"{RESULTS}: key {shorten(exc.key)} given "
-                       "twice in one object (which value is meant?)")
-    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
-        return Finding(slug, "unverifiable",
-                       reason=f"{RESULTS} is not valid JSON: {shorten(str(exc))}")
+        stored = load_json_file(results_path)
+    except JsonFileError as exc:  # too deep, a key given twice, not JSON, not UTF-8
+        return Finding(slug, "unverifiable", reason=f"{RESULTS}: {exc.detail}")
     if not isinstance(stored, dict) or not isinstance(stored.get("suites"), dict):
         return Finding(slug, "unverifiable", reason=f"{RESULTS} has no 'suites' mapping")
     bad = [suite for suite, entry in stored["suites"].items() if not isinstance(entry, dict)]

@@ -41,13 +41,14 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock
 
 from bench.atomic import dir_mode, pid_alive, write_text
 from bench.contamination import parse_training_data
 from bench.errors import BenchError, ConfigError, shorten
-from bench.json_input import depth_above, too_deep_message
+from bench.json_input import JsonFileError, load_json_file
 from bench.predictions import read_payload, to_jsonl
 from bench.scoring import score_file
 
@@ -427,9 +428,9 @@ def _check_root(root: str | os.PathLike) -> Path:
 def stored_name(entry: Path) -> str | None:
     """The ``--name`` an entry was submitted under (its results' provenance), if recorded."""
     try:
-        results = json.loads((entry / RESULTS).read_text(encoding="utf-8"))
-        name = results["provenance"]["arguments"]["name"]
-    except (OSError, ValueError, KeyError, TypeError):
+        data: Any = load_json_file(entry / RESULTS)  # any JSON value: checked by the lookups
+        name = data["provenance"]["arguments"]["name"]
+    except (JsonFileError, KeyError, TypeError):
         return None
     return name if isinstance(name, str) else None
 
@@ -563,15 +564,9 @@ def load_entry(d: Path, *, check_values: bool = True) -> Submission:
         raise ConfigError(f"{d}: incomplete submission, missing {missing}")
     meta = validate_meta(_load_yaml(d / META), str(d / META))
     try:
-        text = (d / RESULTS).read_text(encoding="utf-8")
-        depth = depth_above(text)  # Python's parser: RecursionError at ~1,000 levels
-        if depth is not None:
-            raise ConfigError(f"{d / RESULTS}: {too_deep_message(depth)}")
-        results = json.loads(text)
-    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
-        raise ConfigError(f"{d / RESULTS}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise ConfigError(f"{d / RESULTS}: not valid JSON (nested too deeply)") from None
+        results = load_json_file(d / RESULTS)
+    except JsonFileError as exc:  # too deep, not JSON, not UTF-8, a key given twice
+        raise ConfigError(str(exc)) from None
     if not isinstance(results, dict) or not isinstance(results.get("suites"), dict):
         raise ConfigError(f"{d / RESULTS}: not a results JSON (no 'suites' mapping)")
     for suite, entry in results["suites"].items():

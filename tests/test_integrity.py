@@ -549,7 +549,7 @@ def test_value_checks_of_another_ranked_statistic():
 @pytest.mark.parametrize(("text", "reason"), [
     ('{"suites": ' + "[" * 30_000 + "]" * 30_000 + "}", "JSON nested 30001 levels deep"),
     ('{"suites": {}, "suites": {}}', "key 'suites' given twice"),
-    ('{"suites": {}, "n": ' + "1" * 5000 + "}", "is not valid JSON"),
+    ('{"suites": {}, "n": ' + "1" * 5000 + "}", "results.json: not valid JSON (an integer"),
     ('{"suites": {"rte_semantic": 5}}', "suite 'rte_semantic' is not an object"),
 ])
 def test_verify_reports_a_hostile_results_json_as_unverifiable(tmp_path, text, reason):

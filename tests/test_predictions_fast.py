@@ -15,7 +15,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from bench.predictions import _fast, _resolve, _resolve_fast, _slow_jsonl
+from bench.predictions.fast import fast_columns
+from bench.predictions.records import line_columns
+from bench.predictions.resolve import resolve_columns, resolve_fast
 from tests.helpers import python_stdout
 
 MANIFEST = {
@@ -56,10 +58,11 @@ def _payload(records: list[dict]) -> bytes:
 
 
 def _both(payload: bytes):
-    fast_columns = _fast(payload, "jsonl")
-    assert fast_columns is not None
-    fast = _resolve_fast(fast_columns, MANIFEST, suite_ids)
-    slow = _resolve("p.jsonl", _slow_jsonl(Path("p.jsonl"), payload), MANIFEST, suite_ids)
+    columns = fast_columns(payload, "jsonl")
+    assert columns is not None
+    fast = resolve_fast(columns, MANIFEST, suite_ids)
+    slow = resolve_columns("p.jsonl", line_columns(Path("p.jsonl"), payload, "jsonl"), MANIFEST,
+                           suite_ids)
     return fast, slow
 
 
@@ -115,9 +118,9 @@ BAD = {
 
 @pytest.mark.parametrize("case", BAD)
 def test_columnar_pass_steps_aside_on_every_problem(case):
-    columns = _fast(_payload(BAD[case](_records())), "jsonl")
+    columns = fast_columns(_payload(BAD[case](_records())), "jsonl")
     assert columns is not None
-    assert _resolve_fast(columns, MANIFEST, suite_ids) is None
+    assert resolve_fast(columns, MANIFEST, suite_ids) is None
 
 
 def test_reading_predictions_does_not_import_pandas(becel_folder, tmp_path):

@@ -13,15 +13,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from bench import predictions
+from bench import runtime
 from bench.errors import DataError
-from bench.predictions import _fast
+from bench.predictions import fast
+from bench.predictions.fast import fast_columns
 from bench.scoring import SuiteFolder, score_file
 from tests.test_predictions_fast import MANIFEST, _payload, _records
 
 
 def _first_half_then(second_half) -> bytes:
-    """The records, those of the file's second half (as :func:`predictions._halves` splits it)
+    """The records, those of the file's second half (as :func:`fast._halves` splits it)
     changed by ``second_half``: each half on its own infers its own column types."""
     records = _records(probs=True)
     for k in range(1, len(records)):
@@ -61,17 +62,17 @@ def _same_columns(a, b) -> None:
 def test_split_parse_gives_the_whole_file_parse(case, tmp_path, monkeypatch):
     path = tmp_path / "p.jsonl"
     path.write_bytes(CASES[case]())
-    whole = _fast(path, "jsonl")  # below SPLIT_PARSE_BYTES: one parse
+    whole = fast_columns(path, "jsonl")  # below SPLIT_PARSE_BYTES: one parse
     parses = []
-    real = predictions._read_json
+    real = fast._read_json
 
     def counted(source):
         parses.append(type(source).__name__)
         return real(source)
 
-    monkeypatch.setattr(predictions, "SPLIT_PARSE_BYTES", 1)
-    monkeypatch.setattr(predictions, "_read_json", counted)
-    _same_columns(_fast(path, "jsonl"), whole)
+    monkeypatch.setattr(fast, "SPLIT_PARSE_BYTES", 1)
+    monkeypatch.setattr(fast, "_read_json", counted)
+    _same_columns(fast_columns(path, "jsonl"), whole)
     if case == "same types":  # split, and the halves kept: no parse of the whole file
         assert parses == ["PythonFile", "PythonFile"]
     if case == "one line":  # nothing after the middle to split at
@@ -81,11 +82,11 @@ def test_split_parse_gives_the_whole_file_parse(case, tmp_path, monkeypatch):
 
 
 def test_halves_split_after_a_line_break(tmp_path, monkeypatch):
-    monkeypatch.setattr(predictions, "SPLIT_PARSE_BYTES", 1)
+    monkeypatch.setattr(fast, "SPLIT_PARSE_BYTES", 1)
     path = tmp_path / "p.jsonl"
     payload = _payload(_records())
     path.write_bytes(payload)
-    (start, middle), (again, end) = predictions._halves(path)
+    (start, middle), (again, end) = fast._halves(path)
     assert (start, again, end) == (0, middle, len(payload))
     assert payload[middle - 1 : middle] == b"\n" and middle >= len(payload) // 2
 
@@ -93,14 +94,14 @@ def test_halves_split_after_a_line_break(tmp_path, monkeypatch):
 def test_byte_range_reads_exactly_its_bytes(tmp_path):
     path = tmp_path / "f"
     path.write_bytes(bytes(range(256)) * 10)
-    stream = predictions._ByteRange(path, 100, 2000)
+    stream = fast._ByteRange(path, 100, 2000)
     assert stream.read() == (bytes(range(256)) * 10)[100:2000]
     stream.close()
 
 
 @pytest.fixture
 def split_everything(monkeypatch):
-    monkeypatch.setattr(predictions, "SPLIT_PARSE_BYTES", 1)
+    monkeypatch.setattr(fast, "SPLIT_PARSE_BYTES", 1)
 
 
 def _copy(folder: Path, tmp_path: Path) -> Path:
@@ -122,7 +123,7 @@ def test_scores_are_the_same_with_the_split_and_preload(becel_folder, tmp_path, 
         real(self, stop, names)
         loaded.append(self._load.cache_info().currsize)
 
-    monkeypatch.setattr(predictions, "SPLIT_PARSE_BYTES", 1)
+    monkeypatch.setattr(fast, "SPLIT_PARSE_BYTES", 1)
     monkeypatch.setattr(SuiteFolder, "preload", preload)
     assert score_file(pred, becel_folder, n_boot=50) == before
     assert len(loaded) == 1  # the preload ran (how far depends on the threads' timing)
@@ -154,7 +155,7 @@ def test_a_changed_suite_the_file_covers_is_the_same_error(becel_folder, tmp_pat
     real = SuiteFolder.preload  # every suite (not only the file's), however soon the parse ends
     monkeypatch.setattr(SuiteFolder, "preload",
                         lambda self, stop, names=None: real(self, lambda: False))
-    monkeypatch.setattr(predictions, "SPLIT_PARSE_BYTES", 1)
+    monkeypatch.setattr(fast, "SPLIT_PARSE_BYTES", 1)
     with pytest.raises(DataError) as split:
         score_file(pred, folder, n_boot=50)
     assert str(split.value) == str(whole.value) and "wic_semantic" in str(whole.value)
@@ -190,12 +191,12 @@ def test_sampled_suites_are_those_whose_ids_occur(tmp_path, monkeypatch):
     path = tmp_path / "p.jsonl"
     path.write_text("\n".join(lines) + "\n")
     names = ["other", "escaped", "big", "absent"]
-    monkeypatch.setattr(predictions, "SAMPLE_BYTES", path.stat().st_size)  # every byte
-    assert predictions.sampled_suites(path, names) == ["other", "escaped", "big"]
-    monkeypatch.setattr(predictions, "SAMPLE_BYTES", 300)  # a sample: the one line is missed
-    assert predictions.sampled_suites(path, names) == ["other", "big"]
+    monkeypatch.setattr(fast, "SAMPLE_BYTES", path.stat().st_size)  # every byte
+    assert fast.sampled_suites(path, names) == ["other", "escaped", "big"]
+    monkeypatch.setattr(fast, "SAMPLE_BYTES", 300)  # a sample: the one line is missed
+    assert fast.sampled_suites(path, names) == ["other", "big"]
     path.write_text("not json at all\n")
-    assert predictions.sampled_suites(path, names) == []
+    assert fast.sampled_suites(path, names) == []
 
 
 def _preloaded(monkeypatch) -> list[list[str]]:
@@ -226,7 +227,7 @@ def test_only_the_suites_of_the_file_are_preloaded(becel_folder, tmp_path, split
 
 
 def test_release_free_memory_is_safe_to_call():
-    predictions._release_free_memory()
+    runtime.release_free_memory()
     assert pa.array([1, 2]).to_pylist() == [1, 2]
 
 
@@ -236,11 +237,9 @@ def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, mo
     from consistency_bench.cli import main
     from tests.helpers import python_stdout, write_predictions
 
-    code = "from bench.predictions import one_malloc_arena; print(one_malloc_arena())"
+    code = "from bench.runtime import one_malloc_arena; print(one_malloc_arena())"
     out = python_stdout(code).strip()
     assert out == str(platform.libc_ver()[0] == "glibc")  # mallopt exists only there
-    from bench import runtime
-
     calls = []
     monkeypatch.setattr(runtime, "one_malloc_arena", lambda: calls.append(1))
     pred = write_predictions(becel_folder, tmp_path / "p.jsonl", ["rte_semantic"])

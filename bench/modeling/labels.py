@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,10 +31,12 @@ def parse_label_map(spec: str | None) -> LabelOverrides:
         return {}
     path = Path(spec)
     if spec.endswith(".json") or path.is_file():
+        from bench.json_input import JsonFileError, load_json_file
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"--label-map file {spec}: {exc}") from exc
+            data = load_json_file(path)
+        except JsonFileError as exc:
+            raise ConfigError(f"--label-map file {spec}: {exc.detail}") from None
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise ConfigError(
                 f"--label-map file {spec}: expected {{task: {{label: model_label}}}}, got {data!r}"

@@ -1,0 +1,220 @@
+"""The columnar pass: pyarrow parses a JSONL or Parquet file, a large JSONL as two halves at once.
+
+The fast path of :func:`bench.predictions.read.read_predictions` for well-formed files. Any
+failure here returns ``None`` (or raises :class:`bench.json_input.DeepJsonError`), and the
+file is read again by the line-by-line pass, which names the line.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.json as pajson
+import pyarrow.parquet as pq
+
+from bench.arrays import float64, offsets, valid
+from bench.json_input import LineScanner
+from bench.predictions.types import PROB_TOLERANCE, Columns
+from bench.runtime import release_free_memory
+
+#: A JSONL file at least this large is parsed as two halves at once, split at a line break
+#: (:func:`_parse_jsonl`): the parse is most of the time of ``score``, and pyarrow's own
+#: threaded reader reads ahead, costing ~200 MiB more at the peak on a 135 MB file.
+SPLIT_PARSE_BYTES = 16 << 20
+#: Bytes pyarrow's JSON reader parses at a time (its default is 1 MiB).
+JSON_BLOCK_BYTES = 2 << 20
+#: Evenly spaced windows of a large JSONL file read by :func:`sampled_suites`, and their size.
+SAMPLE_WINDOWS = 64
+SAMPLE_BYTES = 4096
+#: A row id's suite in raw JSONL bytes: ``"id": "SUITE/`` (``/`` may be escaped as ``\/``).
+_SAMPLED_ID = re.compile(rb'"id"\s*:\s*"([^"\\/]+)(?:/|\\/)')
+
+
+class _ByteRange(io.RawIOBase):
+    """The bytes ``[start, stop)`` of a file, as a readable stream checked for deep nesting.
+
+    Every block is passed through a :class:`bench.json_input.LineScanner` before pyarrow gets
+    it: a line nested deeper than :data:`bench.json_input.MAX_DEPTH` would crash pyarrow's
+    reader (SIGSEGV at ~20,000 levels), so a suspect block raises
+    :class:`bench.json_input.DeepJsonError` instead (pyarrow passes it on unchanged).
+    """
+
+    def __init__(self, path: Path, start: int, stop: int):
+        super().__init__()
+        self._file = open(path, "rb", buffering=0)  # noqa: SIM115 (closed with the stream)
+        self._file.seek(start)
+        self._left = stop - start
+        self._scanner = LineScanner()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (pyarrow reads through this: one copy, scanned)."""
+        size = self._left if size is None or size < 0 else min(size, self._left)
+        if size <= 0:
+            return b""
+        data = self._file.read(size)
+        self._left -= len(data)
+        self._scanner.feed(data)
+        return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        memoryview(buffer)[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def _checked(path: Path) -> pa.PythonFile:
+    """The whole file as a stream for pyarrow, checked for deep nesting (:class:`_ByteRange`)."""
+    return pa.PythonFile(_ByteRange(path, 0, path.stat().st_size), mode="r")
+
+
+def _check_payload(payload: bytes) -> None:
+    """Raise :class:`DeepJsonError` when a line of ``payload`` may be nested too deeply."""
+    scanner, view = LineScanner(), memoryview(payload)
+    for start in range(0, len(payload), JSON_BLOCK_BYTES):
+        scanner.feed(view[start : start + JSON_BLOCK_BYTES])
+
+
+def _read_json(source) -> pa.Table:
+    """One pyarrow JSON parse on this thread, into the system allocator."""
+    options = pajson.ReadOptions(block_size=JSON_BLOCK_BYTES, use_threads=False)
+    return pajson.read_json(source, read_options=options, memory_pool=pa.system_memory_pool())
+
+
+def _halves(path: Path) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Byte ranges of the two halves of a JSONL file, split after a line break.
+
+    ``None`` when the file is small, or has no line break after its middle.
+    """
+    size = path.stat().st_size
+    if size < SPLIT_PARSE_BYTES:
+        return None
+    with open(path, "rb") as handle:
+        handle.seek(size // 2)
+        handle.readline()
+        middle = handle.tell()
+    if middle >= size:
+        return None
+    return (0, middle), (middle, size)
+
+
+def _parse_jsonl(path: Path,
+                 meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> pa.Table:
+    """The JSONL file parsed by pyarrow, as one parse of the whole file would give it.
+
+    A large file is parsed as two halves on two threads (pyarrow releases the GIL) and the
+    tables concatenated; this thread meanwhile runs ``meanwhile(done)``, which should return
+    once ``done()`` is true. Each half infers its own column types, so when the halves'
+    schemas differ (labels as numbers in one half, a column missing in the other) or a half
+    fails, the whole file is parsed again on one thread: the result (or the error) is always
+    that of the whole-file parse.
+    """
+    ranges = _halves(path)
+    if ranges is not None:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            halves = [pool.submit(_read_json, pa.PythonFile(_ByteRange(path, *r), mode="r"))
+                      for r in ranges]
+            if meanwhile is not None:
+                meanwhile(lambda: all(half.done() for half in halves))
+            try:
+                first, second = (half.result() for half in halves)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+                first = second = None
+        if first is not None:
+            release_free_memory()  # each parsing thread freed its blocks in its own arena
+            if first.schema == second.schema:
+                return pa.concat_tables([first, second])
+    return _read_json(_checked(path))
+
+
+def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
+    """The suites of ``names`` whose row ids occur in evenly spaced windows of a JSONL file.
+
+    A cheap look (:data:`SAMPLE_WINDOWS` reads of :data:`SAMPLE_BYTES`) at which suites a
+    large file covers before it is parsed, so that only those are loaded meanwhile
+    (:meth:`bench.scoring.SuiteFolder.preload`). A hint, not a check: a suite smaller than
+    a window's share of the file may be missed (it is loaded when it is asked for, as
+    without the hint), and nothing is validated here.
+
+    Returns:
+        The suites found, in the order of ``names``.
+
+    """
+    size = Path(path).stat().st_size
+    found: set[str] = set()
+    with open(path, "rb") as handle:
+        for k in range(SAMPLE_WINDOWS):
+            handle.seek(size * k // SAMPLE_WINDOWS)
+            window = handle.read(SAMPLE_BYTES)
+            found.update(m.decode("utf-8", "replace") for m in _SAMPLED_ID.findall(window))
+    return [name for name in names if name in found]
+
+
+def fast_columns(payload: bytes | Path, fmt: str,
+          meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> Columns | None:
+    """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass.
+
+    ``payload`` is the file's content, or for JSONL its path: pyarrow then reads the file in
+    blocks (a large file as two halves at once, while this thread runs
+    ``meanwhile``: :func:`_parse_jsonl`), and the whole content is never held in memory next
+    to the parsed columns. The parsed JSON goes to the system allocator, which gives the
+    parser's scratch memory back (the default mimalloc pool keeps ~100 MiB more at the peak
+    on a 135 MB file).
+    """
+    try:
+        if fmt == "jsonl":
+            if isinstance(payload, Path):
+                table = _parse_jsonl(payload, meanwhile)
+            else:
+                _check_payload(payload)
+                table = _read_json(pa.BufferReader(payload))
+        elif fmt == "parquet":
+            table = pq.read_table(pa.BufferReader(payload))
+        else:
+            return None
+        for name in ("id", "label"):  # e.g. invalid UTF-8 in strings
+            if name in table.column_names:
+                table.column(name).validate(full=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+        return None
+    if "id" not in table.column_names or "label" not in table.column_names:
+        return None
+    ids, labels = table.column("id").combine_chunks(), table.column("label").combine_chunks()
+    if ids.type != pa.string() or ids.null_count or (np.diff(offsets(ids)) == 0).any():
+        return None
+    if labels.null_count or not (pa.types.is_integer(labels.type) or labels.type == pa.string()):
+        return None
+    probs = None
+    if "probs" in table.column_names:
+        probs = table.column("probs").combine_chunks()
+        if not (pa.types.is_list(probs.type) or pa.types.is_large_list(probs.type)):
+            return None
+        if not (
+            pa.types.is_floating(probs.type.value_type)
+            or pa.types.is_integer(probs.type.value_type)
+        ):
+            return None
+        values = float64(probs.flatten())
+        if values is None or not np.isfinite(values).all() or (values < 0).any():
+            return None
+        present = valid(probs)
+        filled = np.where(present, np.diff(offsets(probs)), 0)
+        if (filled[present] == 0).any():
+            return None
+        starts = np.concatenate([[0], np.cumsum(filled)])[:-1]
+        sums = np.add.reduceat(values, starts[present]) if len(values) else np.zeros(0)
+        if (np.abs(sums - 1.0) > PROB_TOLERANCE).any():
+            return None
+    return Columns(ids, labels, probs, None)
