@@ -202,6 +202,7 @@ def results_comment(slug: str, results: dict, stored: list) -> str:
                                                 for k, v in sorted(skipped.items()))]
     return "\n".join(lines)
 
+
 def comment_body(review: Review) -> str:
     """The comment with its marker."""
     return review.comment + "\n\n" + MARKER.format(verdict=review.verdict, head=review.head)
