@@ -13,7 +13,7 @@ import pytest
 
 from bench.errors import ConfigError, DataError
 from bench.sources import SourceResolver
-from builders import export
+from builders import build_pool, export
 from builders.catalog import SUITES
 from builders.export import build_all
 from builders.freshness import PACKAGE_ROOT, code_files, code_version
@@ -162,7 +162,7 @@ def test_a_failed_first_build_leaves_no_folder(corpora, tmp_path, monkeypatch):
             raise DataError("simulated crash")
         return real(spec, resolver, root)
 
-    monkeypatch.setattr(export, "build_suite", crash_on_second)
+    monkeypatch.setattr(build_pool, "build_suite", crash_on_second)  # the workers call it
     out = tmp_path / "built"
     with pytest.raises(DataError, match="simulated"):
         build_all([SUITES[n] for n in SMALL], _resolver(corpora), out, log=lambda _: None)
@@ -178,7 +178,7 @@ def test_a_failed_rebuild_leaves_the_folder_as_it_was(corpora, tmp_path, monkeyp
     def crash(spec, resolver, root):
         raise DataError("simulated crash")
 
-    monkeypatch.setattr(export, "build_suite", crash)
+    monkeypatch.setattr(build_pool, "build_suite", crash)
     with pytest.raises(DataError):
         build_all([SUITES["rte_calm"]], _resolver(corpora), out, log=lambda _: None)
     assert {p: (out / p).read_bytes() for p in _snapshot(out)} == before

@@ -1,4 +1,4 @@
-"""Consistent accuracy per kind (bench/metrics/consistent.py): hand cases and chance levels."""
+"""Consistent accuracy per kind (bench/metrics/consistent/): hand cases and chance levels."""
 
 import numpy as np
 import pytest
