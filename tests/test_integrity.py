@@ -514,7 +514,7 @@ def test_full_disk_names_the_file(work, capsys, monkeypatch):
     monkeypatch.setattr(leaderboard.render, "render_heatmap", full)
     code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")
     assert code == 2 and "site: cannot write it (No space left on device)" in err
-    monkeypatch.setattr("leaderboard.submissions._write_files", full)
+    monkeypatch.setattr("leaderboard.submissions_store._write_files", full)
     code, err = _run(capsys, "submit", "p.jsonl", "--name", "beta", "--meta", "meta.yaml", *D,
                      "--submissions", "subs")
     assert code == 2 and "subs/beta: cannot write the entry (No space left on device)" in err

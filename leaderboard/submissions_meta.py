@@ -1,0 +1,181 @@
+"""A submission's names and metadata: the entry's file names, its slug, ``meta.yaml`` checked.
+
+Part of :mod:`leaderboard.submissions` (the folder's layout is described there).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.contamination import parse_training_data
+from bench.errors import ConfigError, shorten
+
+PREDICTIONS = "predictions.jsonl.gz"
+META = "meta.yaml"
+RESULTS = "results.json"
+
+
+REQUIRED_META = ("model", "revision", "license", "link", "contact")
+OPTIONAL_META = ("parameters", "date", "notes", "training_data")
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+Scorer = Callable[..., dict]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One stored entry."""
+
+    slug: str
+    path: Path
+    meta: dict
+    results: dict
+
+
+def slugify(name: str) -> str:
+    """Turn a display name into a folder name; reject anything that could escape the folder.
+
+    Letters are transliterated (NFKD, accents dropped: ``café`` -> ``cafe``). When anything
+    but case, spaces and ASCII punctuation is lost doing so, a short hash of the name is
+    appended (``café`` -> ``cafe-2f3a9c``, ``cafè`` -> ``cafe-8b0e41``), so two different names
+    do not share a slug by accident.
+
+    Raises:
+        ConfigError: Empty names, path separators, ``..``, or nothing left after slugging.
+
+    """
+    if not name or not name.strip():
+        raise ConfigError("submission name is empty; pass --name NAME (letters, digits, . _ -)")
+    if "/" in name or "\\" in name or ".." in name or "\x00" in name:
+        raise ConfigError(
+            f"submission name {name!r} contains a path separator or '..'; use letters, "
+            "digits, '.', '_' and '-' only"
+        )
+    text = unicodedata.normalize("NFC", name.strip())
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9._-]+", "-", ascii_text.lower()).strip("-.")
+    if not text.isascii():
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+        slug = f"{slug[:57]}-{digest}" if slug else f"x-{digest}"
+    if not SLUG_RE.match(slug):
+        raise ConfigError(
+            f"submission name {name!r} gives slug {slug!r}, which is not valid: it must start "
+            "with a letter or digit and have at most 64 of a-z 0-9 . _ -"
+        )
+    return slug
+
+
+def validate_meta(data: object, path: str = META) -> dict:
+    """Check submission metadata; return it normalised (keys sorted, date as ISO string).
+
+    Raises:
+        ConfigError: Naming the file, the field and the bad value.
+
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
+    unknown = sorted(str(k) for k in set(data) - set(REQUIRED_META) - set(OPTIONAL_META))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown field(s) {', '.join(shorten(k, 40) for k in unknown[:5])}"
+            f"{' and more' if len(unknown) > 5 else ''}; accepted: "
+            f"{', '.join(REQUIRED_META + OPTIONAL_META)}"
+        )
+    missing = [k for k in REQUIRED_META if data.get(k) in (None, "")]
+    if missing:
+        raise ConfigError(f"{path}: missing required field(s) {missing}")
+    out: dict = {}
+    for key in REQUIRED_META:
+        value = data[key]
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ConfigError(f"{path}: field {key!r} value {shorten(value)}: expected a string")
+        out[key] = str(value)
+    if not re.match(r"^https?://\S+$", out["link"]):
+        raise ConfigError(
+            f"{path}: field 'link' value {shorten(out['link'])}: expected an http(s) URL")
+    if "parameters" in data and data["parameters"] is not None:
+        value = data["parameters"]
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise ConfigError(
+                f"{path}: field 'parameters' value {shorten(value)}: expected an integer count "
+                "or a string such as '110M'"
+            )
+        if isinstance(value, int) and value <= 0:
+            raise ConfigError(
+                f"{path}: field 'parameters' value {shorten(value)}: must be positive")
+        out["parameters"] = value
+    out["date"] = _date(data.get("date"), path)
+    if data.get("notes") is not None:
+        if not isinstance(data["notes"], str):
+            raise ConfigError(
+                f"{path}: field 'notes' value {shorten(data['notes'])}: expected text")
+        out["notes"] = data["notes"]
+    if data.get("training_data") is not None:  # syntax: bench/contamination.py
+        out["training_data"] = [str(t) for t in parse_training_data(data["training_data"], path)]
+    for key, value in out.items():
+        for text in value if isinstance(value, list) else [value]:
+            _check_unicode(text, key, path)
+    return dict(sorted(out.items()))
+
+
+def _check_unicode(value: object, key: str, path: str) -> None:
+    """Refuse a lone surrogate (YAML's ``"\\ud800"`` escape).
+
+    Every page that shows the field would fail to encode it: one such entry stopped
+    ``leaderboard`` with a traceback, for every entry.
+    """
+    if not isinstance(value, str):
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(f"{path}: field {key!r} value {shorten(value)}: not valid Unicode (a "
+                          f"lone surrogate {value[exc.start]!r} at character {exc.start}); "
+                          "write the text as UTF-8") from None
+
+
+def _date(value: object, path: str) -> str:
+    """The ``date`` field as ``YYYY-MM-DD``; today when absent.
+
+    Only a calendar date is accepted, written ``YYYY-MM-DD`` (ASCII digits): a time
+    (``2026-01-01T10:00:00``, which YAML reads as a datetime) or another ISO spelling
+    (``20260101``, ``2026-W01-1``) is refused, so that ``submit`` stores only what
+    ``leaderboard`` reads back.
+    """
+    if value is None:
+        return dt.date.today().isoformat()
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        try:
+            return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise ConfigError(f"{path}: field 'date' value {shorten(value)}: expected a date "
+                      "YYYY-MM-DD (no time)")
+
+
+def read_meta(path: str | os.PathLike) -> dict:
+    """Read and validate a ``META.yaml``."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: metadata file not found")
+    return validate_meta(_load_yaml(path), str(path))
+
+
+def _load_yaml(path: Path) -> object:
+    """YAML from a file; a clear error for bad encoding, syntax, or an impossible date.
+
+    Bounded (bench/safe_yaml.py): at most 256 KiB, no anchors or aliases (a 436-byte alias
+    bomb expanded to 1.1 GB), at most 20 levels deep.
+    """
+    from bench.safe_yaml import read_yaml_file
+
+    return read_yaml_file(path)  # an impossible date (2026-13-45): ConfigError too

@@ -1,0 +1,292 @@
+"""Writing the ``submissions/`` folder: staging, the lock, ``submit`` and crash recovery.
+
+Part of :mod:`leaderboard.submissions` (the folder's layout and the atomic-write protocol are
+described there).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unicodedata
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from bench.atomic import dir_mode, pid_alive
+from bench.errors import ConfigError
+from bench.json_input import JsonFileError, load_json_file
+from bench.predictions import to_jsonl
+from bench.scoring import score_file
+from leaderboard.submissions_meta import (
+    META,
+    PREDICTIONS,
+    RESULTS,
+    SLUG_RE,
+    Scorer,
+    Submission,
+    read_meta,
+    slugify,
+)
+
+LOCK = ".lock"
+STAGING = ".staging"
+#: Test hook: seconds to sleep after staging, before the entry is renamed into place.
+PAUSE_ENV = "CONSISTENCY_BENCH_SUBMIT_PAUSE"
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """Deterministic gzip (mtime 0, no file name)."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
+        gz.write(data)
+    return buf.getvalue()
+
+
+def _sweep(root: Path) -> None:
+    """Under the lock: remove dead stagings, roll back a crashed replace."""
+    staging = root / STAGING
+    if staging.is_dir():
+        for d in staging.iterdir():
+            try:
+                pid = int(d.name.split("-", 1)[0])
+            except ValueError:
+                pid = -1
+            if pid <= 0 or not pid_alive(pid):
+                shutil.rmtree(d, ignore_errors=True)
+    _roll_back(root)
+
+
+def _roll_back(root: Path) -> list[str]:
+    """Under the lock: undo replaces interrupted between their two renames.
+
+    ``submit --replace`` moves ``<slug>`` to ``.<slug>.old`` and the new entry to ``<slug>``;
+    a crash in between leaves only ``.<slug>.old``. Put it back (or drop it when the new entry
+    did land).
+
+    Returns:
+        One line per entry put back.
+
+    """
+    restored = []
+    for old in sorted(root.glob(".*.old")):
+        slug = old.name[1:-4]
+        target = root / slug
+        if old.is_symlink() or not old.is_dir() or not SLUG_RE.match(slug):
+            continue
+        if os.path.lexists(target):
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(old, target)
+            restored.append(f"{root}: entry {slug!r} restored from {old.name} (a `submit "
+                            "--replace` was interrupted between its two renames)")
+    return restored
+
+
+def recover(root: Path, warn: Callable[[str], None], *, repair: bool = True) -> None:
+    """Roll back an interrupted replace before reading ``root``; say so through ``warn``.
+
+    A reader that cannot take the lock or rename (a read-only folder), or is told not to
+    write (``repair`` false: ``rescore --dry-run``), warns instead: the entry then exists only
+    as ``.<slug>.old`` and is not shown.
+    """
+    stranded = [p for p in root.glob(".*.old") if p.is_dir() and not p.is_symlink()
+                and not os.path.lexists(root / p.name[1:-4])]
+    if not stranded:
+        return
+    why = "not restored by a dry run"
+    if repair:
+        try:
+            with lock(root):
+                for line in _roll_back(root):
+                    warn(line)
+            return
+        except OSError as exc:
+            why = f"could not be restored ({exc.strerror})"
+    for old in stranded:
+        warn(f"{old}: entry {old.name[1:-4]!r} exists only as this folder (a `submit "
+             f"--replace` was interrupted) and {why}; it is not shown. Rename it to "
+             f"{old.name[1:-4]} to restore it")
+
+
+def _stage(root: Path) -> Path:
+    staging = root / STAGING
+    staging.mkdir(parents=True, exist_ok=True)
+    # the owner's pid is in the name, so the directory is never seen without it
+    stage = Path(tempfile.mkdtemp(dir=staging, prefix=f"{os.getpid()}-"))
+    os.chmod(stage, dir_mode())  # mkdtemp makes 0700; an entry gets the usual 0755
+    return stage
+
+
+def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping,
+                 target: Path) -> None:
+    try:
+        _write_files(stage, jsonl, meta, results)
+    except OSError as exc:  # a full disk names no file: name the entry
+        raise OSError(exc.errno, f"cannot write the entry ({exc.strerror or exc}); nothing "
+                      "was stored", str(target)) from None
+
+
+def _write_files(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> None:
+    import yaml
+
+    (stage / PREDICTIONS).write_bytes(gzip_bytes(jsonl))
+    (stage / META).write_text(
+        yaml.safe_dump(dict(meta), sort_keys=True, allow_unicode=True), encoding="utf-8"
+    )
+    (stage / RESULTS).write_text(
+        json.dumps(results, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    for name in (PREDICTIONS, META, RESULTS):
+        with open(stage / name, "rb") as fh:
+            os.fsync(fh.fileno())
+
+
+def _score(path: str | os.PathLike, data_dir: str | os.PathLike, scorer: Scorer,
+           stored: bytes) -> dict:
+    """Score the file as ``score`` would; record the stored JSONL's path and hash."""
+    from bench.results import require_coverage
+
+    results = dict(scorer(Path(path), data_dir))
+    require_coverage(results, str(path))
+    results["predictions"] = {
+        **results.get("predictions", {}),
+        "path": PREDICTIONS,
+        "sha256": hashlib.sha256(stored).hexdigest(),  # of the JSONL inside the .gz
+    }
+    return results
+
+
+def lock(root: Path) -> FileLock:
+    """Return the folder's file lock."""
+    root.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(root / LOCK))
+
+
+def submit(
+    predictions: str | os.PathLike,
+    *,
+    name: str,
+    meta_path: str | os.PathLike,
+    root: str | os.PathLike = "submissions",
+    data_dir: str | os.PathLike = "consistency-bench",
+    replace: bool = False,
+    scorer: Scorer | None = None,
+    arguments: Mapping | None = None,
+) -> Submission:
+    """Validate, score and store one submission; return it.
+
+    The stored results are exactly what ``score`` computes for the same file, whatever its
+    format: the file itself is scored, and the JSONL stored beside it scores the same.
+
+    Raises:
+        ConfigError: Bad name or metadata, or the slug is taken and ``replace`` is false.
+        PredictionFileError: The scorer rejects the prediction file.
+
+    """
+    from bench.results import provenance
+
+    root = _check_root(root)
+    slug = slugify(name)
+    meta = read_meta(meta_path)
+    target = root / slug
+    if os.path.lexists(target) and not replace:
+        raise ConfigError(_taken(slug, root))
+    _check_same_name(target, name)
+    jsonl = to_jsonl(os.fspath(predictions))
+    scorer = scorer or score_file
+    results = _score(predictions, data_dir, scorer, jsonl)
+    results["provenance"] = provenance("submit", arguments or {
+        "predictions": str(predictions), "name": name, "meta": str(meta_path),
+        "submissions": str(root), "data": str(data_dir), "replace": replace,
+    })
+    root.mkdir(parents=True, exist_ok=True)
+    stage = _stage(root)
+    try:
+        _write_entry(stage, jsonl, meta, results, target)
+        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+        with lock(root):
+            if pause:
+                time.sleep(pause)
+            _sweep(root)
+            if os.path.lexists(target):
+                if not replace:
+                    raise ConfigError(_taken(slug, root))
+                _check_same_name(target, name)
+                old = root / f".{slug}.old"
+                os.replace(target, old)
+                os.replace(stage, target)
+                shutil.rmtree(old)
+            else:
+                os.replace(stage, target)
+            _fsync_dir(root)
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+    return Submission(slug, target, dict(meta), results)
+
+
+def _check_root(root: str | os.PathLike) -> Path:
+    root = Path(root)
+    if root.is_symlink():
+        raise ConfigError(f"--submissions {root}: is a symbolic link; name the folder itself")
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"--submissions {root}: is a file, not a folder")
+    from bench.atomic import built_folder_of
+
+    built = built_folder_of(root / "suites.json")  # the folder itself or one above it
+    if built is not None:  # an entry there is a stray folder of the build (publish-suites)
+        raise ConfigError(f"--submissions {root}: is inside the built suite folder {built} "
+                          "(it holds suites.json); keep entries in a folder of their own")
+    return root
+
+
+def stored_name(entry: Path) -> str | None:
+    """The ``--name`` an entry was submitted under (its results' provenance), if recorded."""
+    try:
+        data: Any = load_json_file(entry / RESULTS)  # any JSON value: checked by the lookups
+        name = data["provenance"]["arguments"]["name"]
+    except (JsonFileError, KeyError, TypeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _check_same_name(target: Path, name: str) -> None:
+    """Refuse to replace an entry that was submitted under another name with the same slug."""
+    if target.is_symlink():
+        raise ConfigError(f"{target}: is a symbolic link, not an entry; remove it first")
+    if not target.is_dir():
+        return
+    before = stored_name(target)
+    if before is not None and unicodedata.normalize("NFC", before.strip()) != \
+            unicodedata.normalize("NFC", name.strip()):
+        raise ConfigError(
+            f"--name {name!r} gives slug {target.name!r}, which is the entry {before!r}; "
+            f"--replace replaces an entry only under its own name. Pass --name {before!r}, "
+            "or choose another name"
+        )
+
+
+def _taken(slug: str, root: Path) -> str:
+    return f"submission {slug!r} already exists in {root}; pass --replace to overwrite it"
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _default_warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
