@@ -2,8 +2,9 @@
 
 Each case is: the command line, the exit code, a fragment of the message, and the files that
 must be unchanged (every file under the case's folder, the built suites included, unless the
-case says otherwise). Faults are simulated portably: a full disk makes ``bench.atomic``'s
-rename fail with ENOSPC, a read-only folder makes its temporary-file creation fail with EACCES
+case says otherwise). Faults are simulated portably: a full disk makes the rename of
+``bench.atomic_write`` and ``bench.atomic_folder`` fail with ENOSPC, a read-only folder makes
+their temporary-file creation fail with EACCES
 (the tests run as root, where ``chmod`` stops nothing).
 """
 
@@ -219,7 +220,8 @@ class Case:
         code: Expected exit code.
         fragment: Must appear in stderr.
         setup: Prepares files in the case folder (besides ``data/``, ``p.jsonl``, ``meta.yaml``).
-        fault: ``"enospc"`` (full disk) or ``"eacces"`` (read-only folder) in bench.atomic.
+        fault: ``"enospc"`` (full disk) or ``"eacces"`` (read-only folder) in bench.atomic_write and
+            bench.atomic_folder.
         unchanged: Every file under the case folder must be unchanged (else: only the ones
             that existed, as for a leaderboard that skips a bad entry and writes its site).
 
@@ -387,7 +389,7 @@ CASES: dict[str, Case] = {
 
 
 class _FullDisk:
-    """``os`` for bench.atomic with a rename that fails as on a full disk."""
+    """``os`` for bench.atomic_write and bench.atomic_folder: a rename fails as on a full disk."""
 
     def __getattr__(self, name):
         return getattr(os, name)
@@ -413,7 +415,8 @@ def case_dir(small_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bad_input(name, case_dir, capsys, monkeypatch):
-    import bench.atomic
+    import bench.atomic_folder
+    import bench.atomic_write
 
     case = CASES[name]
     if case.setup:
@@ -421,10 +424,11 @@ def test_bad_input(name, case_dir, capsys, monkeypatch):
     capsys.readouterr()
     before = snapshot(case_dir)
     if case.fault == "enospc":
-        monkeypatch.setattr(bench.atomic, "os", _FullDisk())
+        monkeypatch.setattr(bench.atomic_write, "os", _FullDisk())
+        monkeypatch.setattr(bench.atomic_folder, "os", _FullDisk())
     elif case.fault == "eacces":
-        monkeypatch.setattr(bench.atomic.tempfile, "mkstemp", _read_only)
-        monkeypatch.setattr(bench.atomic.tempfile, "mkdtemp", _read_only)
+        monkeypatch.setattr(bench.atomic_write.tempfile, "mkstemp", _read_only)
+        monkeypatch.setattr(bench.atomic_folder.tempfile, "mkdtemp", _read_only)
     code = main(list(case.argv))
     err = capsys.readouterr().err
     assert code == case.code, err

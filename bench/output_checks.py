@@ -1,0 +1,199 @@
+"""The checks every command runs on its output paths before writing anything.
+
+Part of :mod:`bench.atomic` (the checks are described there): :func:`check_output_dir`,
+:func:`check_output_file`, :func:`refuse_special`, :func:`built_folder_of` and the
+:data:`OWNED` record of a command's output folder (:func:`read_owned`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from bench.errors import ConfigError
+
+#: The record of the files a command wrote into its output folder (never published: dot-file).
+OWNED = ".consistency-bench-owned.json"
+#: A built suite folder holds this file (``bench.manifest.MANIFEST``; not imported to stay light).
+BUILT_MARKER = "suites.json"
+
+
+def refuse_special(target: Path, flag: str | None = None) -> None:
+    """Refuse to replace anything but a regular file: a link, device node, FIFO or socket.
+
+    ``os.replace`` over ``/dev/full`` or a ``/dev/stdout`` link replaces the node itself; a
+    link to an earlier output would be replaced by a file. Neither is what the user meant.
+
+    Raises:
+        ConfigError: ``target`` exists and is not a regular file (a folder is left to the
+            caller, which has its own message).
+
+    """
+    try:
+        st = os.lstat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError:
+        return  # unreadable: the write itself will report it, naming the file
+    where = f"{flag} {target}" if flag else str(target)
+    if stat.S_ISLNK(st.st_mode):
+        raise ConfigError(
+            f"{where}: is a symbolic link (to {os.readlink(target)}); outputs are written only "
+            "as regular files. Name the file itself, or a new path"
+        )
+    if stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode):
+        return
+    kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+            else "a device node")
+    raise ConfigError(
+        f"{where}: is {kind}, not a regular file; outputs are written only as regular files. "
+        "Name a file path"
+    )
+
+
+def read_owned(folder: str | os.PathLike) -> dict | None:
+    """The :data:`OWNED` record of ``folder`` (``command``, ``files``, ...), or ``None``."""
+    path = Path(folder) / OWNED
+    if path.is_symlink() or not path.is_file():
+        return None
+    from bench.json_input import JsonFileError, load_json_file
+
+    try:
+        record = load_json_file(path)
+    except JsonFileError:  # unreadable, not JSON, too deep: not a record of ours
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("files"), list):
+        return None
+    record["files"] = [f for f in record["files"] if isinstance(f, str)]
+    return record
+
+
+def _refuse_cwd(target: Path, flag: str = "--out") -> None:
+    """Refuse the current folder or a folder holding it: it would be renamed under the shell."""
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        return
+    resolved = target.resolve()
+    if cwd == resolved or resolved in cwd.parents:
+        raise ConfigError(
+            f"{flag} {target}: is the current folder (or holds it); an output folder is "
+            "replaced as a whole, so name a new folder such as ./out"
+        )
+
+
+def check_output_dir(
+    target: str | os.PathLike,
+    *,
+    overwrite: bool = False,
+    flag: str = "--out",
+    replaceable: str | None = None,
+    owner: str | None = None,
+) -> Path:
+    """Refuse an output folder whose contents would be lost; return it as a ``Path``.
+
+    Every command that writes a folder calls this before doing any work. A missing path or an
+    empty folder is fine. A non-empty folder is refused unless ``overwrite`` is true (the
+    command's ``--overwrite``), or it is this command's own earlier output: its :data:`OWNED`
+    record names ``owner``, or (folders written before that record existed) it holds the file
+    ``replaceable`` (e.g. ``leaderboard.json`` for the leaderboard site). A symbolic link, a
+    file and the current folder are always refused.
+
+    Args:
+        target: The output folder.
+        overwrite: The user passed ``--overwrite``.
+        flag: The option that named the folder, for the message.
+        replaceable: A file name whose presence marks the folder as safe to replace.
+        owner: The command's name, as recorded by :func:`atomic_dir`.
+
+    Raises:
+        ConfigError: ``target`` is a file, a link, the current folder, or a non-empty folder
+            that may not be replaced.
+
+    """
+    target = Path(target)
+    if target.is_symlink():
+        raise ConfigError(
+            f"{flag} {target}: is a symbolic link (to {os.readlink(target)}); name the folder "
+            "itself, or a new folder"
+        )
+    if target.exists() and not target.is_dir():
+        raise ConfigError(f"{flag} {target}: is a file, not a folder; name a folder")
+    if target.is_dir():
+        _refuse_cwd(target, flag)
+    if target.is_dir() and any(target.iterdir()):
+        record = read_owned(target)
+        ours = (owner is not None and record is not None and record.get("command") == owner)
+        if ours or (record is None and replaceable is not None
+                    and (target / replaceable).is_file()):
+            return target
+        if overwrite:
+            return target
+        kept = " (files it did not write are kept)" if owner is not None else ""
+        raise ConfigError(
+            f"{flag} {target}: folder exists and is not empty, and is not an earlier output of "
+            f"this command; its contents would be replaced{kept}. Pass --overwrite to write "
+            "there anyway, or name a new folder"
+        )
+    return target
+
+
+def check_output_file(
+    target: str | os.PathLike,
+    *,
+    inputs: tuple[str | os.PathLike, ...] = (),
+    flag: str = "--out",
+    built: bool = True,
+) -> Path:
+    """Refuse an output file path that could lose data; return it as a ``Path``.
+
+    Outputs are written only as regular files: a folder, a symbolic link (``/dev/stdout``, a
+    link to an earlier output), a device node (``/dev/full``), a FIFO or a socket is refused.
+    So is a path that is one of the command's inputs, however it is spelled, and (``built``)
+    any path inside a built suite folder (a folder holding ``suites.json``, at any depth):
+    ``score --out DATA/suites.json`` would destroy the build.
+
+    Raises:
+        ConfigError: Naming the path and what to do instead.
+
+    """
+    target = Path(target)
+    if target.is_dir() and not target.is_symlink():
+        raise ConfigError(f"{flag} {target}: is a folder; name a file to write")
+    refuse_special(target, flag)
+    for source in inputs:
+        if source is not None and _same_file(target, Path(source)):
+            raise ConfigError(
+                f"{flag} {target}: is the input file {source}; writing it would overwrite the "
+                "input. Name another file"
+            )
+    if built:
+        folder = built_folder_of(target)
+        if folder is not None:
+            raise ConfigError(
+                f"{flag} {target}: is inside the built suite folder {folder} (it holds "
+                f"{BUILT_MARKER}); writing there would change the build. Name a file outside it"
+            )
+    return target
+
+
+def built_folder_of(path: str | os.PathLike) -> Path | None:
+    """The built suite folder (holding ``suites.json``) that ``path`` lies in, or ``None``."""
+    resolved = Path(os.path.abspath(path))
+    for folder in (resolved.parent, *resolved.parent.parents):
+        if (folder / BUILT_MARKER).is_file():
+            return folder
+    real = Path(path).resolve()
+    if real != resolved:
+        return built_folder_of(real)
+    return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
