@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bench.errors import ConfigError, DataError, shorten
-from bench.json_input import depth_above, too_deep_message
+from bench.json_input import JsonFileError, depth_above, load_json_file, too_deep_message
 from bench.lm_eval_export import TASK_PREFIX
 
 #: lm-eval's file names: ``samples_<task>_<date id>.jsonl`` beside ``results_<date id>.json``.
@@ -64,13 +64,10 @@ def _results_file(path: Path, date: str) -> dict:
             "from lm-eval's results file (keep the --output_path folder as lm-eval wrote it)"
         )
     try:
-        text = results.read_text(encoding="utf-8")
-        depth = depth_above(text)
-        if depth is not None:
-            raise DataError(f"{results}: {too_deep_message(depth)}")
-        found = json.loads(text)
-    except (OSError, ValueError) as exc:  # ValueError: JSON, UTF-8, digits
-        raise DataError(f"{results}: not a readable lm-eval results file ({exc})") from None
+        found = load_json_file(results)
+    except JsonFileError as exc:  # unreadable, too large, too deep, not JSON, a key twice
+        raise DataError(f"{results}: not a readable lm-eval results file ({exc.detail})"
+                        ) from None
     if not isinstance(found, dict):
         raise DataError(f"{results}: not a readable lm-eval results file (not a JSON object)")
     for field in ("configs", "n-shot"):

@@ -10,7 +10,6 @@ dataset revision against git's ref rules, and the pull request planned
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -40,16 +39,12 @@ def read_results(submissions: str | os.PathLike, entry: str) -> dict:
                               "from the submissions folder's own files")
     if not path.is_file():
         raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
-    from bench.json_input import depth_above, too_deep_message
+    from bench.json_input import JsonFileError, load_json_file
 
     try:
-        text = path.read_text(encoding="utf-8")
-        depth = depth_above(text)
-        if depth is not None:
-            raise ConfigError(f"{path}: {too_deep_message(depth)}")
-        results = json.loads(text)
-    except ValueError as exc:  # not JSON, not UTF-8, an integer of more than 4,300 digits
-        raise ConfigError(f"{path}: not valid JSON ({exc})") from None
+        results = load_json_file(path)
+    except JsonFileError as exc:  # too deep, not JSON, not UTF-8, a key twice, too large
+        raise ConfigError(str(exc)) from None
     if not isinstance(results, dict):
         raise ConfigError(f"{path}: expected a JSON object")
     if isinstance(results.get("suites"), dict):  # never publish a NaN or hand-edited score
