@@ -64,6 +64,12 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     if built is not None:  # a site there is a stray folder of the build (publish-suites)
         raise BenchError(f"--out {out}: is inside the built suite folder {built} (it "
                          "holds suites.json); name a folder outside it")
+    if data:
+        from bench.manifest import read_manifest
+
+        # A --data that is not a built folder stops here: else every entry fails its check,
+        # "not ranked", and the site is rewritten with no entry at all.
+        read_manifest(Path(data))
     folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard")
     subs = load_all(submissions, on_error=warn)
     outcomes = None

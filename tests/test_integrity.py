@@ -597,3 +597,16 @@ def test_review_reads_the_published_suites_json_with_bounded_depth(tmp_path):
     reviewer.suites_repo, reviewer.api, reviewer.workdir = "org/cb", Api(), tmp_path
     with pytest.raises(DataError, match="JSON nested 30001 levels deep"):
         reviewer.published_suites()
+
+
+def test_leaderboard_with_a_missing_data_folder_stops_before_the_site(work, capsys):
+    """A mistyped --data made every entry fail its check ("not ranked") and rewrote the
+    site with no entry: a page wiped by a typo. It is now a clean error, the site untouched."""
+    bad.stored(work, ("alpha", "beta"))
+    assert _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site", *D)[0] == 0
+    before = {p.name: p.read_bytes() for p in (work / "site").iterdir() if p.is_file()}
+    code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site",
+                     "--data", "no-such-folder")
+    assert code == 2 and "is not a built suite folder" in err and len(err.splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in (work / "site").iterdir() if p.is_file()} == before
+    assert _board(work / "site") == ["alpha", "beta"]
