@@ -18,10 +18,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.safe_yaml import MAX_YAML_BYTES
 from leaderboard.publish import Plan
 from leaderboard.submissions import META, PREDICTIONS, Scorer, gzip_bytes, read_meta, slugify
 
 REQUESTS = "requests"
+#: Largest file of a request, in bytes as stored (``review`` checks each file's size in the
+#: pull request's file listing before it downloads anything; ``submit --hub`` checks before it
+#: sends). ``predictions.jsonl.gz``: 32 MiB. The largest honest file measured is the gzip of a
+#: prediction for every row of the 51 suites (942,511 rows) with full-precision random
+#: ``probs`` (which compress worst): 28,923,311 bytes (27.6 MiB;
+#: ``benchmarks/request_size.py``); the committed entries are 1-3 MB. Raise it when suites are
+#: added. ``meta.yaml``: 256 KiB, the cap of every ``meta.yaml`` read
+#: (:data:`bench.safe_yaml.MAX_YAML_BYTES`).
+MAX_REQUEST_BYTES = {PREDICTIONS: 32 << 20, META: MAX_YAML_BYTES}
 
 
 @dataclass(frozen=True)
@@ -78,14 +88,22 @@ def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.Pa
     """Validate a submission and build the files of its pull request.
 
     Raises:
-        ConfigError: Bad name or metadata.
+        ConfigError: Bad name (checked first) or metadata, or a file above its cap
+            (:data:`MAX_REQUEST_BYTES`, which ``review`` would refuse).
         PredictionFileError: The scorer rejects the file.
 
     """
-    slug = slugify(name)
+    from bench.errors import ConfigError
+
+    slug = slugify(name)  # the one name rule (submissions_meta.slug_problem), first
     meta, jsonl, results = validate_files(predictions, meta_path, data_dir, scorer)
     files = {f"{REQUESTS}/{slug}/{PREDICTIONS}": gzip_bytes(jsonl),
              f"{REQUESTS}/{slug}/{META}": meta_bytes(meta)}
+    for path, data in files.items():
+        cap = MAX_REQUEST_BYTES[path.rsplit("/", 1)[1]]
+        if len(data) > cap:
+            raise ConfigError(f"{path}: {len(data):,} bytes, above the {cap:,} bytes review "
+                              "takes; nothing was sent")
     return Request(slug, meta, files, results)
 
 

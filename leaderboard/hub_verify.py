@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,9 @@ def read_error(exc: Exception, repo_id: str, action: str) -> HubReadError:
         msg = f"rate limited by the Hub while {action} of {where}; retry later"
     elif status is not None:
         msg = f"the Hub answered HTTP {status} while {action} of {where}"
+    elif "Timeout" in type(exc).__name__:  # httpx's ReadTimeout, ConnectTimeout, ...
+        msg = (f"the Hub did not answer in time while {action} of {where} "
+               f"({type(exc).__name__}); what it did is not known: the next run checks")
     else:
         msg = f"could not reach the Hub while {action} of {where}: {type(exc).__name__}"
     return HubReadError(msg)
@@ -87,6 +91,26 @@ def hub_call(repo_id: str, action: str, fn: Callable, *args, **kwargs):
         return fn(*args, **kwargs)
     except _transport_errors() as exc:
         raise read_error(exc, repo_id, action) from None
+
+
+@contextmanager
+def hub_timeout(seconds: float) -> Iterator[None]:
+    """Every Hub call in this process waits at most ``seconds`` per step while the block runs.
+
+    Each step is a connect, a read or a write of ``huggingface_hub``'s shared client.
+    ``huggingface_hub``'s shared HTTP client has no timeout: a server that accepts a request
+    and never answers (seen mid-merge) hung ``review`` forever. A call that runs out of time
+    raises the transport's timeout error, which :func:`hub_call` reports in one line.
+    """
+    from huggingface_hub import get_session
+
+    client = get_session()
+    before = client.timeout
+    client.timeout = seconds
+    try:
+        yield
+    finally:
+        client.timeout = before
 
 
 def published_entries(api, repo_id: str, revision: str) -> dict[str, set[str]]:

@@ -13,10 +13,13 @@ from pathlib import Path
 
 from bench.errors import BenchError
 from leaderboard.hub_requests import REQUESTS
-from leaderboard.submissions import META, PREDICTIONS, SLUG_RE
+from leaderboard.submissions import META, PREDICTIONS
+from leaderboard.submissions_meta import slug_problem
 
 MARKER = "<!-- consistency-bench review {verdict} {head} -->"
 MARKER_RE = re.compile(r"<!-- consistency-bench review (accepted|refused) ([0-9a-f]{40}) -->")
+#: The marker that ends a comment (its last line): a marker quoted inside the text is not one.
+FINAL_MARKER_RE = re.compile(r"(?:\A|\n)" + MARKER_RE.pattern + r"[ \t\r\n]*\Z")
 REQUEST_FILES = (META, PREDICTIONS)
 
 
@@ -32,15 +35,21 @@ class Review:
         num: Pull request number.
         head: Commit the files were read at.
         verdict: ``accepted``, ``refused``, ``unchanged`` (reviewed before at this head
-            and nothing left to do) or ``other`` (changes no file under ``requests/``: not a
-            submission, e.g. a maintainer's edit of the card; never commented or merged).
+            and nothing left to do), ``other`` (changes no file under ``requests/``: not a
+            submission, e.g. a maintainer's edit of the card; never commented or merged),
+            ``changed`` (accepted, then pushed to before its merge: not merged, reviewed
+            again by the next run) or ``failed`` (a Hub error, a timeout or an unexpected
+            error while handling this pull request: ``reason`` says which; the others are
+            handled all the same, and the next run takes it again).
         slug: Entry name, when the paths gave one.
         reason: Why it was refused.
         comment: The comment (posted unless ``unchanged`` or reviewed before).
         results: The scores computed here (accepted only).
         files: Local copies of ``meta.yaml`` and ``predictions.jsonl.gz`` (accepted only).
         posted: Whether this run comments (False when the last marker names this head).
-        stored: Whether ``submissions/<slug>`` already holds these predictions.
+        stored: Whether ``submissions/<slug>`` holds these predictions (stored by an
+            earlier, interrupted run or by this one).
+        merged: Whether this run merged the pull request.
 
     """
 
@@ -54,6 +63,7 @@ class Review:
     files: dict[str, Path] = field(default_factory=dict)
     posted: bool = True
     stored: bool = False
+    merged: bool = False
 
 
 def changed_paths(diff: str) -> list[str]:
@@ -101,10 +111,13 @@ def request_slug(paths: list[str]) -> str:
     slugs = set()
     for p in paths:
         parts = p.split("/")
-        if (len(parts) != 3 or not SLUG_RE.fullmatch(parts[1]) or parts[1] in (".", "..")
-                or "\\" in p or parts[2] not in REQUEST_FILES):
+        if len(parts) != 3 or "\\" in p or parts[2] not in REQUEST_FILES:
             raise Refused(f"{p!r} is not {REQUESTS}/<name>/meta.yaml or "
                           f"{REQUESTS}/<name>/{PREDICTIONS} with a name of a-z 0-9 . _ -")
+        problem = slug_problem(parts[1])  # the one name rule of submit (submissions_meta)
+        if problem:
+            raise Refused(f"{p!r}: the name {parts[1]!r} is not a valid entry name: {problem} "
+                          "(the rule of `submit --name`)")
         slugs.add(parts[1])
     if len(slugs) != 1:
         raise Refused(f"one request per pull request; this one adds {sorted(slugs)}")
@@ -115,12 +128,23 @@ def request_slug(paths: list[str]) -> str:
     return slug
 
 
-def last_review(events) -> tuple[str, str] | None:
-    """(verdict, head) of the last review marker among a discussion's comment events."""
+def last_review(events, reviewer: str) -> tuple[str, str] | None:
+    """(verdict, head) of ``reviewer``'s last review marker among a discussion's comments.
+
+    Only comments written by ``reviewer`` (the account that runs ``review``, from ``whoami``)
+    count, and only the marker that ends such a comment: anyone can post a comment holding a
+    marker for a pull request's public head commit (the submitter, or a third party against
+    someone else's request), which made ``review`` skip the request as "unchanged", and a
+    refusal comment quotes the submitter's text, which may hold one too. A hidden comment does
+    not count.
+    """
     found = None
     for event in events:
-        m = MARKER_RE.search(getattr(event, "content", "") or "")
-        if event.type == "comment" and m:
+        if (event.type != "comment" or getattr(event, "author", None) != reviewer
+                or getattr(event, "hidden", False)):
+            continue
+        m = FINAL_MARKER_RE.search(getattr(event, "content", "") or "")
+        if m:
             found = (m.group(1), m.group(2))
     return found
 

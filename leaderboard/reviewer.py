@@ -1,7 +1,17 @@
 """One review run over the open pull requests (:mod:`leaderboard.review`): :class:`Reviewer`.
 
-Reads the Hub (repo info, the published suites, the pull requests and their files), checks each
-request with :mod:`leaderboard.review_checks` and scores it as ``submit`` does.
+Reads the Hub (repo info, the account that reviews, the published suites, the pull requests,
+their file listings and files), checks each request with :mod:`leaderboard.review_checks` and
+scores it as ``submit`` does. :meth:`Reviewer.review` runs the steps of one request in order,
+each a method of its own, so that a step can be added between two (a duplicate check, a
+reproduction) without touching the others:
+
+1. :meth:`~Reviewer.read` the pull request: its head and this account's last marker;
+2. the paths and the name (:func:`~leaderboard.review_checks.request_slug`, the one name rule);
+3. :meth:`~Reviewer.check_sizes` from the file listing, before any download;
+4. :meth:`~Reviewer.download` and :meth:`~Reviewer.validate` (``submit``'s checks and scores);
+5. :meth:`~Reviewer.check_name_free`; the suites' hashes
+   (:func:`~leaderboard.review_checks.check_hashes`); the comment.
 """
 
 from __future__ import annotations
@@ -10,8 +20,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.errors import BenchError
-from leaderboard.hub_requests import REQUESTS, validate_files
+from bench.errors import BenchError, ConfigError
+from leaderboard.hub_requests import MAX_REQUEST_BYTES, REQUESTS, validate_files
 from leaderboard.hub_verify import download, hub_call, published_entries
 from leaderboard.review_checks import (
     REQUEST_FILES,
@@ -46,6 +56,10 @@ class Reviewer:
         log: Progress lines.
         scorer: The scorer (``bench.scoring.score_file``).
 
+    Attributes:
+        me: The account the token belongs to (``whoami``): only its own comments' markers
+            are read.
+
     """
 
     def __init__(self, repo_id: str, data_dir: str | os.PathLike,
@@ -59,10 +73,27 @@ class Reviewer:
         self.workdir = workdir
         self.log = log
         self.scorer = scorer
+        self.me = self._whoami()
         self.main = hub_call(repo_id, "reading the repo info", api.dataset_info, repo_id).sha
         self.published = set(published_entries(api, repo_id, self.main))
         self.stored = load_all(self.submissions) if self.submissions.is_dir() else []
         self.taken = {s.slug for s in self.stored} | self.published
+        self.claimed: dict[str, int] = {}  # slug -> the pull request of this run accepted on it
+
+    def _whoami(self) -> str:
+        """The token's account: review trusts the markers of its own comments only."""
+        from huggingface_hub import get_token
+
+        token = self.api.token if self.api.token is not None else get_token()
+        found = None
+        if token:
+            found = hub_call(self.repo_id, "reading the token's account (whoami)",
+                             self.api.whoami)
+        name = found.get("name") if isinstance(found, dict) else None
+        if not isinstance(name, str) or not name:
+            raise ConfigError("review needs a token (HF_TOKEN): the review markers it trusts "
+                              "are those of its own account's comments; nothing was reviewed")
+        return name
 
     def published_suites(self) -> dict[str, str]:
         """``suite -> sha256`` from the suites repo's ``suites.json`` (at main)."""
@@ -83,26 +114,41 @@ class Reviewer:
                                           discussion_status="open")))
         return sorted((d for d in found if d.status == "open"), key=lambda d: d.num)
 
+    def read(self, num: int):
+        """Pull request ``num``'s details (events, diff), read from the Hub."""
+        return hub_call(self.repo_id, f"reading pull request #{num}",
+                        self.api.get_discussion_details, self.repo_id, num, repo_type="dataset")
+
+    def head(self, num: int) -> str | None:
+        """The pull request's head commit now."""
+        return head_of(self.read(num).events)
+
     def review(self, num: int, published: dict[str, str], merge: bool) -> Review:
         """Review pull request ``num``; Hub errors propagate, a bad request is refused."""
-        details = hub_call(self.repo_id, f"reading pull request #{num}",
-                           self.api.get_discussion_details, self.repo_id, num,
-                           repo_type="dataset")
+        details = self.read(num)
         head = head_of(details.events) or ""
-        before = last_review(details.events)
+        before = last_review(details.events, self.me)
         if before == ("refused", head) or (before == ("accepted", head) and not merge):
             return Review(num, head, "unchanged", posted=False)
         try:
             paths = changed_paths(details.diff or "")
             if paths and not any(p.startswith(f"{REQUESTS}/") for p in paths):
                 return Review(num, head, "other", posted=False)  # not a submission: no comment
-            slug = request_slug(paths)
+            slug = request_slug(paths)  # the name rule first, before anything is read
         except Refused as exc:
             return self._refused(num, head, None, str(exc), before)
         try:
-            return self._check(num, head, slug, published, before)
+            self.check_sizes(slug, head)
+            files = self.download(num, slug, head)
+            jsonl, results = self.validate(files, num)
+            stored = self.check_name_free(slug, jsonl)
+            check_hashes(results, published, self.suites_repo)
         except Refused as exc:
             return self._refused(num, head, slug, str(exc), before)
+        self.claimed[slug] = num
+        comment = results_comment(slug, results, self.stored)
+        return Review(num, head, "accepted", slug, "", comment, results, files,
+                      posted=before != ("accepted", head), stored=stored)
 
     def _refused(self, num, head, slug, reason, before) -> Review:
         quoted = reason.replace("`", "'")  # the reason may quote the submitter's text
@@ -111,30 +157,68 @@ class Reviewer:
         return Review(num, head, "refused", slug, reason, comment,
                       posted=before != ("refused", head))
 
-    def _check(self, num, head, slug, published, before) -> Review:
+    def check_sizes(self, slug: str, head: str) -> None:
+        """Each file's size from the listing at ``head``, before anything is downloaded.
+
+        Raises:
+            Refused: A file larger than its cap (:data:`leaderboard.hub_requests.
+                MAX_REQUEST_BYTES`), or missing from the listing.
+
+        """
+        paths = [f"{REQUESTS}/{slug}/{name}" for name in REQUEST_FILES]
+        listed = hub_call(self.repo_id, "reading the file sizes", self.api.get_paths_info,
+                          self.repo_id, paths, revision=head, repo_type="dataset")
+        sizes = {f.path: getattr(f, "size", None) for f in listed}
+        for name, path in zip(REQUEST_FILES, paths, strict=True):
+            size = sizes.get(path)
+            if not isinstance(size, int):
+                raise Refused(f"{path}: not a file at the pull request's head {head[:12]}")
+            if size > MAX_REQUEST_BYTES[name]:
+                raise Refused(f"{path}: {size:,} bytes, above the {MAX_REQUEST_BYTES[name]:,} "
+                              f"bytes a request's {name} may have (not downloaded); "
+                              "docs/submit.md says how large an entry may be")
+
+    def download(self, num: int, slug: str, head: str) -> dict[str, Path]:
+        """Both files of the request at its head commit."""
         folder = self.workdir / f"pr-{num}"
-        files = {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
-                                folder) for name in REQUEST_FILES}
+        return {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
+                               folder) for name in REQUEST_FILES}
+
+    def validate(self, files: dict[str, Path], num: int) -> tuple[bytes, dict]:
+        """``submit``'s checks of the files; the predictions (JSONL) and the scores.
+
+        Raises:
+            Refused: Whatever the checks raise, with the download folder left out.
+
+        """
+        folder = str(self.workdir / f"pr-{num}") + os.sep
         try:
             _meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
                                                   self.data_dir, self.scorer)
         except BenchError as exc:
-            raise Refused(str(exc).replace(str(folder) + os.sep, "")) from None
+            raise Refused(str(exc).replace(folder, "")) from None
         except Exception as exc:
             raise Refused(f"could not read the request ({type(exc).__name__}: "
-                          f"{str(exc).replace(str(folder) + os.sep, '')})") from None
-        stored = False
-        if slug in self.taken:
-            local = self.submissions / slug
-            same = (slug not in self.published and (local / PREDICTIONS).is_file()
-                    and any(s.slug == slug and read_stored_predictions(s) == jsonl
-                            for s in self.stored))
-            if not same:
-                raise Refused(f"the name {slug!r} is taken; choose another --name")
-            stored = True  # an interrupted review stored it already: merge and publish
-        check_hashes(results, published, self.suites_repo)
-        self.taken.add(slug)
-        comment = results_comment(slug, results, self.stored)
-        return Review(num, head, "accepted", slug, "", comment, results, files,
-                      posted=before != ("accepted", head), stored=stored)
+                          f"{str(exc).replace(folder, '')})") from None
+        return jsonl, results
 
+    def check_name_free(self, slug: str, jsonl: bytes) -> bool:
+        """Whether the entry is stored already (an interrupted merge); refused when taken.
+
+        Raises:
+            Refused: The name is published, stored with other predictions, or taken by an
+                earlier request of this run.
+
+        """
+        if slug in self.claimed:
+            raise Refused(f"the name {slug!r} is taken (by pull request #{self.claimed[slug]}); "
+                          "choose another --name")
+        if slug not in self.taken:
+            return False
+        local = self.submissions / slug
+        same = (slug not in self.published and (local / PREDICTIONS).is_file()
+                and any(s.slug == slug and read_stored_predictions(s) == jsonl
+                        for s in self.stored))
+        if not same:
+            raise Refused(f"the name {slug!r} is taken; choose another --name")
+        return True  # an interrupted review stored it already: merge and publish

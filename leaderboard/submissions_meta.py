@@ -64,12 +64,30 @@ def slugify(name: str) -> str:
     if not text.isascii():
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:6]
         slug = f"{slug[:57]}-{digest}" if slug else f"x-{digest}"
-    if not SLUG_RE.match(slug):
-        raise ConfigError(
-            f"submission name {name!r} gives slug {slug!r}, which is not valid: it must start "
-            "with a letter or digit and have at most 64 of a-z 0-9 . _ -"
-        )
+    problem = slug_problem(slug)
+    if problem:
+        raise ConfigError(f"submission name {name!r} gives slug {slug!r}, which is not valid: "
+                          f"{problem}")
     return slug
+
+
+def slug_problem(slug: str) -> str | None:
+    """What is wrong with ``slug`` as an entry's folder name, or ``None``: the one name rule.
+
+    ``submit`` (through :func:`slugify`), ``submit --hub`` and ``review`` (the name of a pull
+    request's ``requests/<slug>/``) all apply this rule, first, so that a name one of them
+    accepts is never refused by another later (``review`` accepted ``0...`` and ``submit``
+    refused it inside ``review --merge``, which then stopped every later merge). A valid slug
+    is its own slug: ``slugify(slug) == slug``.
+    """
+    if not SLUG_RE.fullmatch(slug):
+        return ("it must start with a letter or digit and have at most 64 of "
+                "a-z 0-9 . _ -")
+    if ".." in slug:
+        return "it holds '..'"
+    if slug.endswith((".", "-")):
+        return "it ends with '.' or '-'"
+    return None
 
 
 def validate_meta(data: object, path: str = META) -> dict:

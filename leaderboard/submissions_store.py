@@ -195,7 +195,7 @@ def submit(
     """
     from bench.results import provenance
 
-    root = _check_root(root)
+    root = check_root(root)
     slug = slugify(name)
     meta = read_meta(meta_path)
     target = root / slug
@@ -235,7 +235,8 @@ def submit(
     return Submission(slug, target, dict(meta), results)
 
 
-def _check_root(root: str | os.PathLike) -> Path:
+def check_root(root: str | os.PathLike) -> Path:
+    """``--submissions`` as a ``Path``: not a link, a file or a folder inside a built folder."""
     root = Path(root)
     if root.is_symlink():
         raise ConfigError(f"--submissions {root}: is a symbolic link; name the folder itself")

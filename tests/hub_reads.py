@@ -29,6 +29,11 @@ snapshotted each time it is read, so a client that resolves ``main`` to a sha an
 sha sees that commit's files). Repos are public: reads need no token, but a wrong token is
 refused (401) as the Hub does. ``faults`` injects failures: ``(METHOD, path regex, status)``
 entries, each answered once, in order, before anything else.
+
+Several users: each token of ``tests.hub_standin.USERS`` is one account (the maintainer's
+``TOKEN``, a submitter's, a third party's). ``whoami-v2`` answers the token's user, and every
+discussion, comment and commit event records the user whose token made it, as the Hub shows
+its author.
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ class HubReads:
         self.discussions: dict[str, list[dict]] = {}
         self.created: dict[str, dict] = {}  # repo -> the create_repo payload
         self.faults: list[tuple[str, str, int]] = []
+        self.current_user = USER  # the author of what the request being handled writes
 
     # -- helpers for tests -------------------------------------------------------------
     def files_at(self, repo: str, revision: str = "main") -> dict[str, bytes]:
@@ -96,6 +102,7 @@ class HubReads:
     # -- routing -------------------------------------------------------------------------
     def route_extra(self, req, path: str, query: dict, body: bytes) -> bool:
         """Answer the routes of this module; False leaves the request to ``Hub.handle``."""
+        self.current_user = self._user(req) or USER  # requests are handled one at a time
         for i, (method, pattern, status) in enumerate(self.faults):
             if req.command == method and re.fullmatch(pattern, path):
                 del self.faults[i]
@@ -116,7 +123,7 @@ class HubReads:
         m = re.fullmatch(r"/api/(model|dataset|space)s/([^/]+/[^/]+)(/.*)?", path)
         if path == "/api/whoami-v2":
             if not self._gate(req, write=True):
-                self._json(req, 200, {"type": "user", "name": USER,
+                self._json(req, 200, {"type": "user", "name": self.current_user,
                                       "auth": {"accessToken": {"role": "write"}}})
             return True
         if not m:
@@ -148,7 +155,7 @@ class HubReads:
     def _gate(self, req, *, write: bool) -> bool:
         """Send 401/429 when this request may not go on; True when an error was sent."""
         auth = req.headers.get("Authorization")
-        if self.mode == "noauth" or (auth is not None and auth != f"Bearer {self._token()}") \
+        if self.mode == "noauth" or (auth is not None and self._user(req) is None) \
                 or (write and auth is None):
             self._error(req, 401, "Invalid credentials in Authorization header", "")
             return True
@@ -158,10 +165,12 @@ class HubReads:
         return False
 
     @staticmethod
-    def _token() -> str:
-        from tests.hub_standin import TOKEN
+    def _user(req) -> str | None:
+        """The user whose token the request carries (``None``: no token or an unknown one)."""
+        from tests.hub_standin import USERS
 
-        return TOKEN
+        auth = req.headers.get("Authorization") or ""
+        return USERS.get(auth[len("Bearer "):]) if auth.startswith("Bearer ") else None
 
     def _json(self, req, code: int, payload, headers: dict | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -314,7 +323,8 @@ class HubReads:
 
     # -- pull requests -------------------------------------------------------------------
     def _discussion(self, type_: str, repo: str, num: int, title: str, pr: bool) -> dict:
-        found = {"num": num, "title": title, "author": {"name": USER}, "createdAt": DATE,
+        found = {"num": num, "title": title, "author": {"name": self.current_user},
+                 "createdAt": DATE,
                  "status": "open", "isPullRequest": pr, "repo": {"name": repo, "type": type_},
                  "events": [], "filesWithConflicts": [], "diff": "",
                  "changes": {"base": "refs/heads/main"} if pr else {}}
@@ -324,7 +334,7 @@ class HubReads:
     def _event(self, discussion: dict, type_: str, data: dict) -> dict:
         n = sum(len(d["events"]) for ds in self.discussions.values() for d in ds)
         event = {"id": f"{n + 1:024x}", "type": type_, "createdAt": DATE,
-                 "author": {"name": USER}, "data": data}
+                 "author": {"name": self.current_user}, "data": data}
         discussion["events"].append(event)
         return event
 

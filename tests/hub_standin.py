@@ -36,7 +36,10 @@ discussions are served by ``tests/hub_reads.py`` (a mixin: ``handle`` asks it fi
 
 Every request is recorded as ``(METHOD, path)``; anything else gets 500 and is recorded as
 unexpected. Uploads and the multipart completion need no token (``lfs.py`` sends none there:
-pre-signed URLs); everything else needs ``Authorization: Bearer TOKEN``.
+pre-signed URLs); everything else needs ``Authorization: Bearer TOKEN`` with a token of
+:data:`USERS`. ``stalls`` holds ``(METHOD, path regex, seconds)`` entries: the first request
+that matches one waits that long before it is handled (outside the server's lock, so other
+requests go on), as a server that stalls mid-request; the client's timeout decides.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ from urllib.parse import parse_qs, urlsplit
 from tests.hub_reads import HubReads
 
 TOKEN = "hf_standin_secret_token_123"
+#: A submitter's and a third party's tokens: every token is one account (``whoami``, authors).
+SUBMITTER_TOKEN = "hf_standin_submitter_token_456"
+THIRD_PARTY_TOKEN = "hf_standin_third_party_token_789"
+USERS = {TOKEN: "standin-user", SUBMITTER_TOKEN: "researcher", THIRD_PARTY_TOKEN: "mallory"}
 #: ``EVALUATION_FRAMEWORKS`` of huggingface.js ``packages/tasks/src/eval.ts`` (read 2026-11-25).
 HUB_FRAMEWORKS = (
     "exgentic", "inspect-ai", "math-arena", "mteb", "olmocr-bench", "harbor", "archipelago",
@@ -223,6 +230,7 @@ class Hub(HubReads):
         self.validated: list[list[str]] = []  # errors of each validate-yaml request
         self.refused: list[str] = []  # push-time validation errors of refused commits
         self.lock = threading.Lock()
+        self.stalls: list[tuple[str, str, float]] = []
         self._init_reads()
         hub = self
 
@@ -248,6 +256,7 @@ class Hub(HubReads):
             def _any(self):
                 body = self._body()
                 url = urlsplit(self.path)
+                hub.stall(self.command, url.path)
                 with hub.lock:
                     hub.requests.append((self.command, url.path))
                     hub.handle(self, url.path, parse_qs(url.query), body)
@@ -292,6 +301,18 @@ class Hub(HubReads):
         self.repos[repo] = {"type": repo_type, "files": dict(files or {}), "lfs": set(),
                             "head": "0" * 40, "prs": []}
 
+    def stall(self, method: str, path: str) -> None:
+        """Wait as the first matching entry of ``stalls`` says (then drop it)."""
+        import time
+
+        with self.lock:
+            found = next(((i, s) for i, (m, p, s) in enumerate(self.stalls)
+                          if m == method and re.fullmatch(p, path)), None)
+            if found is not None:
+                del self.stalls[found[0]]
+        if found is not None:
+            time.sleep(found[1])
+
     def sent(self, method: str) -> list[str]:
         """Paths of the recorded requests with this method."""
         return [p for m, p in self.requests if m == method]
@@ -305,7 +326,7 @@ class Hub(HubReads):
             return self._store(req, m.group(1), m.group(2), m.group(3), body)
         if m and m.group(1) == "complete":  # the client sends no token here either (lfs.py)
             return self._finish(req, "complete", m.group(2), body)
-        if req.headers.get("Authorization") != f"Bearer {TOKEN}" or self.mode == "noauth":
+        if self._user(req) is None or self.mode == "noauth":
             return req._send(401, {"error": "Invalid credentials in Authorization header"})
         if self.mode == "ratelimit":
             return req._send(429, {"error": "Too many requests"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from consistency_bench.arguments import add_data, add_dry_run, add_site, add_submissions
 
@@ -18,8 +19,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--suites-repo, and comment the per-view results or the reason for refusing. A pull "
         "request reviewed before and unchanged since is skipped. With --merge: store each "
         "accepted entry in --submissions, merge its pull request, render --site again and "
-        "republish the dataset repo (and --space). Token: HF_TOKEN (write access to the "
-        "repos); HF_ENDPOINT selects another Hub.",
+        "republish the dataset repo (and --space). One pull request's failure never stops the "
+        "others. Exit 0: every pull request handled; 1: some failed (named; run again); 2: "
+        "nothing reviewed (bad arguments, another review running, stale --data, the Hub "
+        "unreadable) or the republish failed. Token: HF_TOKEN (write access to the repos); "
+        "HF_ENDPOINT selects another Hub.",
     )
     parser.add_argument("--hub", required=True, metavar="ORG/LEADERBOARD",
                         help="leaderboard dataset repo that receives the pull requests")
@@ -32,6 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="static Space republished after a merge")
     parser.add_argument("--merge", action="store_true",
                         help="store accepted entries, merge their pull requests, republish")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="most seconds to wait for one answer of the Hub; a pull request "
+                        "whose call runs out of time fails, the others go on")
     add_dry_run(parser, "review and print the comments; comment, merge and write nothing")
     parser.set_defaults(func=run_review)
 
@@ -51,7 +58,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    """Review the open requests."""
+    """Review the open requests; exit 1 when any of them failed."""
+    from bench.errors import ConfigError
     from bench.manifest import read_manifest
     from leaderboard.publish import check_repo_id
     from leaderboard.review import run_review as review
@@ -60,13 +68,24 @@ def run_review(args: argparse.Namespace) -> int:
     suites = check_repo_id(args.suites_repo, "--suites-repo")
     space = check_repo_id(args.space, "--space") if args.space else None
     read_manifest(args.data)  # a bad --data is refused before the Hub is asked
+    if not 0 < args.timeout <= 3600:
+        raise ConfigError(f"--timeout {args.timeout}: expected seconds in (0, 3600]")
     reviews = review(repo, args.data, suites, submissions=args.submissions, site=args.site,
-                     space=space, merge=args.merge, dry_run=args.dry_run)
+                     space=space, merge=args.merge, dry_run=args.dry_run, timeout=args.timeout)
     counts = {v: sum(r.verdict == v for r in reviews)
-              for v in ("accepted", "refused", "unchanged", "other")}
+              for v in ("accepted", "refused", "unchanged", "other", "changed", "failed")}
+    merged = sum(r.merged for r in reviews)
     print(f"reviewed {len(reviews)} open pull request(s) on {repo}: {counts['accepted']} "
           f"accepted, {counts['refused']} refused, {counts['unchanged']} unchanged, "
-          f"{counts['other']} not submissions")
+          f"{counts['other']} not submissions, {counts['changed']} pushed to since their "
+          f"review, {counts['failed']} failed" + (f"; {merged} merged" if args.merge else ""))
+    failed = [r for r in reviews if r.verdict == "failed"]
+    if failed:
+        print(f"error: {len(failed)} of {len(reviews)} pull request(s) failed ("
+              + "; ".join(f"#{r.num}: {r.reason}" for r in failed[:3])
+              + (" ..." if len(failed) > 3 else "") + "); the others were handled. Run "
+              "review again", file=sys.stderr)
+        return 1
     return 0
 
 
