@@ -31,7 +31,10 @@ def find_samples(paths: Iterable[str | os.PathLike]) -> list[Path]:
     for item in paths:
         path = Path(item)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("samples_*.jsonl")))
+            inside = sorted(path.rglob("samples_*.jsonl"))
+            for p in inside:  # a FIFO named samples_*.jsonl blocked the read forever
+                _regular(p)
+            found.extend(inside)
         elif path.is_file():
             found.append(path)
         elif path.exists():
@@ -46,6 +49,42 @@ def find_samples(paths: Iterable[str | os.PathLike]) -> list[Path]:
     return found
 
 
+def _regular(path: Path) -> None:
+    """Refuse a file found in a folder that is not a regular file (or a link to one).
+
+    Raises:
+        DataError: A FIFO (opening it blocks until a writer comes), a socket, a device, a
+            folder named like a samples file, or a broken link.
+
+    """
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise DataError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(mode):
+        what = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a folder"
+                if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device")
+        raise DataError(f"{path}: is {what}, not a regular file; lm-eval writes its samples "
+                        "as regular files")
+
+
+def input_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """The files ``convert-lm-eval`` reads that a folder walk does not cover.
+
+    The ``results_<date>.json`` beside each samples file given directly (a folder given is
+    searched whole by :func:`bench.output_checks.check_output_file`): an output must not be
+    one of them.
+    """
+    out = []
+    for item in paths:
+        match = SAMPLES_RE.match(Path(item).name)
+        if match and not Path(item).is_dir():
+            out.append(Path(item).with_name(f"results_{match['date']}.json"))
+    return out
+
+
 def _task_of(path: Path) -> tuple[str, str]:
     match = SAMPLES_RE.match(path.name)
     if not match:
@@ -58,6 +97,8 @@ def _task_of(path: Path) -> tuple[str, str]:
 def _results_file(path: Path, date: str) -> dict:
     """The ``results_<date>.json`` lm-eval wrote beside ``path`` (configs, ``n-shot``)."""
     results = path.with_name(f"results_{date}.json")
+    if os.path.lexists(results):
+        _regular(results)  # a FIFO would block the read
     if not results.is_file():
         raise DataError(
             f"{path}: {results.name} is not beside it; convert-lm-eval reads the suite hashes "
@@ -77,31 +118,56 @@ def _results_file(path: Path, date: str) -> dict:
 
 
 def _lls(sample: dict, path: Path, line: int, n_choices: int) -> list[float]:
-    """The log-likelihood of each choice: finite numbers, one per label of the suite."""
+    """The log-likelihood of each choice: finite numbers, one per label of the suite.
+
+    Each choice's response is ``[log-likelihood, is_greedy]`` in one of the two forms lm-eval
+    writes: JSON values (a number and a boolean), or every value as text, which is how
+    lm-eval 0.4 writes its samples files (``EvaluationTracker.save_results_samples`` passes
+    ``resps`` and ``filtered_resps`` through ``utils.sanitize_list``, which applies ``str``:
+    ``["-1.2345", "False"]``). Text is read only in that form: a float exactly as Python's
+    ``str`` writes it and ``"True"`` / ``"False"``; any other text (``" -1"``, ``"1e0"``,
+    ``"-1,0"``, ``"٣"``), a mix of the two forms (``["-1.0", false]``), NaN or an infinity is
+    refused.
+    """
     resps = sample.get("filtered_resps", sample.get("resps"))
     if not isinstance(resps, list) or not resps:
         raise DataError(f"{path}:{line}: field filtered_resps missing or empty")
     if len(resps) != n_choices:
         raise DataError(f"{path}:{line}: field filtered_resps has {len(resps)} choices; the "
                         f"suite has {n_choices} labels (samples of another task export?)")
-    out = []
+    out, forms = [], set()
     for resp in resps:
         while isinstance(resp, list) and resp and isinstance(resp[0], list):
             resp = resp[0]
-        value = resp[0] if isinstance(resp, list) else resp
-        number = None
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            number = float(value)
-        elif isinstance(value, str):  # lm-eval may log numbers as strings
-            try:
-                number = float(value)
-            except ValueError:
-                number = None
+        parts = resp if isinstance(resp, list) else [resp]
+        number, form = _log_likelihood(parts)
         if number is None or not math.isfinite(number):
             raise DataError(f"{path}:{line}: field filtered_resps value {shorten(resp)}: not a "
-                            "log-likelihood (a finite number)")
+                            "log-likelihood (a finite number, or lm-eval's text of one: "
+                            "[\"-1.25\", \"False\"])")
+        forms.add(form)
         out.append(number)
+    if len(forms) > 1:
+        raise DataError(f"{path}:{line}: field filtered_resps mixes numbers and text; lm-eval "
+                        "writes one form (the file was edited)")
     return out
+
+
+def _log_likelihood(parts: list) -> tuple[float | None, str]:
+    """``[value, flags...]`` of one choice: the number and its form (``json`` or ``text``)."""
+    if not parts:
+        return None, ""
+    value, flags = parts[0], parts[1:]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        ok = all(isinstance(f, bool) for f in flags)
+        return (float(value) if ok else None), "json"
+    if isinstance(value, str) and all(f in ("True", "False") for f in flags):
+        try:
+            number = float(value)
+        except ValueError:
+            return None, "text"
+        return (number if str(number) == value else None), "text"  # only str(float)'s spelling
+    return None, ""
 
 
 def _continuations(arguments) -> list[str]:
@@ -143,6 +209,48 @@ def doc_mismatches(suite: str, rows: Sequence[dict], docs: dict[str, dict]) -> l
                            f"{str(row.get(field))[:60]!r}")
                 break
     return bad
+
+
+def read_samples(path: Path, n_labels: int) -> dict[str, list]:
+    """Each document of one samples file: ``doc.id -> [lls, choices, doc, line]``.
+
+    Raises:
+        DataError: A line that is not UTF-8, too deep, not a sample with a string ``doc.id``,
+            a bad log-likelihood, or a document given twice (file and line named).
+
+    """
+    records: dict[str, list] = {}
+    with open(path, "rb") as handle:
+        for line_no, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"{path}:{line_no}: not valid UTF-8 ({exc.reason} at byte "
+                                f"{exc.start})") from None
+            if not line.strip():
+                continue
+            depth = depth_above(line)
+            if depth is not None:
+                raise DataError(f"{path}:{line_no}: {too_deep_message(depth)}")
+            try:
+                sample = json.loads(line)
+                row_id = sample["doc"]["id"]
+            except (ValueError, KeyError, TypeError) as exc:  # ValueError: JSON, 4,300+ digits
+                raise DataError(f"{path}:{line_no}: not an lm-eval sample with doc.id "
+                                f"({exc})") from None
+            if not isinstance(row_id, str) or not row_id:
+                raise DataError(f"{path}:{line_no}: field doc.id value {shorten(row_id)}: "
+                                "expected a row id string")
+            lls = _lls(sample, path, line_no, n_labels)
+            choices = _continuations(sample.get("arguments"))
+            if len(choices) != len(lls):
+                choices = [""] * len(lls)
+            if row_id in records:  # the later line silently won
+                raise DataError(f"{path}:{line_no}: field doc.id value {shorten(row_id)}: "
+                                f"given twice (first on line {records[row_id][3]}); "
+                                "lm-eval writes each document once")
+            records[row_id] = [lls, choices, sample["doc"], line_no]
+    return records
 
 
 def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathLike,
@@ -207,34 +315,7 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
                 f"{meta.get('sha256')}, the built folder {root} has {expected}; re-export "
                 "with export-lm-eval and rerun lm-eval"
             )
-        records: dict[str, list] = {}
-        with open(path, "rb") as handle:
-            for line_no, raw in enumerate(handle, 1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise DataError(f"{path}:{line_no}: not valid UTF-8 ({exc.reason} at byte "
-                                    f"{exc.start})") from None
-                if not line.strip():
-                    continue
-                depth = depth_above(line)
-                if depth is not None:
-                    raise DataError(f"{path}:{line_no}: {too_deep_message(depth)}")
-                try:
-                    sample = json.loads(line)
-                    row_id = sample["doc"]["id"]
-                except (ValueError, KeyError, TypeError) as exc:  # ValueError: JSON, 4,300+ digits
-                    raise DataError(f"{path}:{line_no}: not an lm-eval sample with doc.id "
-                                    f"({exc})") from None
-                if not isinstance(row_id, str) or not row_id:
-                    raise DataError(f"{path}:{line_no}: field doc.id value {shorten(row_id)}: "
-                                    "expected a row id string")
-                lls = _lls(sample, path, line_no, len(manifest[suite]["label_names"]))
-                choices = _continuations(sample.get("arguments"))
-                if len(choices) != len(lls):
-                    choices = [""] * len(lls)
-                records[row_id] = [lls, choices, sample["doc"]]
-        per_suite[suite] = records
+        per_suite[suite] = read_samples(path, len(manifest[suite]["label_names"]))
     if not per_suite:
         raise DataError(f"no {TASK_PREFIX}* samples in {', '.join(map(str, paths))}")
     k = max(n for n, _ in shots.values())
@@ -268,7 +349,7 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
                     "revision) and rerun lm-eval"
                 )
             for row_id in ids:
-                lls, choices, _ = records[row_id]
+                lls, choices, _, _ = records[row_id]
                 probs = choice_probs(lls, [1] * len(lls), choices, length_norm)
                 label = max(range(len(probs)), key=probs.__getitem__)
                 handle.write(json.dumps({"id": row_id, "label": label,

@@ -149,10 +149,13 @@ def check_output_file(
     """Refuse an output file path that could lose data; return it as a ``Path``.
 
     Outputs are written only as regular files: a folder, a symbolic link (``/dev/stdout``, a
-    link to an earlier output), a device node (``/dev/full``), a FIFO or a socket is refused.
-    So is a path that is one of the command's inputs, however it is spelled, and (``built``)
-    any path inside a built suite folder (a folder holding ``suites.json``, at any depth):
-    ``score --out DATA/suites.json`` would destroy the build.
+    link to an earlier output), a device node (``/dev/full``), a FIFO or a socket is refused,
+    and so is a path whose folder does not exist (nothing is created for it). So is a path
+    that is one of the command's inputs by identity (``os.path.samefile``: however it is
+    spelled, a hard link too), or any file inside an input that is a folder (an lm-eval
+    output folder, a model folder), and (``built``) any path inside a built suite folder (a
+    folder holding ``suites.json``, at any depth): ``score --out DATA/suites.json`` would
+    destroy the build.
 
     Raises:
         ConfigError: Naming the path and what to do instead.
@@ -163,11 +166,18 @@ def check_output_file(
         raise ConfigError(f"{flag} {target}: is a folder; name a file to write")
     refuse_special(target, flag)
     for source in inputs:
-        if source is not None and _same_file(target, Path(source)):
+        found = None if source is None else input_file_at(target, Path(source))
+        if found is not None:
+            inside = "" if found == Path(source) else f" (found in the input folder {source})"
             raise ConfigError(
-                f"{flag} {target}: is the input file {source}; writing it would overwrite the "
-                "input. Name another file"
+                f"{flag} {target}: is the input file {found}{inside}; writing it would "
+                "overwrite the input. Name another file"
             )
+    parent = target.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise ConfigError(f"{flag} {target}: the folder {parent} {what}; create it first "
+                          "(an output's folder is never created for it)")
     if built:
         folder = built_folder_of(target)
         if folder is not None:
@@ -190,10 +200,30 @@ def built_folder_of(path: str | os.PathLike) -> Path | None:
     return None
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def input_file_at(target: Path, source: Path) -> Path | None:
+    """The input file that ``target`` is (by identity), or ``None``.
+
+    ``source`` is an input file or folder: a file is compared with ``os.path.samefile``; a
+    folder is searched (links to files followed, as a reader opening them would; links to
+    folders not) for a file with ``target``'s device and inode. An output that does not exist
+    yet is no input, unless both are spelled as the same path.
+    """
     try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
+        st = os.stat(target)
     except OSError:
-        pass
-    return a.resolve() == b.resolve()
+        return source if target.resolve() == source.resolve() else None
+    try:
+        if not source.is_dir():
+            return source if os.path.samefile(target, source) else None
+    except OSError:
+        return None
+    for folder, _dirs, names in os.walk(source):
+        for name in names:
+            path = Path(folder) / name
+            try:
+                found = os.stat(path)
+            except OSError:
+                continue
+            if (found.st_dev, found.st_ino) == (st.st_dev, st.st_ino):
+                return path
+    return None

@@ -208,7 +208,8 @@ def predict(request: PredictRequest) -> PredictOutcome:
     if request.device_map is None:
         resolve_device(device)  # --device tpu, or cuda without CUDA, before anything is read
     read_manifest(request.data)  # a bad --data or --out fails before the model loads
-    check_output_file(request.out)
+    # a local model folder and a --label-map file are inputs: never written over
+    check_output_file(request.out, inputs=(request.model, request.label_map))
     if not request.progress:
         quiet_progress()
     info = inspect_model(request.model)

@@ -230,9 +230,18 @@ JS = """
   });
 
   function csvField(text) {
+    // One CSV cell, neutralised by OWASP's CSV-injection rule: a cell a spreadsheet would read
+    // as a formula, because it or any part of it split off at a separator (, ; tab CR: the
+    // separator depends on the locale) starts with = + - @ tab or CR (a plain number such as
+    // -1.5, or -1.5] closing an interval, is not one), gets a leading ' and quotes; a cell
+    // holding a separator or a quote is quoted, so that no locale splits it.
     var t = text.replace(/\\s+/g, ' ').trim();
-    if (/^[=+@\\-\\t\\r]/.test(t) && isNaN(Number(t))) { t = "'" + t; }
-    return /[",\\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+    var formula = t.split(/[,;\\t\\r]/).some(function (part) {
+      var p = part.replace(/^[\\s"']+/, '');
+      return /^[=+@\\-\\t\\r]/.test(p) && isNaN(Number(p.replace(/[\\])%]+$/, '')));
+    });
+    if (formula) { t = "'" + t; }
+    return formula || /[",;\\t\\r\\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   }
   function csv(table) {
     var lines = [];

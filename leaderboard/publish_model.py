@@ -47,8 +47,6 @@ def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: st
     files: dict[str, Path | bytes] = {setup.path: eval_results_yaml(entries).encode("utf-8")}
     if model_card is not None:
         path = Path(model_card)
-        if not path.is_file():
-            raise ConfigError(f"--model-card {path}: no such file")
         text = read_model_card(path)
         files["README.md"] = model_card_text(text, results, model_repo, dataset_repo,
                                              where=str(path)).encode("utf-8")
@@ -116,8 +114,9 @@ def read_model_card(path: Path) -> str:
         ConfigError: Not a regular file, not UTF-8, or binary.
 
     """
-    if not path.is_file():
-        raise ConfigError(f"--model-card {path}: not a regular file")
+    from bench.regular_file import require_regular_file
+
+    require_regular_file(path, f"--model-card {path}")  # missing, a FIFO, /dev/zero: said so
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")

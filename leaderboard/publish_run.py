@@ -76,6 +76,36 @@ def check_revision(value: str | None, flag: str = "--dataset-revision") -> str |
     return value
 
 
+def check_url(value: str | None, flag: str) -> str | None:
+    """An ``https://`` URL written into the results file; ``None`` passes.
+
+    Raises:
+        ConfigError: Another scheme (``javascript:alert(1)``, ``http://``, ``file:``), no host,
+            or any control character, space or other whitespace (``https://x\n- evil: 1``
+            added a line to the YAML written from it).
+
+    """
+    if value is None:
+        return None
+    import unicodedata
+    from urllib.parse import urlsplit
+
+    bad = next((c for c in value if c.isspace() or unicodedata.category(c) in ("Cc", "Cf")),
+               None)
+    if bad is not None:
+        raise ConfigError(f"{flag} {shorten(value)}: holds the control or space character "
+                          f"U+{ord(bad):04X}; give one https:// URL")
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:
+        raise ConfigError(f"{flag} {shorten(value)}: not a URL ({exc})") from None
+    if parts.scheme.lower() != "https" or not parts.netloc or not value.lower().startswith(
+            "https://"):
+        raise ConfigError(f"{flag} {shorten(value)}: not an https:// URL; give the page's "
+                          "https:// address")
+    return value
+
+
 def read_meta(submissions: str | os.PathLike, entry: str) -> dict:
     """``submissions/entry/meta.yaml`` (empty when absent), with one-line errors.
 
@@ -148,6 +178,7 @@ def plan_entry_results(entry: str, model: str, dataset: str, setup, *,
     model = check_repo_id(model, "--model")
     dataset = check_repo_id(dataset, "--dataset")
     check_revision(dataset_revision)
+    check_url(source_url, "--leaderboard-url")
     results = read_results(submissions, entry)
     meta = read_meta(submissions, entry)
     check_target_model(model, meta, entry, force)

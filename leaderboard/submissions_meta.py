@@ -140,7 +140,34 @@ def validate_meta(data: object, path: str = META) -> dict:
     for key, value in out.items():
         for text in value if isinstance(value, list) else [value]:
             _check_unicode(text, key, path)
+            _check_controls(text, key, path)
     return dict(sorted(out.items()))
+
+
+#: Fields of running text, where a tab and a line break are allowed (nowhere else).
+PROSE_META = ("notes",)
+#: Bidirectional embeddings, overrides and isolates: they reorder what a page or a terminal
+#: shows (the "Trojan Source" trick), so a field could read as something else.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _check_controls(value: object, key: str, path: str) -> None:
+    """Refuse control characters: NUL, ANSI escapes, C1 codes, bidirectional controls.
+
+    ``meta.yaml`` fields are shown on the page, in the review comment, in a terminal and in
+    the Hub's YAML: an ANSI escape rewrites what a maintainer's terminal shows, a NUL cuts
+    the text in C code. A tab and a line break are allowed in :data:`PROSE_META` only.
+    """
+    if not isinstance(value, str):
+        return
+    allowed = "\t\n" if key in PROSE_META else ""
+    for i, char in enumerate(value):
+        if char in allowed:
+            continue
+        if unicodedata.category(char) == "Cc" or char in _BIDI:
+            where = "" if allowed else " (tab and line break only in notes)"
+            raise ConfigError(f"{path}: field {key!r} value {shorten(value)}: control character "
+                              f"U+{ord(char):04X} at character {i}; write plain text{where}")
 
 
 def _check_unicode(value: object, key: str, path: str) -> None:
@@ -182,9 +209,9 @@ def _date(value: object, path: str) -> str:
 
 def read_meta(path: str | os.PathLike) -> dict:
     """Read and validate a ``META.yaml``."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: metadata file not found")
+    from bench.regular_file import require_regular_file
+
+    path = require_regular_file(path, f"{path}: metadata file")  # a FIFO, /dev/zero: said so
     return validate_meta(_load_yaml(path), str(path))
 
 

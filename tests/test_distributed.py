@@ -105,7 +105,8 @@ def test_shards_merged_equal_the_single_process_file(folder, gpt2, bert, single,
         assert main(predict_args(path, folder, part, "--shard", f"{i}/2")) == 0
     capsys.readouterr()
     merged = tmp_path / "merged.jsonl"
-    assert main(["merge-predictions", str(parts[1]), str(parts[0]), "--out", str(merged)]) == 0
+    assert main(["merge-predictions", str(parts[1]), str(parts[0]), "--data", str(folder),
+                 "--out", str(merged)]) == 0
     assert merged.read_bytes() == single[model].read_bytes()
     sizes = [len(p.read_text().splitlines()) - 1 for p in parts]
     assert all(sizes) and sum(sizes) == len(single[model].read_text().splitlines())
@@ -124,7 +125,8 @@ def test_merge_refuses_incomplete_repeated_foreign_and_edited_parts(folder, gpt2
     out = tmp_path / "m.jsonl"
 
     def refused(*paths) -> str:
-        assert main(["merge-predictions", *map(str, paths), "--out", str(out)]) == 2
+        assert main(["merge-predictions", *map(str, paths), "--data", str(folder), "--out",
+                     str(out)]) == 2
         assert not out.exists()
         return capsys.readouterr().err
 
@@ -258,7 +260,8 @@ def test_fewshot_runs_split_by_torchrun_or_shards_write_the_single_process_file(
     assert header["fewshot_pools"] == {"rte": pools["rte"]["sha256"]}
     assert header["dtype"] == "float32" and header["amp"] is True
     merged = tmp_path / "merged.jsonl"
-    assert main(["merge-predictions", *map(str, parts), "--out", str(merged)]) == 0
+    assert main(["merge-predictions", *map(str, parts), "--data", str(folder), "--out",
+                 str(merged)]) == 0
     assert merged.read_bytes() == one.read_bytes()
     capsys.readouterr()
     out = tmp_path / "tr.jsonl"
@@ -309,7 +312,8 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
         assert main(predict_args(gpt2, data, part, *FEWSHOT, *extra, "--shard", "1/2")) == 0
         capsys.readouterr()
         out = tmp_path / "m.jsonl"
-        assert main(["merge-predictions", str(base), str(part), "--out", str(out)]) == 2
+        assert main(["merge-predictions", str(base), str(part), "--data", str(data), "--out",
+                     str(out)]) == 2
         err = capsys.readouterr().err
         assert fragment in err and not out.exists(), err
 

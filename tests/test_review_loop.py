@@ -190,6 +190,22 @@ def test_a_failing_pull_request_never_stops_the_others(board, monkeypatch):
     assert board.on_main() == {"alpha", "beta", "crash", "delta"}
 
 
+# -- item 4: control characters in meta.yaml ---------------------------------------------------
+
+def test_control_characters_in_meta_are_refused_by_review(board):
+    base = {k: v for k, v in META.items() if k != "model"}
+    for slug, model in (("nul", '"a\\0b"'), ("ansi", '"\\e[31mred\\e[0m"'),
+                        ("bidi", '"gpt\\u202e2"')):
+        board.request(slug, meta=(yaml.safe_dump(base) + f"model: {model}\n").encode())
+    reviews = board.review(merge=True)
+    assert verdicts(reviews) == [(1, "refused"), (2, "refused"), (3, "refused")]
+    assert "field 'model' value 'a\\x00b': control character U+0000" in reviews[0].reason
+    assert "control character U+001B" in reviews[1].reason
+    assert "control character U+202E" in reviews[2].reason
+    assert board.status() == ["open"] * 3 and board.on_main() == set()
+    assert all(len(board.hub.comments("org/lb", n)) == 1 for n in (1, 2, 3))
+
+
 # -- item 2: markers only from the reviewer, only the one that ends its comment ----------------
 
 def test_a_third_partys_marker_does_not_make_review_skip_a_request(board):

@@ -136,7 +136,7 @@ def _decode_lines(path: Path, raw: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def _collect(path: Path, records: Iterable[tuple[int, object]]) -> Columns:
+def collect_records(path: Path, records: Iterable[tuple[int, object]]) -> Columns:
     """Validate ``(line, record)`` pairs into columns (one checker for every format)."""
     ids, labels, probs, lines = [], [], [], []
     for number, record in records:
@@ -226,7 +226,7 @@ def line_columns(path: Path, payload: bytes, fmt: str) -> Columns:
         PredictionFileError: The first malformed record, naming its line, field and value.
 
     """
-    return _collect(path, _RECORDS[fmt](path, payload))
+    return collect_records(path, _RECORDS[fmt](path, payload))
 
 
 def _read_parquet(path: Path, payload: bytes) -> pa.Table:

@@ -7,13 +7,15 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
-from bench.errors import ConfigError, DataError, shorten
+from bench.distributed import MAX_SHARDS
+from bench.errors import ConfigError, DataError, PredictionFileError, shorten
 from bench.json_input import JsonTextError, load_json_file, parse_json
 
 PARTS_SUFFIX = ".parts"
@@ -108,9 +110,9 @@ def _check_header(path: Path, header: object) -> dict:
         return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
     if not (isinstance(shard, list) and len(shard) == 2 and all(count(x) for x in shard)
-            and shard[0] < shard[1]):
+            and shard[0] < shard[1] <= MAX_SHARDS):
         raise DataError(f"{path}:1: field 'shard' value {shorten(shard)}: expected [i, n] "
-                        "with 0 <= i < n; the file was edited")
+                        f"with 0 <= i < n <= {MAX_SHARDS}; the file was edited")
     if not count(rows):
         raise DataError(f"{path}:1: field 'rows' value {shorten(rows)}: expected a count; the "
                         "file was edited")
@@ -120,8 +122,8 @@ def _check_header(path: Path, header: object) -> dict:
     return header
 
 
-def _read_part(path: Path) -> tuple[dict, list[tuple[int, dict]]]:
-    """Header and ``(position, record)`` rows of a part file, checked for order."""
+def _read_part(path: Path) -> tuple[dict, list[tuple[int, dict, int]]]:
+    """Header and ``(position, record, line)`` rows of a part file, checked for order."""
     from bench.predictions.files import check_input_file
 
     check_input_file(path)  # a folder, FIFO (which would block), device or ``-``
@@ -146,17 +148,81 @@ def _read_part(path: Path) -> tuple[dict, list[tuple[int, dict]]]:
             raise DataError(f"{path}:{number}: row position {shorten(pos)} after {last}: a "
                             f"part lists its rows in increasing order below {header['rows']}; "
                             "the file was edited or cut")
-        rows.append((pos, record))
+        rows.append((pos, record, number))
         last = pos
     return header, rows
 
 
-def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> int:
+def _run_suites(path: Path, header: dict) -> list[tuple[str, str, int]]:
+    """The header's ``run.suites``: ``(suite, sha256, rows)`` in row order, summing to ``rows``.
+
+    Raises:
+        DataError: Missing, malformed, or not adding up to the part's ``rows``.
+
+    """
+    suites = header["run"].get("suites")
+    ok = isinstance(suites, list) and all(
+        isinstance(s, list) and len(s) == 3 and isinstance(s[0], str)
+        and isinstance(s[1], str) and isinstance(s[2], int) and not isinstance(s[2], bool)
+        and s[2] >= 0 for s in suites)
+    if not ok or sum(s[2] for s in suites) != header["rows"]:
+        raise DataError(f"{path}:1: field 'run.suites' value {shorten(suites)}: expected "
+                        f"[suite, sha256, rows] lists adding up to {header['rows']} rows; the "
+                        "file was edited")
+    return [(s[0], s[1], s[2]) for s in suites]
+
+
+def check_part_rows(path: Path, header: dict, rows: list[tuple[int, dict, int]],
+                    folder) -> None:
+    """A part's rows checked as ``score`` checks a prediction file's, against ``--data``.
+
+    The same row validator (:func:`bench.predictions.records.collect_records`: ``id``,
+    ``label``, finite ``probs`` summing to 1) and the same match against the built suites
+    (:func:`bench.predictions.resolve.resolve_columns`: known suite and id, label in range,
+    one probability per label); each row's id must belong to the suite its position falls
+    in, and the suites must be the ones the part was predicted on (sha256). Before, a NaN
+    probability, an id of another suite and an id of no suite merged with exit 0.
+
+    Raises:
+        PredictionFileError: A bad row, naming the part, its line, the field and the value.
+        DataError: The part was predicted on other suites than ``folder`` holds.
+
+    """
+    from bench.predictions.records import collect_records
+    from bench.predictions.resolve import resolve_columns
+
+    suites = _run_suites(path, header)
+    for suite, sha, _ in suites:
+        have = folder.manifest.get(suite, {}).get("sha256")
+        if have != sha:
+            found = "lacks it" if have is None else f"has sha256 {str(have)[:12]}..."
+            raise DataError(f"{path}:1: the part was predicted on suite {suite} with sha256 "
+                            f"{sha[:12]}...; --data {folder.root} {found}: pass the built "
+                            "folder the parts were made from")
+    if not rows:
+        return
+    columns = collect_records(path, ((line, record) for _, record, line in rows))
+    ends = [0]
+    for _, _, n in suites:
+        ends.append(ends[-1] + n)
+    for (pos, _, line), row_id in zip(rows, columns.ids, strict=True):
+        suite = suites[bisect.bisect_right(ends, pos) - 1][0]
+        if row_id.split("/", 1)[0] != suite:
+            raise PredictionFileError(str(path), f"row {pos} is a row of suite {suite}; this "
+                                      "id is not: the file was edited", line=line,
+                                      field="id", value=row_id, has_value=True)
+    resolve_columns(str(path), columns, folder.manifest, folder.ids)
+
+
+def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike,
+                data_dir: str | os.PathLike) -> int:
     """Join the part files of ``predict --shard i/N`` into one prediction file.
 
     Checks that the parts are parts ``0 .. N-1`` of one run, each given once, with the same
-    settings and suites (sha256), and that together they hold every row exactly once; writes
-    the rows in the order of a single-process run (the file is byte-identical to it).
+    settings and suites (sha256), that together they hold every row exactly once, and that
+    every row passes ``score``'s row validator against the built suites of ``data_dir``
+    (:func:`check_part_rows`); writes the rows in the order of a single-process run (the file
+    is byte-identical to it).
 
     Returns:
         The number of rows written.
@@ -164,19 +230,22 @@ def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> i
     Raises:
         DataError: A file that is not a part, a missing or repeated part, parts of different
             runs, a row missing or in two parts (names the files and what differs).
+        PredictionFileError: A row ``score`` would refuse (part, line, field and value).
 
     """
-    parsed = [(Path(p), *_read_part(Path(p))) for p in paths]
+    from bench.scoring import SuiteFolder
+
+    parsed = [(os.fspath(p), *_read_part(Path(p))) for p in paths]
     if not parsed:
         raise ConfigError("merge-predictions: no part files given")
     first_path, first, _ = parsed[0]
     count = first["shard"][1]
-    by_index: dict[int, Path] = {}
+    by_index: dict[int, str] = {}
     for path, header, _ in parsed:
         index, n = header["shard"]
         if n != count:
             raise DataError(f"{path}: part {index}/{n}, but {first_path} is part of {count}")
-        if index in by_index:
+        if index in by_index:  # both spellings as given (p1 and ./p1)
             raise DataError(f"part {index}/{count} given twice: {by_index[index]} and {path}")
         by_index[index] = path
         for field_name in ("rows", "run"):
@@ -188,10 +257,10 @@ def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> i
     if missing:
         raise DataError(f"missing part(s) {', '.join(missing)} (given: "
                         f"{', '.join(f'{i}/{count}' for i in sorted(by_index))})")
-    owner: dict[int, Path] = {}
+    owner: dict[int, str] = {}
     records: list[tuple[int, dict]] = []
     for path, _, rows in parsed:
-        for pos, record in rows:
+        for pos, record, _ in rows:
             if pos in owner:
                 raise DataError(f"row {pos} is in {owner[pos]} and in {path}: the parts were "
                                 "not made with the same batch plan")
@@ -201,10 +270,19 @@ def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> i
         gap = next(i for i in range(first["rows"]) if i not in owner)
         raise DataError(f"the parts hold {len(owner)} of {first['rows']} rows (row {gap} is "
                         "in none): a part was cut or made with another batch plan")
+    folder = SuiteFolder(data_dir)
+    seen: dict[str, str] = {}
+    for path, header, rows in parsed:
+        check_part_rows(Path(path), header, rows, folder)
+        for _, record, line in rows:  # an id in two parts (each part is checked on its own)
+            where = seen.setdefault(record["id"], f"{path}:{line}")
+            if where != f"{path}:{line}":
+                raise PredictionFileError(path, f"duplicate id (also at {where})", line=line,
+                                          field="id", value=record["id"], has_value=True)
     records.sort(key=lambda r: r[0])
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-        for _, record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        for _, record in records:  # standard JSON only (the rows are finite: checked above)
+            handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
     return len(records)
 
 

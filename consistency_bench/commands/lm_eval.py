@@ -72,9 +72,11 @@ def run_export(args: argparse.Namespace) -> int:
 def run_convert(args: argparse.Namespace) -> int:
     """Convert samples to a prediction file."""
     from bench.atomic import check_output_file
+    from bench.lm_eval_convert import input_files
     from bench.lm_eval_tasks import convert_samples
 
-    check_output_file(args.out, inputs=tuple(args.paths))
+    # folders are searched for the output by identity (samples files found inside them too)
+    check_output_file(args.out, inputs=(*args.paths, *input_files(args.paths)))
     counts = convert_samples(args.paths, args.data, args.out, args.length_norm,
                              log=lambda line: print(line, file=sys.stderr))
     print(f"wrote {sum(counts.values())} rows of {len(counts)} suites to {args.out}",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from consistency_bench.arguments import add_predictions_out
+from consistency_bench.arguments import add_data, add_predictions_out
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -13,10 +13,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "merge-predictions",
         help="join the part files of predict --shard i/N into one prediction file",
         description="Check that the part files are parts 0..N-1 of one run (each once, the "
-        "same model, options and suites' sha256, every row exactly once) and write the "
-        "prediction file, byte-identical to a single-process run (docs/runner.md).",
+        "same model, options and suites' sha256, every row exactly once), check every row as "
+        "score does against --data (the built folder the parts were predicted on), and write "
+        "the prediction file, byte-identical to a single-process run (docs/runner.md).",
     )
     parser.add_argument("parts", nargs="+", metavar="PART", help="part files, in any order")
+    add_data(parser, "built suite folder the parts were predicted on (rows are checked "
+             "against it as score checks them)")
     add_predictions_out(parser)
     parser.set_defaults(func=run)
 
@@ -27,6 +30,6 @@ def run(args: argparse.Namespace) -> int:
     from bench.runner import merge_parts
 
     check_output_file(args.out, inputs=tuple(args.parts))
-    rows = merge_parts(args.parts, args.out)
+    rows = merge_parts(args.parts, args.out, args.data)
     print(f"wrote {rows} rows from {len(args.parts)} parts to {args.out}")
     return 0
