@@ -301,18 +301,19 @@ def test_case_counts():
 def _cli(folder: Path, *argv: str) -> subprocess.CompletedProcess:
     environ = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "consistency_bench", *argv], capture_output=True,
-                          text=True, env=environ, cwd=folder, check=False, timeout=60)
+                          text=True, env=environ, cwd=folder, check=False, timeout=30)
 
 
 def test_a_fifo_found_in_a_samples_folder_is_refused_not_read(case_dir):  # noqa: F811
-    """Item 10: ``convert-lm-eval DIR`` opened a FIFO named samples_*.jsonl and blocked."""
+    """Item 10: ``convert-lm-eval DIR`` opened a FIFO named samples_*.jsonl and blocked (its
+    results file beside it, with the right hashes: nothing stopped the read before)."""
     samples()(case_dir)
-    os.mkfifo(case_dir / "lm-out" / "model" / f"samples_{TASK}_2026-02-02T00-00-00.0.jsonl")
+    (case_dir / SAMPLES).unlink()
+    os.mkfifo(case_dir / SAMPLES)
     before = snapshot(case_dir)
-    done = _cli(case_dir, *CL)
+    done = _cli(case_dir, *CL)  # blocked until the 30 s limit before the fix
     assert done.returncode == 2, done.stderr
-    assert "samples_consistency_bench_rte_semantic_2026-02-02T00-00-00.0.jsonl: is a FIFO " \
-        "(named pipe), not a regular file" in done.stderr
+    assert f"{SAMPLES}: is a FIFO (named pipe), not a regular file" in done.stderr
     assert done.stderr.count("\n") == 1 and snapshot(case_dir) == before
 
 
