@@ -162,7 +162,7 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
 
     from bench.atomic import atomic_dir, check_output_dir
     from bench.fewshot import read_pools
-    from bench.manifest import parquet_path, read_manifest
+    from bench.manifest import MANIFEST, parquet_path, read_manifest
 
     if hub is not None and not re.fullmatch(r"[\w.\-]+/[\w.\-]+", hub):
         raise ConfigError(f"--hub {hub!r}: use ORG/NAME, the dataset publish-suites pushed")
@@ -172,8 +172,14 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     unknown = [s for s in chosen if s not in manifest]
     if unknown:
         raise DataError(f"suites not in {root / 'suites.json'}: {', '.join(unknown)}")
+    from bench.atomic import built_folder_of
+
+    built = built_folder_of(Path(out) / MANIFEST)  # itself or a folder above it
+    if built is not None:  # the tasks would become a stray folder of the build
+        raise ConfigError(f"--out {out}: is inside the built suite folder {built} (it holds "
+                          f"{MANIFEST}); name a folder outside it")
     out = check_output_dir(out, overwrite=overwrite, replaceable=f"{GROUP}.yaml",
-                           owner="export-lm-eval")
+                           owner="export-lm-eval", inputs=(data_dir,))
     if hub is not None:
         revision = resolve_revision(hub, revision)
     pools = read_pools(root)

@@ -90,6 +90,7 @@ def check_output_dir(
     flag: str = "--out",
     replaceable: str | None = None,
     owner: str | None = None,
+    inputs: tuple[str | os.PathLike | None, ...] = (),
 ) -> Path:
     """Refuse an output folder whose contents would be lost; return it as a ``Path``.
 
@@ -106,13 +107,26 @@ def check_output_dir(
         flag: The option that named the folder, for the message.
         replaceable: A file name whose presence marks the folder as safe to replace.
         owner: The command's name, as recorded by :func:`atomic_dir`.
+        inputs: Files and folders the command reads: the output folder may be none of them
+            and hold none of them (compared by identity: the real paths, links resolved), even
+            with ``overwrite`` (``train --base M --out M --overwrite`` replaced the model it
+            was reading).
 
     Raises:
-        ConfigError: ``target`` is a file, a link, the current folder, or a non-empty folder
-            that may not be replaced.
+        ConfigError: ``target`` is a file, a link, the current folder, an input or a folder
+            holding one, or a non-empty folder that may not be replaced.
 
     """
     target = Path(target)
+    real = target.resolve()
+    for source in inputs:
+        if source is None or str(source) == "" or not Path(source).expanduser().exists():
+            continue  # not a local path (a Hub id): nothing here to lose
+        src = Path(source).expanduser().resolve()
+        if src == real or real in src.parents:
+            what = "is the input" if src == real else "holds the input"
+            raise ConfigError(f"{flag} {target}: {what} {source}; the output folder is replaced "
+                              "as a whole, so it would lose the input. Name another folder")
     if target.is_symlink():
         raise ConfigError(
             f"{flag} {target}: is a symbolic link (to {os.readlink(target)}); name the folder "

@@ -70,7 +70,8 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
         # A --data that is not a built folder stops here: else every entry fails its check,
         # "not ranked", and the site is rewritten with no entry at all.
         read_manifest(Path(data))
-    folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard")
+    folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard",
+                              inputs=(submissions, data))
     subs = load_all(submissions, on_error=warn)
     outcomes = None
     if data:

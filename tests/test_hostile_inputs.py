@@ -86,6 +86,12 @@ def linked(source: str, name: str, setup: Callable[[Path], None] | None = None
     return make
 
 
+def csv_in_folder(tmp: Path) -> None:
+    (tmp / "g").mkdir()
+    (tmp / "g" / "c.csv").write_text("premise,hypothesis,label\nA man sleeps.,A man is "
+                                     "awake.,contradiction\n")
+
+
 def model_folder(tmp: Path) -> None:
     (tmp / "m").mkdir()
     (tmp / "m" / "config.json").write_text('{"model_type": "bert"}')
@@ -171,6 +177,19 @@ CASES: dict[str, Case] = {
                                                                               "h.jsonl")),
     "merge_out_hard_link_of_part": Case(
         (*MP[:-1], "h.part"), "is the input file p1.part", linked("p1.part", "h.part", parts())),
+    # ... and output folders that are an input or hold one (replaced as a whole)
+    "train_out_is_its_base_model": Case(("train", "--task", "rte", "--base", "m", "--out", "m",
+                                         "--overwrite"), "--out m: is the input m",
+                                        model_folder),
+    "generate_out_holds_its_input": Case(
+        ("generate", "--data", "g/c.csv", "--task-type", "nli", "--columns",
+         "premise,hypothesis", "--labels", "entailment,neutral,contradiction", "--out", "g",
+         "--overwrite"), "--out g: holds the input g/c.csv", csv_in_folder),
+    "leaderboard_out_is_submissions": Case(("leaderboard", *SUB, "--out", "subs",
+                                            "--overwrite"), "--out subs: is the input subs",
+                                           stored_and(lambda tmp: None)),
+    "export_lm_eval_out_in_data": Case(("export-lm-eval", *D, "--out", "data/tasks"),
+                                       "--out data/tasks: is inside the built suite folder"),
     # item 4: control characters in metadata (local submit, submit --hub)
     "submit_meta_nul": Case(S, "field 'model' value 'a\\x00b': control character U+0000",
                             _meta_with('model: "a\\0b"')),
@@ -292,7 +311,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nHOSTILE INPUT (issue 28): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 46 and len(commands) == 6
+    assert len(CASES) == 50 and len(commands) == 10
 
 
 # --------------------------------------------------------------------------- hangs

@@ -82,7 +82,8 @@ class GenerateOutcome:
     report: Path
 
 
-def check_names(name: str, kinds: list[str] | tuple[str, ...], out: Path, overwrite: bool) -> None:
+def check_names(name: str, kinds: list[str] | tuple[str, ...], out: Path, overwrite: bool,
+                inputs: tuple[str | None, ...] = ()) -> None:
     """Refuse suite names that are registered, or that exist in ``out`` without --overwrite.
 
     Raises:
@@ -106,7 +107,7 @@ def check_names(name: str, kinds: list[str] | tuple[str, ...], out: Path, overwr
             f"--name {name!r}: collides with the registered {clash}; the official suites are "
             "never overwritten. Choose another --name"
         )
-    check_output_dir(out, overwrite=overwrite, replaceable=MANIFEST)
+    check_output_dir(out, overwrite=overwrite, replaceable=MANIFEST, inputs=inputs)
     if (out / MANIFEST).is_file() and not overwrite:
         taken = sorted(set(suites) & set(read_manifest(out)))
         if taken:
@@ -138,7 +139,7 @@ def generate_suites(request: GenerateRequest) -> GenerateOutcome:
     name = request.name or re.sub(r"[^a-z0-9_]+", "_",
                                   Path(request.data).stem.lower()).strip("_")
     out = Path(request.out)
-    check_names(name, kinds, out, request.overwrite)
+    check_names(name, kinds, out, request.overwrite, inputs=(request.data,))
     if request.additive_size is not None and request.additive_size < 1:
         raise ConfigError(f"--additive-size {request.additive_size}: must be at least 1 "
                           "(leave it out to keep every pair)")

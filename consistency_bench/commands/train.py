@@ -77,7 +77,7 @@ def check_args(args: argparse.Namespace) -> None:
             raise ConfigError(f"--base {args.base}: not a model folder (no config.json)")
         if not base.exists() and looks_local:
             raise ConfigError(f"--base {args.base}: no such model folder")
-    check_output_dir(args.out, overwrite=args.overwrite)
+    check_output_dir(args.out, overwrite=args.overwrite, inputs=(args.base, args.sources))
 
 
 def run(args: argparse.Namespace) -> int:
