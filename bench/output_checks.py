@@ -2,7 +2,9 @@
 
 Part of :mod:`bench.atomic` (the checks are described there): :func:`check_output_dir`,
 :func:`check_output_file`, :func:`refuse_special`, :func:`built_folder_of` and the
-:data:`OWNED` record of a command's output folder (:func:`read_owned`).
+:data:`OWNED` record of a command's output folder (:func:`read_owned`); and the one check of
+an input read by name that must be a regular file (:func:`require_regular_file`), with the
+same words for what a path is instead.
 """
 
 from __future__ import annotations
@@ -241,3 +243,33 @@ def input_file_at(target: Path, source: Path) -> Path | None:
             if (found.st_dev, found.st_ino) == (st.st_dev, st.st_ino):
                 return path
     return None
+
+
+def require_regular_file(path: str | os.PathLike, what: str) -> Path:
+    """``path`` as a ``Path`` when it is a regular file (or a link to one).
+
+    ``/dev/zero`` never ends, a FIFO blocks until a writer comes, and a folder or a socket
+    cannot be read as text: such a path is refused with what it is, not "not found".
+
+    Args:
+        path: The file given.
+        what: How the message names it (``--model-card PATH``, ``PATH: metadata file``).
+
+    Raises:
+        ConfigError: ``what`` and "not found", or what the path is instead: a folder, a FIFO,
+            a device (``/dev/zero``), a socket, "not a regular file".
+
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise ConfigError(f"{what}: not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{what}: cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISREG(mode):
+        return path
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "of another kind")
+    raise ConfigError(f"{what}: is {kind}, not a regular file")

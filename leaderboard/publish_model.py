@@ -114,7 +114,7 @@ def read_model_card(path: Path) -> str:
         ConfigError: Not a regular file, not UTF-8, or binary.
 
     """
-    from bench.regular_file import require_regular_file
+    from bench.output_checks import require_regular_file
 
     require_regular_file(path, f"--model-card {path}")  # missing, a FIFO, /dev/zero: said so
     raw = path.read_bytes()

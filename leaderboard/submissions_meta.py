@@ -209,7 +209,7 @@ def _date(value: object, path: str) -> str:
 
 def read_meta(path: str | os.PathLike) -> dict:
     """Read and validate a ``META.yaml``."""
-    from bench.regular_file import require_regular_file
+    from bench.output_checks import require_regular_file
 
     path = require_regular_file(path, f"{path}: metadata file")  # a FIFO, /dev/zero: said so
     return validate_meta(_load_yaml(path), str(path))

@@ -365,3 +365,11 @@ def test_stored_entry_records_its_pull_request(board):
     assert args["pull_request"] == "org/lb#1" and args["head"] == board.head(1)
     assert hashlib.sha256(gzip.decompress(board.good)).hexdigest() == \
         results["predictions"]["sha256"]
+
+
+def test_the_cli_timeout_default_is_the_reviews():
+    from consistency_bench.cli import make_parser
+    from leaderboard.review import DEFAULT_TIMEOUT
+
+    args = make_parser().parse_args(["review", "--hub", "o/lb", "--suites-repo", "o/cb"])
+    assert args.timeout == DEFAULT_TIMEOUT

@@ -36,6 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="static Space republished after a merge")
     parser.add_argument("--merge", action="store_true",
                         help="store accepted entries, merge their pull requests, republish")
+    # 120.0 = leaderboard.review.DEFAULT_TIMEOUT (not imported here: the CLI starts light)
     parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                         help="most seconds to wait for one answer of the Hub; a pull request "
                         "whose call runs out of time fails, the others go on")
