@@ -120,15 +120,6 @@ def check_output_dir(
 
     """
     target = Path(target)
-    real = target.resolve()
-    for source in inputs:
-        if source is None or str(source) == "" or not Path(source).expanduser().exists():
-            continue  # not a local path (a Hub id): nothing here to lose
-        src = Path(source).expanduser().resolve()
-        if src == real or real in src.parents:
-            what = "is the input" if src == real else "holds the input"
-            raise ConfigError(f"{flag} {target}: {what} {source}; the output folder is replaced "
-                              "as a whole, so it would lose the input. Name another folder")
     if target.is_symlink():
         raise ConfigError(
             f"{flag} {target}: is a symbolic link (to {os.readlink(target)}); name the folder "
@@ -138,6 +129,15 @@ def check_output_dir(
         raise ConfigError(f"{flag} {target}: is a file, not a folder; name a folder")
     if target.is_dir():
         _refuse_cwd(target, flag)
+    real = target.resolve()
+    for source in inputs:
+        if source is None or str(source) == "" or not Path(source).expanduser().exists():
+            continue  # not a local path (a Hub id): nothing here to lose
+        src = Path(source).expanduser().resolve()
+        if src == real or real in src.parents:
+            what = "is the input" if src == real else "holds the input"
+            raise ConfigError(f"{flag} {target}: {what} {source}; the output folder is replaced "
+                              "as a whole, so it would lose the input. Name another folder")
     if target.is_dir() and any(target.iterdir()):
         record = read_owned(target)
         ours = (owner is not None and record is not None and record.get("command") == owner)
