@@ -281,6 +281,8 @@ def _tabs(lb: Leaderboard, ids: Mapping[str, str]) -> str:
 def _data_files(lb: Leaderboard, names: Sequence[str], references: set[str],
                 files: Mapping[str, str], stems: Mapping[str, str]) -> dict[str, str]:
     """The suite, entry and index files (the view files are made with their sections)."""
+    # the rows' own reproduction record, for an entry whose meta has none (TEAM contracts)
+    rows = {r.name: getattr(r, "reproduced", None) for v in lb.views.values() for r in v.rows}
     out = {}
     for s in lb.suites:
         path = data_path("suite", stems[s])
@@ -288,11 +290,12 @@ def _data_files(lb: Leaderboard, names: Sequence[str], references: set[str],
     for name in names:
         meta = lb.meta.get(name, {})
         path = data_path("entry", files[name])
-        out[path] = data_script(path, {"name": name, "details": details_node(name, meta),
+        out[path] = data_script(path, {"name": name,
+                                       "details": details_node(name, meta, rows.get(name)),
                                        "heat": heat_row(lb, name, name in references)})
     out[INDEX] = data_script(INDEX, {
         "csv_head": list(CSV_HEAD),
-        "entries": [index_record(n, lb.meta.get(n, {}), files[n]) for n in names]})
+        "entries": [index_record(n, lb.meta.get(n, {}), files[n], rows.get(n)) for n in names]})
     return out
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from leaderboard.page import HEAT_ROWS, SUBMIT_STEPS, view_ids
 from leaderboard.ranking import Entry, rank
-from leaderboard.ranking.model import View
+from leaderboard.ranking.model import Row, View
 from leaderboard.render import render_all, render_html, render_page
 from leaderboard.webpage.entries import details_node, entry_content, reproduced_text
 from leaderboard.webpage.nodes import text_of
@@ -325,6 +325,29 @@ def test_setup_and_reproduced_render_when_present_and_never_crash():
                         "api": {"host": "api.example.org", "model": "x"}}}
     assert "log-likelihood · 3-shot" in text_of(entry_content("m", nested))
     assert "api.host: api.example.org" in text_of(details_node("m", nested))
+
+
+@dataclass(frozen=True)
+class _ReproRow(Row):
+    """A row with the ``reproduced`` field of the TEAM contracts (engineer ``repro``)."""
+
+    reproduced: dict | None = None
+
+
+def test_reproduced_read_from_the_rows_when_meta_has_none():
+    lb = rank([Entry("a", res(s1=suite(0.2))), Entry("b", res(s1=suite(0.3)))],
+              best_near=None)
+    views = {k: replace(v, rows=tuple(
+        _ReproRow(**{f: getattr(r, f) for f in r.__dataclass_fields__},
+                  reproduced=REPRODUCED[1] if r.name == "a" else None) for r in v.rows))
+        for k, v in lb.views.items()}
+    page = render_page(replace(lb, views=views))
+    index = {e["name"]: e for e in payload(page.files["data/index/entries.js"])["entries"]}
+    assert index["a"]["reproduced"] == "passed" and index["b"]["reproduced"] is None
+    assert index["a"]["csv"][-1].startswith("reproduced (label agreement 99.7%")
+    assert "✓ reproduced 99.7%" in page.html
+    details = payload(page.files["data/entry/entry-a.js"])["details"]
+    assert "reproduced (label agreement 99.7%" in text_of(details)
 
 
 def test_how_to_submit_steps_follow_docs_submit():

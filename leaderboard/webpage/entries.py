@@ -171,12 +171,12 @@ def _dd(term: str, *value: Node | None) -> list[Node]:
     return [el("dt", None, term), el("dd", None, *value)]
 
 
-def details_node(name: str, meta: Mapping) -> Node:
+def details_node(name: str, meta: Mapping, row_reproduced: object = None) -> Node:
     """The entry's details panel (shown in an expandable row under the entry's rows)."""
     short, count = parameters(meta)
     url = model_url(meta)
     model = clean(meta.get("model", ""))
-    setup, rep = setup_of(meta), reproduced_of(meta)
+    setup, rep = setup_of(meta), reproduced_of(meta, row_reproduced)
     items: list[Node] = []
     items += _dd("Model", el("a", {"href": url, "rel": "noopener noreferrer nofollow"}, model)
                  if url else model,
@@ -213,15 +213,15 @@ def csv_fields(meta: Mapping, row_reproduced: object = None) -> list[str]:
             reproduced_text(reproduced_of(meta, row_reproduced))]
 
 
-def index_record(name: str, meta: Mapping, file: str) -> dict:
+def index_record(name: str, meta: Mapping, file: str, row_reproduced: object = None) -> dict:
     """The entry in the index file: what search, filters, CSV and the heatmap picker need."""
     _, count = parameters(meta)
-    rep = reproduced_of(meta)
+    rep = reproduced_of(meta, row_reproduced)
     search = " ".join(clean(x) for x in (name, meta.get("model", ""), meta.get("variant") or "")
                       if x).lower()
     return {"name": name, "file": file, "search": search, "params": count,
             "reproduced": None if rep is None else clean(rep.get("status", "")),
-            "csv": csv_fields(meta)}
+            "csv": csv_fields(meta, row_reproduced)}
 
 
 def heat_row(lb: Leaderboard, name: str, reference: bool) -> Node:
