@@ -60,6 +60,15 @@ def _bar(total: int, enabled: bool):
     return bar, bar.update
 
 
+def _add_probe(usage: Usage, probed: Usage) -> None:
+    """Count the probe (the run's first request, sent alone) in the run's usage."""
+    usage.sent += probed.sent
+    usage.cached -= probed.sent  # the probe cached its response: the run found it there
+    usage.retried += probed.retried
+    usage.prompt_tokens += probed.prompt_tokens
+    usage.completion_tokens += probed.completion_tokens
+
+
 def _usage_of(responses: list[dict]) -> dict:
     total = Usage()
     for resp in responses:
@@ -127,10 +136,7 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
     finally:
         if bar is not None:
             bar.close()
-    usage.sent += probed.sent
-    usage.cached -= probed.sent  # the probe's response was cached by the probe itself
-    usage.prompt_tokens += probed.prompt_tokens
-    usage.completion_tokens += probed.completion_tokens
+    _add_probe(usage, probed)
     keys = [input_key(t, p) for t, p in collected.unique]
     done = {keys[i]: ll.result(r, encoded[i]) for i, r in enumerate(responses)}
     write_predictions(Path(request.out), collected, keys, done, {}, False, options,
@@ -178,10 +184,7 @@ def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenize
     finally:
         if bar is not None:
             bar.close()
-    usage.sent += probed.sent
-    usage.cached -= probed.sent
-    usage.prompt_tokens += probed.prompt_tokens
-    usage.completion_tokens += probed.completion_tokens
+    _add_probe(usage, probed)
     answers = [gen.answer(r, split_key(*u)[1], gopts)
                for r, u in zip(responses, collected.unique, strict=True)]
     outcome.invalid, outcome.label_only = write_answers(request.out, collected, answers)
