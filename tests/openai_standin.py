@@ -89,7 +89,9 @@ class StandinModel:
         return torch.log_softmax(logits, dim=-1)
 
     def token_text(self, token: int) -> str:
-        return self.tokenizer.decode([token])
+        if not hasattr(self, "_texts"):
+            self._texts = [self.tokenizer.decode([i]) for i in range(len(self.tokenizer))]
+        return self._texts[token] if token < len(self._texts) else ""
 
 
 def _top(row, k: int, model: StandinModel) -> list[tuple[str, float]]:
@@ -113,9 +115,11 @@ def completion(model: StandinModel, body: dict) -> tuple[int, dict]:
                                    f"{model.max_model_len} tokens. However, you requested "
                                    f"{len(ids) + max_tokens} tokens", "code": 400}}
         seq = list(ids)
-        for _ in range(max_tokens):
-            seq.append(int(model.logprobs(seq)[-1].argmax()))
-        logp = model.logprobs(seq)
+        for _ in range(max(1, max_tokens)):  # the last forward scores every position
+            logp = model.logprobs(seq)
+            seq.append(int(logp[-1].argmax()))
+        if max_tokens == 0:
+            seq.pop()
         start = 0 if body.get("echo") else len(ids)
         choice = {"index": index, "text": model.tokenizer.decode(seq[start:]),
                   "finish_reason": "length", "logprobs": None}
@@ -169,7 +173,8 @@ def chat(model: StandinModel, body: dict, faults: Faults) -> tuple[int, dict]:
     else:
         out = []
         for _ in range(max_tokens):
-            out.append(int(model.logprobs(ids + out)[-1].argmax()))
+            logp = model.logprobs(ids + out)
+            out.append(int(logp[-1].argmax()))
     answer = model.tokenizer.decode(out)
     for stop in body.get("stop") or []:
         if stop in answer:
@@ -179,7 +184,8 @@ def chat(model: StandinModel, body: dict, faults: Faults) -> tuple[int, dict]:
     message = {"index": 0, "message": {"role": "assistant", "content": answer},
                "finish_reason": "stop", "logprobs": None}
     if body.get("logprobs") and faults.chat_logprobs and out:
-        logp = model.logprobs(ids + out)
+        if choice_list:
+            logp = model.logprobs(ids + out)
         content = []
         for j, tok in enumerate(out):
             row = logp[len(ids) + j - 1]

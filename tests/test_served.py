@@ -82,8 +82,9 @@ def agreement(a: dict, b: dict) -> tuple[float, float]:
     return same, diff
 
 
-@pytest.mark.parametrize("extra", [[], ["--num-fewshot", "2", "--fewshot-seed", "3"],
-                                   ["--max-length", "48"]],
+@pytest.mark.parametrize("extra", [[], ["--suites", "wic_semantic", "--num-fewshot", "2",
+                                        "--fewshot-seed", "3"],
+                                   ["--suites", "wic_semantic", "--max-length", "48"]],
                          ids=["zero-shot", "two-shot", "cut"])
 def test_loglikelihood_agrees_with_local_predict(fresh, folder, gpt2, tmp_path, extra, capsys):
     """Same prompts, demonstrations and truncation: >= 99.9% labels, probs within 1e-4."""
@@ -153,7 +154,8 @@ def test_retries_429_5xx_and_malformed_json_with_retry_after(fresh, folder, tmp_
     fresh.faults.malformed = 2
     out = tmp_path / "p.jsonl"
     start = time.monotonic()
-    assert main(served(fresh, folder, out, "--suites", "wic_semantic")) == 0
+    assert main(served(fresh, folder, out, "--suites", "wic_semantic", "--backoff", "0.01"))\
+        == 0
     # the faults hit the first request (sent alone): four Retry-After waits of 1 s
     assert time.monotonic() - start >= 4.0
     printed = capsys.readouterr().out

@@ -63,6 +63,8 @@ class ClientOptions:
                               "seconds")
         if self.retries < 0:
             raise ConfigError(f"--retries {self.retries}: use 0 or more")
+        if not self.backoff >= 0:
+            raise ConfigError(f"--backoff {self.backoff}: use 0 or more seconds")
 
 
 @dataclass

@@ -92,6 +92,8 @@ def add_api_options(parser: argparse.ArgumentParser) -> None:
     api.add_argument("--retries", type=int, default=6,
                      help="retries of a 429, 5xx, timeout or malformed response (exponential "
                      "backoff with jitter, honouring Retry-After)")
+    api.add_argument("--backoff", type=float, default=1.0, metavar="SECONDS",
+                     help="base of the exponential backoff between retries")
     api.add_argument("--cache", metavar="DIR", default=None,
                      help="request cache folder (default: ~/.cache/consistency-bench/requests)")
     api.add_argument("--dry-run", action="store_true",
@@ -112,7 +114,8 @@ LOCAL_ONLY = {"--batch-size": "auto", "--device": None, "--dtype": None, "--shar
 API_ONLY = {"--base-url": None, "--tokenizer": None, "--max-rps": None, "--cache": None,
             "--dry-run": False, "--structured": None, "--allow-insecure": False,
             "--mode": "loglikelihood", "--concurrency": 8, "--request-timeout": 120.0,
-            "--retries": 6, "--api-key-env": "OPENAI_API_KEY", "--max-tokens": 8,
+            "--retries": 6, "--backoff": 1.0, "--api-key-env": "OPENAI_API_KEY",
+            "--max-tokens": 8,
             "--top-logprobs": 20}
 
 
@@ -142,7 +145,8 @@ def run_served(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer, api_key_env=args.api_key_env,
         allow_insecure=args.allow_insecure,
         client=ClientOptions(concurrency=args.concurrency, max_rps=args.max_rps,
-                             timeout=args.request_timeout, retries=args.retries),
+                             timeout=args.request_timeout, retries=args.retries,
+                             backoff=args.backoff),
         generate=GenerateOptions(max_tokens=args.max_tokens, top_logprobs=args.top_logprobs,
                                  structured=args.structured),
         cache=args.cache, dry_run=args.dry_run, progress=not args.no_progress,
