@@ -35,17 +35,25 @@ SUITES = ["wic_semantic", "sst2_semantic"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def folder(corpora: Path, tmp_path_factory) -> Path:
+def make_folder(corpora: Path, tmp_path_factory) -> Path:
     return build_suites(corpora, tmp_path_factory.mktemp("served") / "cb", SUITES)
 
 
-@pytest.fixture(scope="module")
-def gpt2(folder, tmp_path_factory) -> Path:
+def make_gpt2(folder: Path, tmp_path_factory) -> Path:
     corpus = suite_texts(folder) + ["Question: Answer: True False Neither yes no positive "
                                     "negative Sentence used same way"] * 20
     return tiny_gpt2(tmp_path_factory.mktemp("gpt2") / "m", corpus=corpus, vocab_size=1500,
                      chat=True)
+
+
+@pytest.fixture(scope="module")
+def folder(corpora: Path, tmp_path_factory) -> Path:
+    return make_folder(corpora, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def gpt2(folder, tmp_path_factory) -> Path:
+    return make_gpt2(folder, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -21,11 +21,29 @@ pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 pytest.importorskip("tenacity")  # lm-eval's API models import it
 
-from bench.served.answers import INVALID_ANSWER, answer_regex, parse_answer  # noqa: E402
-from consistency_bench.cli import main  # noqa: E402
-from tests.test_served import folder, gpt2, read, served, server  # noqa: E402, F401
+from bench.served.answers import INVALID_ANSWER, answer_regex, parse_answer
+from consistency_bench.cli import main
+from tests.openai_standin import Standin
+from tests.test_served import make_folder, make_gpt2, read, served
 
 SUITE = "wic_semantic"
+
+
+@pytest.fixture(scope="module")
+def folder(corpora: Path, tmp_path_factory) -> Path:
+    return make_folder(corpora, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def gpt2(folder, tmp_path_factory) -> Path:
+    return make_gpt2(folder, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def server(gpt2):
+    standin = Standin(gpt2, served="tiny").start()
+    yield standin
+    standin.stop()
 
 
 def lm_eval(root: Path, tasks: Path, model: str, model_args: str, task: str,
@@ -120,7 +138,7 @@ def test_generative_export_round_trip_with_local_chat_completions(server, folder
             assert bool(pattern.findall(text)) == (ours_label is not None)
 
 
-@pytest.mark.parametrize("text,label", [
+@pytest.mark.parametrize(("text", "label"), [
     ("yes", 1), (" Yes.", 1), ("YES!", 1), ("'no'", 0), ("n o", 0), ("No\n", 0),
     ("yes no", None), ("Answer: yes", None), ("", None), ("yess", None), ("ye", None),
 ])
