@@ -8,6 +8,7 @@ the run record (``bench.served.record``).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -125,6 +126,7 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
             "and were cut (contexts cut from the left, per choice as lm-eval)")
     cache = RequestCache(request.cache or default_cache())
     bodies = ll.bodies(endpoint.model, encoded)
+    started = time.perf_counter()
     first_tokens = len(bodies[0]["prompt"][0])
     _, probed = probe(endpoint, "/completions", bodies[0], request.client, cache,
                       loglikelihood_problem(first_tokens),
@@ -136,6 +138,7 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
     finally:
         if bar is not None:
             bar.close()
+    outcome.request_seconds = time.perf_counter() - started
     _add_probe(usage, probed)
     keys = [input_key(t, p) for t, p in collected.unique]
     done = {keys[i]: ll.result(r, encoded[i]) for i, r in enumerate(responses)}
@@ -163,6 +166,7 @@ def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenize
     logprobs = gopts.top_logprobs > 0 and gopts.structured != "json-schema"
     bodies = gen.bodies(endpoint.model, collected.unique, gopts, logprobs)
     cannot = cannot_serve(endpoint, "generate")
+    started = time.perf_counter()
     try:
         first, probed = probe(endpoint, "/chat/completions", bodies[0], request.client, cache,
                               lambda r: gen.checker()(0, r), cannot)
@@ -184,6 +188,7 @@ def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenize
     finally:
         if bar is not None:
             bar.close()
+    outcome.request_seconds = time.perf_counter() - started
     _add_probe(usage, probed)
     answers = [gen.answer(r, split_key(*u)[1], gopts)
                for r, u in zip(responses, collected.unique, strict=True)]

@@ -71,6 +71,7 @@ class ServedOutcome:
     label_only: int = 0
     truncated_rows: int = 0
     seconds: float = 0.0
+    request_seconds: float = 0.0  # from the first request sent to the last response
 
 
 def default_cache() -> str:

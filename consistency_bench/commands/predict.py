@@ -165,7 +165,8 @@ def run_served(args: argparse.Namespace) -> int:
              if args.mode == "generate" else "")
     print(f"wrote {outcome.rows} rows of {outcome.suites} suites to {args.out}: "
           f"{outcome.distinct} requests ({usage.sent} sent, {usage.cached} cached, "
-          f"{usage.retried} retries) in {outcome.seconds:.1f}s; tokens this run "
+          f"{usage.retried} retries) in {outcome.seconds:.1f}s (requests "
+          f"{outcome.request_seconds:.2f}s); tokens this run "
           f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion, "
           f"whole file {totals.get('prompt_tokens', 0)} + "
           f"{totals.get('completion_tokens', 0)}{extra}")
