@@ -125,8 +125,13 @@ def completion(model: StandinModel, body: dict) -> tuple[int, dict]:
                   "finish_reason": "length", "logprobs": None}
         if k is not None:
             tokens = [model.token_text(t) for t in seq[start:]]
-            lps = [None if j == 0 else float(logp[j - 1, seq[j]]) for j in range(start, len(seq))]
-            tops = [None if j == 0 else dict(_top(logp[j - 1], max(1, int(k)), model))
+            target = model.torch.tensor(seq[1:])
+            picked = logp[: len(seq) - 1].gather(1, target[:, None])[:, 0].tolist()
+            values, idx = logp[: len(seq) - 1].topk(max(1, int(k)), dim=-1)
+            values, idx = values.tolist(), idx.tolist()
+            lps = [None if j == 0 else picked[j - 1] for j in range(start, len(seq))]
+            tops = [None if j == 0 else {model.token_text(i): v for i, v in
+                                         zip(idx[j - 1], values[j - 1], strict=True)}
                     for j in range(start, len(seq))]
             offsets, pos = [], 0
             for t in tokens:

@@ -3,8 +3,10 @@
 Every finished response is committed before its request counts as done, so a killed or
 failed run resumes without sending a finished request again, and an identical re-run sends
 none. The key is the sha256 of ``[URL, model, body]`` (the body as canonical JSON); the API
-key is never part of it or stored. WAL journal: a reader never blocks the writer, and a
-process killed mid-write leaves the database as of its last commit.
+key is never part of it or stored. WAL journal with ``synchronous=NORMAL``: a reader never
+blocks the writer, a process killed mid-write leaves the database as of its last commit, and
+a commit costs no fsync (only a power loss can drop the last commits, which are then sent
+again).
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ class RequestCache:
         try:
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
+            # a commit survives the process being killed (the OS has it) without an fsync
+            # per response; after a power loss the last responses may be asked for again
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"--cache {self.path}: not a request cache ({exc})") from None
@@ -58,15 +63,16 @@ class RequestCache:
                                (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def put(self, key: str, url: str, model: str, body: dict, response: dict) -> None:
-        """Store a response (committed at once)."""
+    def put(self, key: str, url: str, model: str, body: dict, response: dict | str) -> None:
+        """Store a response (its JSON text as received, or a dict), committed at once."""
         if self._db is None:
             return
+        text = response if isinstance(response, str) else json.dumps(response,
+                                                                      ensure_ascii=False)
         self._db.execute(
             "INSERT OR REPLACE INTO responses (key, url, model, body, response) "
             "VALUES (?, ?, ?, ?, ?)",
-            (key, url, model, json.dumps(body, sort_keys=True, ensure_ascii=False),
-             json.dumps(response, sort_keys=True, ensure_ascii=False)),
+            (key, url, model, json.dumps(body, ensure_ascii=False), text),
         )
 
     def close(self) -> None:

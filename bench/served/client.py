@@ -143,44 +143,48 @@ def _server_message(endpoint: Endpoint, text: str) -> str:
 
 async def post(http, endpoint: Endpoint, path: str, body: dict, options: ClientOptions,
                limiter: RateLimiter, check: Callable[[dict], str | None],
-               rng: random.Random, usage: Usage) -> dict:
-    """POST ``body`` to ``path`` until it succeeds or fails for good.
+               rng: random.Random, usage: Usage) -> tuple[dict, str]:
+    """POST ``body`` to ``path`` until it succeeds; return the response and its JSON text.
 
     Raises:
         ServedError: A non-retryable HTTP error, or every attempt failed.
 
     """
-    import httpx
+    import aiohttp
 
     url = endpoint.url(path)
     reason = ""
+    payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    timeout = aiohttp.ClientTimeout(total=options.timeout)
     for attempt in range(options.retries + 1):
         await limiter.wait()
         wait_at_least = None
         try:
-            resp = await http.post(url, json=body, headers=endpoint.headers(),
-                                   timeout=options.timeout)
-        except httpx.TimeoutException:
+            async with http.post(url, data=payload, headers=endpoint.headers(),
+                                 timeout=timeout) as resp:
+                status, raw = resp.status, await resp.read()
+                header = resp.headers.get("retry-after")
+        except asyncio.TimeoutError:
             reason = f"no answer within {options.timeout:g}s"
-        except httpx.TransportError as exc:
+        except aiohttp.ClientError as exc:
             reason = f"connection failed ({type(exc).__name__})"
         else:
-            if resp.status_code == 200:
+            text = raw.decode("utf-8", "replace")
+            if status == 200:
                 try:
-                    data = resp.json()
+                    data = json.loads(text)
                 except ValueError:
                     data = None
                 problem = "not JSON" if data is None else (
                     "not a JSON object" if not isinstance(data, dict) else check(data))
                 if problem is None:
-                    return data
+                    return data, text
                 reason = f"malformed response ({problem})"
-            elif resp.status_code in RETRY_STATUSES or resp.status_code >= 500:
-                reason = f"HTTP {resp.status_code}: {_server_message(endpoint, resp.text)}"
-                wait_at_least = retry_after(resp.headers.get("retry-after"))
+            elif status in RETRY_STATUSES or status >= 500:
+                reason = f"HTTP {status}: {_server_message(endpoint, text)}"
+                wait_at_least = retry_after(header)
             else:
-                raise ServedError(f"{url}: HTTP {resp.status_code}: "
-                                  f"{_server_message(endpoint, resp.text)}")
+                raise ServedError(f"{url}: HTTP {status}: {_server_message(endpoint, text)}")
         if attempt == options.retries:
             break
         usage.retried += 1
@@ -221,28 +225,27 @@ def run_requests(endpoint: Endpoint, path: str, bodies: Sequence[dict],
 
 async def _send_all(endpoint, path, bodies, keys, todo, results, options, cache, check, usage,
                     progress) -> None:
-    import httpx
+    import aiohttp
 
     queue = list(reversed(todo))
     limiter = RateLimiter(options.max_rps)
     rng = random.Random()  # jitter only: no result depends on it
     url = endpoint.url(path)
-    limits = httpx.Limits(max_connections=options.concurrency,
-                          max_keepalive_connections=options.concurrency)
 
     async def worker(http) -> None:
         while queue:
             i = queue.pop()
-            data = await post(http, endpoint, path, bodies[i], options, limiter,
-                              lambda d, i=i: check(i, d), rng, usage)
-            cache.put(keys[i], url, endpoint.model, bodies[i], data)  # before the next one
+            data, text = await post(http, endpoint, path, bodies[i], options, limiter,
+                                    lambda d, i=i: check(i, d), rng, usage)
+            cache.put(keys[i], url, endpoint.model, bodies[i], text)  # before the next one
             results[i] = data
             usage.sent += 1
             usage.add(data)
             if progress is not None:
                 progress(1)
 
-    async with httpx.AsyncClient(limits=limits) as http:
+    connector = aiohttp.TCPConnector(limit=options.concurrency)
+    async with aiohttp.ClientSession(connector=connector, trust_env=True) as http:
         tasks = [asyncio.ensure_future(worker(http))
                  for _ in range(min(options.concurrency, len(todo)))]
         try:

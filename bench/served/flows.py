@@ -112,6 +112,9 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
     items = [split_key(*u) for u in collected.unique]
     outcome = ServedOutcome(collected.rows, len(collected.suites), len(items))
     if request.dry_run:  # no server to ask for its window: uncut unless --max-length says
+        if tokenizer is None:
+            outcome.estimate = ll.estimate_text(items)
+            return outcome
         encoded = encode(tokenizer, items, request.max_length or 10 ** 9)
         outcome.estimate = {**ll.estimate(encoded), "exact": True}
         return outcome

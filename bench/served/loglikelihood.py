@@ -76,3 +76,11 @@ def estimate(encoded: Sequence[Encoded]) -> dict[str, int]:
     tokens = sum(len(e.context(k)) + len(c) for e in encoded for k, c in enumerate(e.conts))
     return {"requests": len(encoded), "prompts": prompts, "prompt_tokens": tokens,
             "completion_tokens": prompts}
+
+
+def estimate_text(items: Sequence[tuple[str, list[str]]]) -> dict[str, int | bool]:
+    """``--dry-run`` without the tokenizer: requests and prompts exact, tokens as chars / 4."""
+    prompts = sum(len(conts) for _, conts in items)
+    tokens = sum((len(ctx) + len(c) + 3) // 4 for ctx, conts in items for c in conts)
+    return {"requests": len(items), "prompts": prompts, "prompt_tokens": tokens,
+            "completion_tokens": prompts, "exact": False}
