@@ -11,7 +11,9 @@ every request after ``--latency`` seconds. The client runs as the process a user
 interleaved: sequential (``--concurrency 1``) and ``--concurrency N`` alternate, ``--runs``
 times. Printed: every run's whole-process wall time and its request phase (first request sent
 to last response, from the summary line), the medians, the request rates and their ratio
-(issue 30's target: at least 25x at N = 32 with 200 ms of latency). The whole-process times
+(issue 30's target: at least 25x at N = 32 with 200 ms of latency), and the same concurrent
+run against a second server with no latency: the rate the CPU allows (client and server
+share the machine), which bounds the concurrent rate. The whole-process times
 include start-up (imports, reading the suites, tokenising): with a few hundred requests it is
 a large part of the concurrent run, so the ratio of whole-process times is lower than the
 ratio of request rates; both are printed.
@@ -84,29 +86,34 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         model = make_model(args.data, args.suites, tmp / "model")
-        port = free_port()
-        server = subprocess.Popen(
+        servers = [subprocess.Popen(
             [sys.executable, "-m", "tests.openai_standin", "--model", str(model), "--port",
-             str(port), "--latency", str(args.latency)],
+             str(free_port()), "--latency", str(latency)],
             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            for latency in (args.latency, 0.0)]
         try:
-            url = server.stdout.readline().strip()
-            print(f"server {url}, latency {args.latency}s; {platform.processor() or 'cpu'}, "
-                  f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-            times: dict[int, list[tuple[float, float]]] = {1: [], args.concurrency: []}
+            url, url0 = (server.stdout.readline().strip() for server in servers)
+            print(f"servers {url} (latency {args.latency}s), {url0} (none: the CPU ceiling); "
+                  f"{platform.processor() or 'cpu'}, {os.cpu_count()} cores, load "
+                  f"{os.getloadavg()[0]:.1f}")
+            times: dict[object, list[tuple[float, float]]] = {
+                1: [], args.concurrency: [], "ceiling": []}
             requests = 0
             for run in range(args.runs):
-                order = [1, args.concurrency] if run % 2 == 0 else [args.concurrency, 1]
-                for c in order:
-                    wall, phase, requests = run_client(url, model, args.data, args.suites, c,
-                                                       tmp, env)
+                order = [1, args.concurrency, "ceiling"]
+                for c in order if run % 2 == 0 else order[::-1]:
+                    target = url0 if c == "ceiling" else url
+                    n = args.concurrency if c == "ceiling" else c
+                    wall, phase, requests = run_client(target, model, args.data, args.suites,
+                                                       int(n), tmp, env)
                     times[c].append((wall, phase))
-                    print(f"run {run + 1} concurrency {c:>2}: whole process {wall:6.1f}s, "
-                          f"requests {phase:6.2f}s ({requests / phase:6.1f} requests/s)",
-                          flush=True)
+                    print(f"run {run + 1} {c!s:>7}: whole process {wall:6.1f}s, "
+                          f"requests {phase:6.2f}s ({requests / phase:6.1f} requests/s), "
+                          f"load {os.getloadavg()[0]:.1f}", flush=True)
         finally:
-            server.terminate()
-            server.wait()
+            for server in servers:
+                server.terminate()
+                server.wait()
     seq = [statistics.median(x[i] for x in times[1]) for i in (0, 1)]
     par = [statistics.median(x[i] for x in times[args.concurrency]) for i in (0, 1)]
     print(f"\n{requests} requests per run, {args.runs} runs, medians:")
@@ -114,6 +121,9 @@ def main() -> None:
           f"({requests / seq[1]:.1f} requests/s)")
     print(f"  concurrency {args.concurrency}: whole process {par[0]:.1f}s, requests "
           f"{par[1]:.2f}s ({requests / par[1]:.1f} requests/s)")
+    top = statistics.median(x[1] for x in times["ceiling"])
+    print(f"  concurrency {args.concurrency} with no latency (the CPU ceiling of client + "
+          f"server on this machine): requests {top:.2f}s ({requests / top:.1f} requests/s)")
     print(f"  request rate ratio {seq[1] / par[1]:.1f}x; whole-process ratio "
           f"{seq[0] / par[0]:.1f}x")
 

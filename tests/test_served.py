@@ -343,3 +343,37 @@ def test_max_rps_spaces_requests(fresh, folder, tmp_path):
     assert main(served(fresh, folder, out, "--suites", "wic_semantic", "--max-rps", "200",
                        "--concurrency", "16")) == 0
     assert time.monotonic() - start >= 279 / 200  # 280 request starts, 5 ms apart
+
+
+def test_invalid_salad_answer_is_a_declined_salad_as_in_the_paper(corpora, tmp_path):
+    """Word salad: an invalid answer to the salad is a declined salad (the paper's *invalid*
+    class, Table 12: the right response); to the original, a wrong answer (ungated unit).
+
+    The paper's agreement (line 160, shown beside the ranked score) counts it as a changed
+    prediction: 0% agreement when every salad answer is invalid.
+    """
+    import pyarrow.parquet as pq
+
+    folder = build_suites(corpora, tmp_path / "cb", ["mrpc_salad_sort"])
+    rows = pq.read_table(folder / "mrpc_salad_sort" / "test.parquet").to_pylist()
+    scored = {}
+    for name, invalid_variant in (("salad", "sort"), ("original", "original")):
+        path = tmp_path / f"{name}.jsonl"
+        with path.open("w") as handle:
+            for row in rows:
+                gold = next(r["label"] for r in rows
+                            if r["group"] == row["group"] and r["variant"] == "original")
+                label = INVALID_ANSWER if row["variant"] == invalid_variant else gold
+                handle.write(json.dumps({"id": row["id"], "label": label}) + "\n")
+        out = tmp_path / f"{name}-results.json"
+        assert main(["score", str(path), "--data", str(folder), "--out", str(out),
+                     "--n-boot", "10"]) == 0
+        scored[name] = json.loads(out.read_text())["suites"]["mrpc_salad_sort"]
+    salad = scored["salad"]
+    assert salad["metrics"]["salad_score"]["declined"] == 1.0
+    assert salad["metrics"]["invalid_answer_share"] == 1.0
+    assert salad["consistent_accuracy_cc"] == 1.0  # ranked: declining every salad is ideal
+    assert salad["metrics"]["agreement"] == 0.0  # the paper's agreement: every answer changed
+    original = scored["original"]
+    assert original["metrics"]["accuracy_original"] == 0.0
+    assert original["consistent_accuracy_cc"] < 0  # no unit is gated: below chance

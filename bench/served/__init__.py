@@ -14,11 +14,13 @@ Modules, each of one job:
 
 * :mod:`~bench.served.endpoint`: the URL, the key (read from the environment, never stored);
 * :mod:`~bench.served.cache`: the persistent SQLite request cache;
-* :mod:`~bench.served.client`: async requests with concurrency, a rate limit and retries;
+* :mod:`~bench.served.client`: async requests (aiohttp) with concurrency, a rate limit and
+  retries;
 * :mod:`~bench.served.preflight`: what the endpoint serves, checked before any request of a run;
 * :mod:`~bench.served.answers`: strict answer parsing and first-token probabilities;
 * :mod:`~bench.served.loglikelihood`: completion requests and their log-likelihoods;
 * :mod:`~bench.served.generate`: chat requests and their answers;
 * :mod:`~bench.served.record`: the ``api`` block and ``mode`` of the run record;
+* :mod:`~bench.served.flows`: the two modes' runs once the inputs are built;
 * :mod:`~bench.served.run`: one run end to end (:func:`~bench.served.run.predict_served`).
 """

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import random
 import time
@@ -141,6 +142,14 @@ def _server_message(endpoint: Endpoint, text: str) -> str:
     return text[:200] + ("..." if len(text) > 200 else "")
 
 
+@functools.lru_cache(maxsize=8)
+def _parsed_url(url: str):
+    """The URL parsed once (aiohttp parses a string URL on every request)."""
+    from yarl import URL
+
+    return URL(url)
+
+
 async def post(http, endpoint: Endpoint, path: str, body: dict, options: ClientOptions,
                limiter: RateLimiter, check: Callable[[dict], str | None],
                rng: random.Random, usage: Usage) -> tuple[dict, str]:
@@ -153,6 +162,7 @@ async def post(http, endpoint: Endpoint, path: str, body: dict, options: ClientO
     import aiohttp
 
     url = endpoint.url(path)
+    target = _parsed_url(url)
     reason = ""
     payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
     timeout = aiohttp.ClientTimeout(total=options.timeout)
@@ -160,7 +170,7 @@ async def post(http, endpoint: Endpoint, path: str, body: dict, options: ClientO
         await limiter.wait()
         wait_at_least = None
         try:
-            async with http.post(url, data=payload, headers=endpoint.headers(),
+            async with http.post(target, data=payload, headers=endpoint.headers(),
                                  timeout=timeout) as resp:
                 status, raw = resp.status, await resp.read()
                 header = resp.headers.get("retry-after")
