@@ -246,7 +246,7 @@ async def _send_all(endpoint, path, bodies, keys, todo, results, options, cache,
         while queue:
             i = queue.pop()
             data, text = await post(http, endpoint, path, bodies[i], options, limiter,
-                                    lambda d, i=i: check(i, d), rng, usage)
+                                    functools.partial(check, i), rng, usage)
             cache.put(keys[i], url, endpoint.model, bodies[i], text)  # before the next one
             results[i] = data
             usage.sent += 1

@@ -55,7 +55,7 @@ def resolve_max_length(given: int | None, window: int | None) -> int:
 def _bar(total: int, enabled: bool):
     if not enabled:
         return None, None
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
     bar = tqdm(total=total, unit="request", desc="predict", dynamic_ncols=True)
     return bar, bar.update
@@ -144,7 +144,8 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
     outcome.request_seconds = time.perf_counter() - started
     _add_probe(usage, probed)
     keys = [input_key(t, p) for t, p in collected.unique]
-    done = {keys[i]: ll.result(r, encoded[i]) for i, r in enumerate(responses)}
+    done: dict[str, object] = {keys[i]: ll.result(r, encoded[i])
+                               for i, r in enumerate(responses)}
     write_predictions(Path(request.out), collected, keys, done, {}, False, options,
                       causal=True)
     cache.close()

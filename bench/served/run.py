@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bench.errors import ConfigError
 from bench.served.client import ClientOptions, Usage
@@ -36,7 +37,7 @@ class ServedRequest:
     model: str
     base_url: str
     out: str
-    data: str | os.PathLike = "consistency-bench"
+    data: str | Path = "consistency-bench"
     mode: str = "loglikelihood"
     api: str = "openai"
     suites: list[str] | None = None
@@ -52,7 +53,7 @@ class ServedRequest:
     allow_insecure: bool = False
     client: ClientOptions = field(default_factory=ClientOptions)
     generate: GenerateOptions = field(default_factory=GenerateOptions)
-    cache: str | os.PathLike | None = None
+    cache: str | Path | None = None
     dry_run: bool = False
     progress: bool = True
 
