@@ -21,6 +21,7 @@ Modules, each of one job:
 * :mod:`~bench.served.loglikelihood`: completion requests and their log-likelihoods;
 * :mod:`~bench.served.generate`: chat requests and their answers;
 * :mod:`~bench.served.record`: the ``api`` block and ``mode`` of the run record;
+* :mod:`~bench.served.options`: the options of a run and what it did;
 * :mod:`~bench.served.flows`: the two modes' runs once the inputs are built;
 * :mod:`~bench.served.run`: one run end to end (:func:`~bench.served.run.predict_served`).
 """

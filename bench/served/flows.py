@@ -18,6 +18,7 @@ from bench.served import loglikelihood as ll
 from bench.served.cache import RequestCache
 from bench.served.client import ServedError, Usage, run_requests
 from bench.served.endpoint import Endpoint
+from bench.served.options import ServedOutcome, ServedRequest, default_cache
 from bench.served.preflight import (
     ServerInfo,
     cannot_serve,
@@ -27,7 +28,6 @@ from bench.served.preflight import (
     probe,
 )
 from bench.served.record import api_block, run_record, write_run_record
-from bench.served.run import ServedOutcome, ServedRequest, default_cache
 
 
 def resolve_max_length(given: int | None, window: int | None) -> int:

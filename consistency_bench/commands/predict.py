@@ -129,7 +129,8 @@ def run_served(args: argparse.Namespace) -> int:
     from bench.errors import ConfigError
     from bench.served.client import ClientOptions
     from bench.served.generate import GenerateOptions
-    from bench.served.run import ServedRequest, predict_served
+    from bench.served.options import ServedRequest
+    from bench.served.run import predict_served
 
     local = _given(args, LOCAL_ONLY) + (["--no-amp"] if args.no_amp else [])
     if local:
