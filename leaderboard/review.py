@@ -43,7 +43,6 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from bench.errors import BenchError, ConfigError
 from leaderboard.hub_requests import REQUESTS
@@ -63,7 +62,7 @@ from leaderboard.review_checks import (
     request_slug,
     results_comment,
 )
-from leaderboard.reviewer import Reviewer
+from leaderboard.reviewer import Reviewer, stored_by_review
 from leaderboard.submissions import (
     META,
     PREDICTIONS,
@@ -229,17 +228,17 @@ def merge_request(reviewer: Reviewer, review: Review) -> None:
     log, submissions = reviewer.log, reviewer.submissions
     slug = review.slug
     assert slug is not None  # an accepted review has its name
-    if not review.stored:
+    if not review.stored:  # replaces: a copy of this request's earlier head, never merged
         stored = submit(review.files[PREDICTIONS], name=slug,
                         meta_path=review.files[META], root=submissions,
                         data_dir=reviewer.data_dir, scorer=reviewer.scorer,
-                        arguments=_store_arguments(reviewer, review))
+                        replace=review.replaces, arguments=_store_arguments(reviewer, review))
         review.stored = True
         reviewer.stored.append(stored)
         log(f"stored {submissions / slug}")
     now = reviewer.head(review.num)
     if now != review.head:
-        if _stored_by_review(submissions / slug, reviewer.repo_id, review.num):
+        if stored_by_review(submissions / slug, reviewer.repo_id, review.num):
             shutil.rmtree(submissions / slug)  # stored from the reviewed files: unstore
         review.verdict, review.stored = "changed", False
         log(f"#{review.num}: changed since its review ({review.head[:12]} -> {str(now)[:12]}): "
@@ -257,19 +256,6 @@ def _store_arguments(reviewer: Reviewer, review: Review) -> dict:
     return {"name": review.slug, "pull_request": f"{reviewer.repo_id}#{review.num}",
             "head": review.head, "submissions": str(reviewer.submissions),
             "data": str(reviewer.data_dir)}
-
-
-def _stored_by_review(entry: Path, repo_id: str, num: int) -> bool:
-    """Whether ``entry`` was stored by a review of that pull request (never remove another)."""
-    from bench.json_input import JsonFileError, load_json_file
-    from leaderboard.submissions import RESULTS
-
-    try:
-        record: Any = load_json_file(entry / RESULTS)  # any JSON value: checked by the lookups
-        found = record["provenance"]["arguments"]["pull_request"]
-    except (JsonFileError, KeyError, TypeError):
-        return False
-    return found == f"{repo_id}#{num}"
 
 
 def _republish_if_needed(reviewer: Reviewer, reviews: list[Review], site: Path,

@@ -50,6 +50,8 @@ class Review:
         stored: Whether ``submissions/<slug>`` holds these predictions (stored by an
             earlier, interrupted run or by this one).
         merged: Whether this run merged the pull request.
+        replaces: Whether the store replaces an entry stored from an earlier head of this
+            pull request that was never merged.
 
     """
 
@@ -64,6 +66,7 @@ class Review:
     posted: bool = True
     stored: bool = False
     merged: bool = False
+    replaces: bool = False
 
 
 def changed_paths(diff: str) -> list[str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bench.errors import BenchError, ConfigError
 from leaderboard.hub_requests import MAX_REQUEST_BYTES, REQUESTS, validate_files
@@ -141,14 +142,15 @@ class Reviewer:
             self.check_sizes(slug, head)
             files = self.download(num, slug, head)
             jsonl, results = self.validate(files, num)
-            stored = self.check_name_free(slug, jsonl)
+            stored = self.check_name_free(slug, jsonl, num)
             check_hashes(results, published, self.suites_repo)
         except Refused as exc:
             return self._refused(num, head, slug, str(exc), before)
         self.claimed[slug] = num
         comment = results_comment(slug, results, self.stored)
         return Review(num, head, "accepted", slug, "", comment, results, files,
-                      posted=before != ("accepted", head), stored=stored)
+                      posted=before != ("accepted", head), stored=stored is True,
+                      replaces=stored is None)
 
     def _refused(self, num, head, slug, reason, before) -> Review:
         quoted = reason.replace("`", "'")  # the reason may quote the submitter's text
@@ -202,8 +204,13 @@ class Reviewer:
                           f"{str(exc).replace(folder, '')})") from None
         return jsonl, results
 
-    def check_name_free(self, slug: str, jsonl: bytes) -> bool:
+    def check_name_free(self, slug: str, jsonl: bytes, num: int) -> bool | None:
         """Whether the entry is stored already (an interrupted merge); refused when taken.
+
+        ``True``: stored with these predictions (merge it). ``None``: stored, unpublished,
+        from an earlier head of this same pull request (its merge failed, then the submitter
+        pushed): the store replaces it, or the request would be refused as taken by itself
+        for ever. ``False``: free.
 
         Raises:
             Refused: The name is published, stored with other predictions, or taken by an
@@ -220,5 +227,20 @@ class Reviewer:
                 and any(s.slug == slug and read_stored_predictions(s) == jsonl
                         for s in self.stored))
         if not same:
+            if slug not in self.published and stored_by_review(local, self.repo_id, num):
+                return None
             raise Refused(f"the name {slug!r} is taken; choose another --name")
         return True  # an interrupted review stored it already: merge and publish
+
+
+def stored_by_review(entry: Path, repo_id: str, num: int) -> bool:
+    """Whether ``entry`` was stored by a review of that pull request (never remove another)."""
+    from bench.json_input import JsonFileError, load_json_file
+    from leaderboard.submissions import RESULTS
+
+    try:
+        record: Any = load_json_file(entry / RESULTS)  # any JSON value: checked by the lookups
+        found = record["provenance"]["arguments"]["pull_request"]
+    except (JsonFileError, KeyError, TypeError):
+        return False
+    return found == f"{repo_id}#{num}"

@@ -190,6 +190,21 @@ def test_a_failing_pull_request_never_stops_the_others(board, monkeypatch):
     assert board.on_main() == {"alpha", "beta", "crash", "delta"}
 
 
+def test_a_fix_pushed_after_a_failed_merge_replaces_the_stored_copy(board):
+    """#1's merge fails after its entry was stored; the submitter then pushes other
+    predictions: the stored copy (of this request, never merged) is replaced, not "taken"."""
+    board.request("alpha")
+    board.hub.faults.append(("POST", r"/api/datasets/org/lb/discussions/1/merge", 503))
+    first = board.review(merge=True)
+    zeros = gz(board.built, board.tmp, choose=lambda row, names: 0)
+    board.push(1, "requests/alpha/predictions.jsonl.gz", zeros)
+    second = board.review(merge=True)
+    assert verdicts(first) == [(1, "failed")] and verdicts(second) == [(1, "accepted")]
+    assert second[0].merged and board.on_main() == {"alpha"}
+    stored = (board.tmp / "subs" / "alpha" / "predictions.jsonl.gz").read_bytes()
+    assert gzip.decompress(stored) == gzip.decompress(zeros)
+
+
 # -- item 4: control characters in meta.yaml ---------------------------------------------------
 
 def test_control_characters_in_meta_are_refused_by_review(board):
