@@ -129,15 +129,7 @@ def check_output_dir(
         raise ConfigError(f"{flag} {target}: is a file, not a folder; name a folder")
     if target.is_dir():
         _refuse_cwd(target, flag)
-    real = target.resolve()
-    for source in inputs:
-        if source is None or str(source) == "" or not Path(source).expanduser().exists():
-            continue  # not a local path (a Hub id): nothing here to lose
-        src = Path(source).expanduser().resolve()
-        if src == real or real in src.parents:
-            what = "is the input" if src == real else "holds the input"
-            raise ConfigError(f"{flag} {target}: {what} {source}; the output folder is replaced "
-                              "as a whole, so it would lose the input. Name another folder")
+    refuse_input_folders(target, inputs, flag)
     if target.is_dir() and any(target.iterdir()):
         record = read_owned(target)
         ours = (owner is not None and record is not None and record.get("command") == owner)
@@ -155,10 +147,35 @@ def check_output_dir(
     return target
 
 
+def refuse_input_folders(target: str | os.PathLike,
+                         inputs: tuple[str | os.PathLike | None, ...], flag: str = "--out"
+                         ) -> None:
+    """Refuse an output folder that is one of ``inputs`` or holds one (links resolved).
+
+    An output folder is replaced as a whole, so it would lose what it holds: ``train --base M
+    --out M --overwrite`` replaced the model it was reading, ``build --sources S --out S
+    --overwrite`` the source mirror. An input that does not exist here (a Hub id) is skipped.
+
+    Raises:
+        ConfigError: Naming the folder, the input and what to do instead.
+
+    """
+    target = Path(target)
+    real = target.resolve()
+    for source in inputs:
+        if source is None or str(source) == "" or not Path(source).expanduser().exists():
+            continue  # not a local path (a Hub id): nothing here to lose
+        src = Path(source).expanduser().resolve()
+        if src == real or real in src.parents:
+            what = "is the input" if src == real else "holds the input"
+            raise ConfigError(f"{flag} {target}: {what} {source}; the output folder is replaced "
+                              "as a whole, so it would lose the input. Name another folder")
+
+
 def check_output_file(
     target: str | os.PathLike,
     *,
-    inputs: tuple[str | os.PathLike, ...] = (),
+    inputs: tuple[str | os.PathLike | None, ...] = (),
     flag: str = "--out",
     built: bool = True,
 ) -> Path:

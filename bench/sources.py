@@ -132,6 +132,20 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "consistency-bench" / "sources"
 
 
+def source_folders(sources_dir: str | os.PathLike | None = None) -> tuple[Path, ...]:
+    """Every folder a :class:`SourceResolver` of ``sources_dir`` reads source files from.
+
+    ``sources_dir`` (``--sources``), ``$CONSISTENCY_BENCH_SOURCES`` and the download cache:
+    a command's output may be none of them nor inside them (``build --sources S --out S
+    --overwrite`` replaced the mirror; ``baseline --out S/becel/boolq/validation.tsv``
+    overwrote the corpus it trained on).
+    """
+    dirs = [Path(sources_dir)] if sources_dir is not None else []
+    if os.environ.get(ENV_SOURCES):
+        dirs.append(Path(os.environ[ENV_SOURCES]))
+    return (*dirs, default_cache_dir())
+
+
 class SourceResolver:
     """Finds, verifies and (if allowed) downloads source files.
 

@@ -19,14 +19,20 @@ from builders.export import BuildReport
 from builders.suite import SuiteSpec
 
 
-def check_out(out: Path, overwrite: bool) -> None:
+def check_out(out: Path, overwrite: bool,
+              sources: str | os.PathLike | None = None) -> None:
     """Refuse an ``--out`` that build does not own (see the module docstring).
 
     Raises:
-        ConfigError: ``out`` is a file, or a non-empty folder without ``suites.json``, and
-            ``overwrite`` is off.
+        ConfigError: ``out`` is a file; the current folder, a folder the sources are read
+            from (:func:`bench.sources.source_folders`) or one holding them, even with
+            ``overwrite``; or a non-empty folder without ``suites.json`` and ``overwrite``
+            is off.
 
     """
+    from bench.output_checks import refuse_input_folders
+    from bench.sources import source_folders
+
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out}: is a file; give a folder (new, or an earlier build)")
     cwd = Path.cwd().resolve()
@@ -35,6 +41,7 @@ def check_out(out: Path, overwrite: bool) -> None:
             f"--out {out}: is the current folder or contains it; the build replaces --out by "
             "a rename, so give a folder below the current one"
         )
+    refuse_input_folders(out, source_folders(sources))
     if overwrite or not out.is_dir() or (out / MANIFEST).is_file():
         return
     if any(out.iterdir()):
@@ -86,7 +93,7 @@ def build_suites(out: str | os.PathLike, names: Sequence[str] | None = None,
         raise ConfigError(f"--jobs {jobs}: give 1 or more processes")
     specs = select_suites(names, family)
     folder = Path(out)
-    check_out(folder, overwrite)
+    check_out(folder, overwrite, sources)
     resolver = SourceResolver(sources, download=download)
     return build_all(specs, resolver, folder, log, skip_unavailable=not names, jobs=jobs,
                      fresh=overwrite)

@@ -86,6 +86,28 @@ def linked(source: str, name: str, setup: Callable[[Path], None] | None = None
     return make
 
 
+def mirror(folder: str) -> Callable[[Path], None]:
+    """A source mirror at ``folder`` holding one corpus file (never read: refused first)."""
+
+    def setup(tmp: Path) -> None:
+        (tmp / folder / "becel" / "boolq").mkdir(parents=True)
+        (tmp / folder / "becel" / "boolq" / "validation.tsv").write_text("a corpus\n")
+
+    return setup
+
+
+def files(texts: dict[str, str]) -> Callable[[Path], None]:
+    """Files under the case folder: relative path -> text."""
+
+    def setup(tmp: Path) -> None:
+        for name, text in texts.items():
+            path = tmp / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+    return setup
+
+
 def csv_in_folder(tmp: Path) -> None:
     (tmp / "g").mkdir()
     (tmp / "g" / "c.csv").write_text("premise,hypothesis,label\nA man sleeps.,A man is "
@@ -190,6 +212,27 @@ CASES: dict[str, Case] = {
                                            stored_and(lambda tmp: None)),
     "export_lm_eval_out_in_data": Case(("export-lm-eval", *D, "--out", "data/tasks"),
                                        "--out data/tasks: is inside the built suite folder"),
+    # ... the source mirror (--sources), a served run's label map and request cache
+    "build_out_is_its_sources": Case(("build", "--sources", "src", "--no-download", "--out",
+                                      "src", "--overwrite", "--suites", "boolq_semantic"),
+                                     "--out src: is the input src", mirror("src")),
+    "build_out_holds_its_sources": Case(("build", "--sources", "o/src", "--no-download",
+                                         "--out", "o", "--overwrite", "--suites",
+                                         "boolq_semantic"), "--out o: holds the input o/src",
+                                        mirror("o/src")),
+    "baseline_out_in_sources": Case(
+        ("baseline", "majority", "--sources", "src", "--no-download", *D, "--out",
+         "src/becel/boolq/validation.tsv"), "is the input file src/becel/boolq/validation.tsv "
+        "(found in the input folder src)", mirror("src")),
+    "served_out_is_its_label_map": Case(
+        (*PREDICT[:3], "--api", "openai", "--base-url", "https://example.org/v1", *D,
+         "--out", "lm.json", "--label-map", "lm.json"), "--out lm.json: is the input file "
+        "lm.json", files({"lm.json": "{}"})),
+    "served_out_in_its_cache": Case(
+        (*PREDICT[:3], "--api", "openai", "--base-url", "https://example.org/v1", *D,
+         "--out", "c/requests.sqlite3", "--cache", "c"), "is the input file "
+        "c/requests.sqlite3 (found in the input folder c)",
+        files({"c/requests.sqlite3": "responses"})),
     # item 4: control characters in metadata (local submit, submit --hub)
     "submit_meta_nul": Case(S, "field 'model' value 'a\\x00b': control character U+0000",
                             _meta_with('model: "a\\0b"')),
@@ -311,7 +354,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nHOSTILE INPUT (issue 28): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 50 and len(commands) == 10
+    assert len(CASES) == 55 and len(commands) == 12
 
 
 # --------------------------------------------------------------------------- hangs

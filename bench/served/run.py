@@ -20,7 +20,13 @@ from collections.abc import Callable
 from bench.errors import ConfigError
 from bench.served.flows import run_generate, run_loglikelihood
 from bench.served.generate import GenerateOptions
-from bench.served.options import MODES, T2T_SUFFIX, ServedOutcome, ServedRequest
+from bench.served.options import (
+    MODES,
+    T2T_SUFFIX,
+    ServedOutcome,
+    ServedRequest,
+    default_cache,
+)
 
 
 def check_request(request: ServedRequest) -> None:
@@ -100,7 +106,9 @@ def predict_served(request: ServedRequest,
     endpoint = make_endpoint(request.base_url, request.model, request.api_key_env,
                              request.allow_insecure)
     read_manifest(request.data)
-    check_output_file(request.out)
+    # a --label-map file, a --tokenizer folder and the --cache folder are inputs
+    check_output_file(request.out, inputs=(request.label_map, request.tokenizer,
+                                           request.cache or default_cache()))
     suites = choose_suites(request)
     options = RunnerOptions(label_map=parse_label_map(request.label_map), progress=False,
                             length_norm=request.length_norm, chat=request.chat,

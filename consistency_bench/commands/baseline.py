@@ -41,10 +41,11 @@ def check_args(args: argparse.Namespace) -> None:
     from bench.baselines import get_baseline
     from bench.errors import ConfigError
     from bench.manifest import read_manifest
+    from bench.sources import source_folders
 
     if not 0 <= args.seed <= MAX_SEED:
         raise ConfigError(f"--seed {args.seed}: must be 0 to {MAX_SEED}")
-    check_output_file(args.out)
+    check_output_file(args.out, inputs=source_folders(args.sources))
     baseline = get_baseline(args.name)
     if args.suites:
         manifest = read_manifest(args.data)

@@ -61,6 +61,7 @@ def check_args(args: argparse.Namespace) -> None:
 
     from bench.atomic import check_output_dir
     from bench.errors import ConfigError
+    from bench.sources import source_folders
 
     for flag, value in (("--max-steps", args.max_steps), ("--batch-size", args.batch_size),
                         ("--max-length", args.max_length), ("--threads", args.threads)):
@@ -77,7 +78,8 @@ def check_args(args: argparse.Namespace) -> None:
             raise ConfigError(f"--base {args.base}: not a model folder (no config.json)")
         if not base.exists() and looks_local:
             raise ConfigError(f"--base {args.base}: no such model folder")
-    check_output_dir(args.out, overwrite=args.overwrite, inputs=(args.base, args.sources))
+    check_output_dir(args.out, overwrite=args.overwrite,
+                     inputs=(args.base, *source_folders(args.sources)))
 
 
 def run(args: argparse.Namespace) -> int:
