@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bench.errors import BenchError, ConfigError
 from bench.json_input import JsonFileError, load_json_file
+from bench.output_checks import require_regular_file
 from bench.predictions import read_payload
 from leaderboard.submissions_meta import (
     META,
@@ -116,9 +117,11 @@ def load_entry(d: Path, *, check_values: bool = True) -> Submission:
     if links:
         raise ConfigError(f"{d / links[0]}: is a symbolic link; an entry's files must be its "
                           "own regular files")
-    missing = [f for f in (PREDICTIONS, META, RESULTS) if not (d / f).is_file()]
+    missing = [f for f in (PREDICTIONS, META, RESULTS) if not (d / f).exists()]
     if missing:
         raise ConfigError(f"{d}: incomplete submission, missing {missing}")
+    for name in (PREDICTIONS, META, RESULTS):  # a FIFO or a folder: what it is, not "missing"
+        require_regular_file(d / name, str(d / name))
     meta = validate_meta(_load_yaml(d / META), str(d / META))
     try:
         results = load_json_file(d / RESULTS)

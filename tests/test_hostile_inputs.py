@@ -166,6 +166,14 @@ def fifo(name: str) -> Callable[[Path], None]:
     return setup
 
 
+def replaced_by_fifo(name: str) -> Callable[[Path], None]:
+    def setup(tmp: Path) -> None:
+        (tmp / name).unlink()
+        os.mkfifo(tmp / name)
+
+    return setup
+
+
 def stored_and(setup: Callable[[Path], None]) -> Callable[[Path], None]:
     def both(tmp: Path) -> None:
         stored(tmp)
@@ -320,6 +328,9 @@ CASES: dict[str, Case] = {
     "publish_results_card_dev_zero": Case((*PR, "--model-card", "/dev/zero"), "--model-card "
                                           "/dev/zero: is a device, not a regular file",
                                           stored_and(lambda tmp: None)),
+    "rescore_entry_meta_fifo": Case(("rescore", *SUB, *D), "subs/alpha/meta.yaml: is a FIFO "
+                                    "(named pipe), not a regular file",
+                                    stored_and(replaced_by_fifo("subs/alpha/meta.yaml"))),
     "merge_given_twice_both_spellings": Case(
         ("merge-predictions", "p0.part", "./p0.part", "p1.part", *D, "--out", "m.jsonl"),
         "part 0/2 given twice: p0.part and ./p0.part", parts()),
@@ -354,7 +365,7 @@ def test_case_counts():
     """The counts docs/errors.md reports."""
     commands = {c.argv[0] for c in CASES.values()}
     print(f"\nHOSTILE INPUT (issue 28): {len(CASES)} cases over {len(commands)} commands")
-    assert len(CASES) == 55 and len(commands) == 12
+    assert len(CASES) == 56 and len(commands) == 13
 
 
 # --------------------------------------------------------------------------- hangs
