@@ -1,0 +1,218 @@
+"""Benchmark: the leaderboard at N entries over every suite (issue 33, items 4 and 5).
+
+Entries are synthetic (``benchmarks/synthetic_board.py``): noise levels spread from 2% to 60%,
+so the right order is known (lowest noise first). Two parts:
+
+``ranking`` (in one process, the library step it is): every entry is scored and its cells'
+samples made once (as ``leaderboard --data`` caches them), then ``rank`` runs on the first
+entries of several board sizes, without samples (cells, flags, views, Borda) and with them
+(plus the rank intervals, cell intervals and paired neighbour tests), interleaved, ``--repeat``
+times; medians, and the difference (the interval and test cost).
+
+``processes`` (whole processes, as a maintainer runs them; each forked from a small launcher
+so its peak memory is its own): N prediction files are written, then ``submit`` of each entry;
+``leaderboard --data`` cold (``--no-cache``), then with the cache: the first render (which
+writes it), renders with nothing changed and renders with one entry added (interleaved,
+``--repeat`` times); then ``review --merge`` of one pull request on the stand-in Hub
+(``tests/hub_standin.py``) after the board is published there. Prints medians of wall and CPU
+time and peak memory, the site's file sizes, and how closely the ranks follow the noise.
+
+Usage (from the repository root; ``--work`` keeps the files between runs, so an interrupted run
+resumes, and ``processes`` reuses the entries already submitted)::
+
+    python benchmarks/bench_leaderboard.py ranking --data consistency-bench --entries 100 250 500
+    python benchmarks/bench_leaderboard.py processes --data consistency-bench --entries 500 \\
+        --work /tmp/board500 [--repeat 3] [--no-review]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+from synthetic_board import aligned, entry_name, noise_levels, write_entry  # noqa: E402
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def board_samples(data: Path, n: int):
+    """Results, samples and expected order of ``n`` synthetic entries (scored in-process)."""
+    from bench.scoring import ScoreOptions, SuiteFolder, scored_suite
+    from leaderboard.ranking import Entry
+    from leaderboard.ranking.resample import sample_cells, units_key
+
+    folder = SuiteFolder(data)
+    names = [entry_name(q) for q in noise_levels(n)]
+    results: dict[str, dict] = {e: {} for e in names}
+    samples: dict[str, dict] = {}
+    options = ScoreOptions(n_boot=100)
+    for suite in sorted(folder.manifest):
+        part = folder.load(suite)
+        cells, owners = [], []
+        for e, q in zip(names, noise_levels(n), strict=True):
+            res, units = scored_suite(part, aligned(part, e, q), options)
+            results[e][suite] = json.loads(json.dumps(res))
+            if units is not None and res.get("consistent_accuracy_cc") is not None:
+                cells.append((units.values, (res.get("metrics") or {}).get("ranked_units"),
+                              float(res.get("consistent_accuracy_chance") or 0.0)))
+                owners.append(e)
+                key = units_key(suite, str(folder.manifest[suite]["sha256"]),
+                                units.codes.astype("int64").tobytes())
+        if cells:
+            samples[suite] = dict(zip(owners, sample_cells(suite, key, cells), strict=True))
+        print(f"  scored {suite} for {n} entries", file=sys.stderr, flush=True)
+    entries = [Entry(e, {"suites": results[e]}) for e in names]
+    return entries, samples
+
+
+def rank_order(lb) -> tuple[float, int]:
+    """Spearman's rho between the 'all' view's ranks and the noise order, and the largest
+    displacement (ranked rows only)."""
+    import numpy as np
+
+    rows = [r for r in lb.views["all"].rows if r.rank is not None]
+    expected = sorted(r.name for r in rows)  # names sort by noise
+    got = [r.name for r in rows]
+    pos = {name: i for i, name in enumerate(expected)}
+    ranks = np.array([pos[name] for name in got], dtype=float)
+    if len(ranks) < 2:
+        return 1.0, 0
+    rho = float(np.corrcoef(ranks, np.arange(len(ranks)))[0, 1])
+    return rho, int(np.max(np.abs(ranks - np.arange(len(ranks)))))
+
+
+def ranking(args: argparse.Namespace) -> None:
+    """Time ``rank`` without and with samples at each board size."""
+    from leaderboard.ranking import rank
+
+    largest = max(args.entries)
+    start = time.perf_counter()
+    entries, samples = board_samples(args.data, largest)
+    print(f"scored {largest} entries and made their samples in "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+    print(f"\nrank() over every suite, median of {args.repeat} interleaved runs (s; CPU s)")
+    print(f"{'entries':>8} {'no samples':>16} {'with samples':>16} {'intervals+tests':>16} "
+          f"{'rho':>6} {'max shift':>9}")
+    for n in sorted(args.entries):
+        step = largest / n
+        subset = [entries[int(i * step)] for i in range(n)]
+        names = {e.name for e in subset}
+        mine = {s: {e: c for e, c in cs.items() if e in names} for s, cs in samples.items()}
+        runs: dict[str, list[tuple[float, float]]] = {"plain": [], "samples": []}
+        lb = None
+        for _ in range(args.repeat):
+            for side in runs:
+                wall, cpu = time.perf_counter(), time.process_time()
+                lb = rank(subset, samples=mine if side == "samples" else None)
+                runs[side].append((time.perf_counter() - wall, time.process_time() - cpu))
+        plain = [_median([r[k] for r in runs["plain"]]) for k in (0, 1)]
+        full = [_median([r[k] for r in runs["samples"]]) for k in (0, 1)]
+        rho, shift = rank_order(lb)
+        print(f"{n:>8} {plain[0]:>7.2f}; {plain[1]:>6.2f} {full[0]:>7.2f}; {full[1]:>6.2f} "
+              f"{full[0] - plain[0]:>7.2f}; {full[1] - plain[1]:>6.2f} {rho:>6.3f} "
+              f"{shift:>9}", flush=True)
+
+
+#: Runs the command of its arguments and prints its wall time and rusage as JSON; forked from
+#: this small process, so the peak RSS is the command's own (docs/benchmarks.md).
+LAUNCHER = """
+import json, os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    out = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+print(json.dumps({"wall": time.perf_counter() - start, "code": os.waitstatus_to_exitcode(status),
+                  "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss}))
+"""
+
+
+def run_process(argv: list[str], log: Path, env: dict | None = None,
+                cwd: Path = ROOT) -> dict:
+    """Run ``argv`` (output to ``log``); its wall and CPU seconds and peak RSS in MiB."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", **(env or {})}
+    proc = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, str(log), *argv], env=env,
+                          cwd=cwd, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"launcher failed: {proc.stderr[-2000:]}")
+    result = json.loads(proc.stdout)
+    if result["code"]:
+        raise SystemExit(f"{' '.join(argv[1:4])} failed (exit {result['code']}):\n"
+                         + log.read_text(errors="replace")[-3000:])
+    return {"wall": result["wall"], "cpu": result["cpu"], "rss": result["rss"] / 1024}
+
+
+CLI = [sys.executable, "-m", "consistency_bench"]
+
+
+def _meta(path: Path, name: str) -> Path:
+    path.write_text(f"model: synthetic/{name}\nrevision: v1\nlicense: mit\n"
+                    f"link: https://example.org/{name}\ncontact: bench@example.org\n"
+                    f"date: '2026-01-01'\nnotes: synthetic benchmark entry\n", encoding="utf-8")
+    return path
+
+
+def prepare(work: Path, data: Path, n: int) -> tuple[list[str], dict]:
+    """Write the prediction files of ``n + 1`` entries and submit the first ``n`` (resumes)."""
+    from bench.scoring import SuiteFolder
+
+    folder = SuiteFolder(data)
+    levels = noise_levels(n + 1)  # the extra one is the entry added in the timed renders
+    names = [entry_name(q) for q in levels]
+    preds, subs, logs = work / "predictions", work / "submissions", work / "logs"
+    for d in (preds, subs, logs):
+        d.mkdir(parents=True, exist_ok=True)
+    submit_times = []
+    for i, (name, q) in enumerate(zip(names, levels, strict=True)):
+        pred = preds / f"{name}.jsonl.gz"
+        if not pred.exists():
+            write_entry(folder, name, q, pred)
+        if i == n // 2 or (subs / name).exists():  # the middle one is held back (added later)
+            continue
+        submit_times.append(run_process(
+            [*CLI, "submit", str(pred), "--name", name, "--meta",
+             str(_meta(work / f"{name}.yaml", name)), "--submissions", str(subs), "--data",
+             str(data)], logs / "submit.log"))
+        if len(submit_times) % 25 == 0:
+            print(f"  submitted {len(submit_times)} entries", flush=True)
+    return names, {"submit": submit_times}
+
+
+def processes(args: argparse.Namespace) -> None:
+    """Whole processes: submit, leaderboard cold / warm / one added, review."""
+    raise SystemExit("not yet")
+
+
+def main() -> None:
+    """Parse the arguments and run one part."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="part", required=True)
+    for name in ("ranking", "processes"):
+        p = sub.add_parser(name)
+        p.add_argument("--data", type=Path, default=ROOT / "consistency-bench")
+        p.add_argument("--entries", type=int, nargs="+", default=[100, 250, 500])
+        p.add_argument("--repeat", type=int, default=3)
+        if name == "processes":
+            p.add_argument("--work", type=Path, required=True)
+            p.add_argument("--no-review", action="store_true")
+    args = parser.parse_args()
+    {"ranking": ranking, "processes": processes}[args.part](args)
+
+
+if __name__ == "__main__":
+    main()
