@@ -38,7 +38,7 @@ from bench.scorers.contract import (  # re-exported: the contract's old home
     Scorer,
     SuiteData,
     SuiteScore,  # noqa: F401
-    Units,  # noqa: F401
+    Units,
     _codes,  # noqa: F401
     _first_appearance,  # noqa: F401
     _objects,  # noqa: F401
@@ -287,7 +287,7 @@ class Recomputed:
 
     sha256: str
     suites: dict[str, dict]
-    units: dict[str, Mapping[str, float]]
+    units: dict[str, Units]
     manifest: Mapping[str, Mapping]
     touched: tuple[str, ...] = ()
 
@@ -308,7 +308,7 @@ def recompute(
     predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
     options = ScoreOptions(n_boot=n_boot)
     entries: dict[str, dict] = {}
-    out: dict[str, Mapping[str, float]] = {}
+    out: dict[str, Units] = {}
     for name, preds in predictions.suites.items():
         if (suites and name not in suites) or name not in folder.manifest:
             continue
@@ -317,7 +317,7 @@ def recompute(
         if isinstance(aligned, str):
             continue
         entries[name], units = scored_suite(data, aligned, options)
-        if units is not None:
+        if isinstance(units, Units):
             out[name] = units
     return Recomputed(predictions.sha256, entries, out, folder.manifest,
                       tuple(sorted(predictions.suites)))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -65,7 +66,7 @@ def board_samples(data: Path, n: int):
             res, units = scored_suite(part, aligned(part, e, q), options)
             results[e][suite] = json.loads(json.dumps(res))
             if units is not None and res.get("consistent_accuracy_cc") is not None:
-                cells.append((units.values, (res.get("metrics") or {}).get("ranked_units"),
+                cells.append((units.outcomes, (res.get("metrics") or {}).get("ranked_units"),
                               float(res.get("consistent_accuracy_chance") or 0.0)))
                 owners.append(e)
                 key = units_key(suite, str(folder.manifest[suite]["sha256"]),
@@ -144,8 +145,12 @@ print(json.dumps({"wall": time.perf_counter() - start, "code": os.waitstatus_to_
 
 def run_process(argv: list[str], log: Path, env: dict | None = None,
                 cwd: Path = ROOT) -> dict:
-    """Run ``argv`` (output to ``log``); its wall and CPU seconds and peak RSS in MiB."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", **(env or {})}
+    """Run ``argv`` (output to ``log``); its wall and CPU seconds and peak RSS in MiB.
+
+    ``env``: the whole environment (default: this one, offline, the repository importable).
+    """
+    if env is None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     proc = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, str(log), *argv], env=env,
                           cwd=cwd, capture_output=True, text=True)
     if proc.returncode:
@@ -193,9 +198,154 @@ def prepare(work: Path, data: Path, n: int) -> tuple[list[str], dict]:
     return names, {"submit": submit_times}
 
 
+def _render(work: Path, data: Path, out: str, *extra: str) -> dict:
+    return run_process([*CLI, "leaderboard", "--submissions", str(work / "submissions"),
+                        "--out", str(work / out), "--data", str(data), *extra],
+                       work / "logs" / f"{out}.log")
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes()
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def _rank_follows_noise(site: Path) -> tuple[float, int, int]:
+    """Spearman's rho of the 'all' view's ranked rows against the noise order, the largest
+    displacement, and the rows ranked."""
+    import numpy as np
+
+    rows = [r for r in json.loads((site / "leaderboard.json").read_text())["views"]["all"]
+            ["rows"] if r["rank"] is not None]
+    pos = {name: i for i, name in enumerate(sorted(r["name"] for r in rows))}
+    got = np.array([pos[r["name"]] for r in rows], dtype=float)
+    if len(got) < 2:
+        return 1.0, 0, len(got)
+    rho = float(np.corrcoef(got, np.arange(len(got)))[0, 1])
+    return rho, int(np.max(np.abs(got - np.arange(len(got))))), len(got)
+
+
+def _review(work: Path, data: Path, added: str) -> dict:
+    """Publish the board on the stand-in Hub, open one pull request, time ``review --merge``."""
+    from tests.hub_standin import TOKEN, Hub
+
+    hub_dir = work / "hub"
+    shutil.rmtree(hub_dir, ignore_errors=True)
+    shutil.copytree(work / "submissions", hub_dir / "subs", symlinks=True)
+    shutil.copytree(work / "site", hub_dir / "site", symlinks=True)
+    logs = work / "logs"
+    with Hub() as hub:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("HF_") and k != "TRANSFORMERS_OFFLINE"}
+        env.update(PYTHONPATH=str(ROOT), HF_ENDPOINT=hub.url, HF_HOME=str(hub_dir / "hf_home"),
+                   HF_HUB_DISABLE_XET="1", HF_HUB_DISABLE_TELEMETRY="1",
+                   HF_HUB_DISABLE_PROGRESS_BARS="1", HF_TOKEN=TOKEN)
+        for argv in (["publish-suites", "--repo", "org/cb", "--data", str(data)],
+                     ["publish", "--repo", "org/lb", "--site", "site", "--submissions", "subs",
+                      "--space", "org/lb-page", "--suites-repo", "org/cb"],
+                     ["submit", str(work / "predictions" / f"{added}.jsonl.gz"), "--meta",
+                      str(_meta(work / f"{added}.yaml", added)), "--name", added, "--data",
+                      str(data), "--hub", "org/lb"]):
+            run_process([*CLI, *argv], logs / f"hub-{argv[0]}.log", env, cwd=hub_dir)
+        timed = run_process([*CLI, "review", "--hub", "org/lb", "--suites-repo", "org/cb",
+                             "--data", str(data), "--submissions", "subs", "--site", "site",
+                             "--space", "org/lb-page", "--merge"], logs / "review.log", env,
+                            cwd=hub_dir)
+        merged = [p["status"] for p in hub.pull_requests("org/lb")]
+    text = (logs / "review.log").read_text()
+    if merged != ["merged"] or f"merged #1 ({added})" not in text:
+        raise SystemExit(f"review did not merge the pull request ({merged}):\n{text[-2000:]}")
+    return timed
+
+
+def phases(work: Path, data: Path) -> dict[str, float]:
+    """Wall seconds of each step of a warm render, in this process (CPU-bound steps)."""
+    import tempfile
+
+    from leaderboard.cache.verified import verify_entries
+    from leaderboard.ranking import Entry, rank
+    from leaderboard.render import render_heatmap, render_html, render_markdown
+    from leaderboard.submissions import load_all
+
+    out: dict[str, float] = {}
+
+    def step(name, fn):
+        start = time.perf_counter()
+        value = fn()
+        out[name] = time.perf_counter() - start
+        return value
+
+    subs = step("read and check the entries (load_all)", lambda: load_all(work / "submissions"))
+    verified = step("verify through the cache", lambda: verify_entries(
+        subs, data, work / "submissions"))
+    entries = [Entry(s.slug, s.results, s.meta) for s in verified.kept]
+    step("rank without samples (cells, flags, views)", lambda: rank(entries))
+    lb = step("rank with samples (+ intervals and tests)",
+              lambda: rank(entries, samples=verified.samples))
+    out["  of which intervals and tests"] = (out["rank with samples (+ intervals and tests)"]
+                                             - out["rank without samples (cells, flags, views)"])
+    step("render leaderboard.json", lambda: json.dumps(lb.to_dict(), indent=2, sort_keys=True))
+    step("render leaderboard.md", lambda: render_markdown(lb))
+    step("render index.html", lambda: render_html(lb))
+    with tempfile.TemporaryDirectory() as tmp:
+        step("render heatmap.png", lambda: render_heatmap(lb, Path(tmp) / "h.png"))
+    return out
+
+
+def _show(label: str, runs: list[dict], note: str = "") -> None:
+    wall, cpu, rss = (_median([r[k] for r in runs]) for k in ("wall", "cpu", "rss"))
+    print(f"{label:<46} {len(runs):>4} {wall:>8.2f} {cpu:>8.2f} {rss:>9.0f}  {note}")
+
+
 def processes(args: argparse.Namespace) -> None:
     """Whole processes: submit, leaderboard cold / warm / one added, review."""
-    raise SystemExit("not yet")
+    [n] = args.entries if len(args.entries) == 1 else [max(args.entries)]
+    work, data = args.work, args.data
+    os.environ.setdefault("CONSISTENCY_BENCH_CACHE_KEY", str(work / "cells.key"))
+    names, done = prepare(work, data, n)
+    added = names[n // 2]
+    subs = work / "submissions"
+    shutil.rmtree(subs / added, ignore_errors=True)
+    print(f"{n} entries over every suite of {data}; work folder {work}", flush=True)
+    cold = [_render(work, data, "site-cold", "--no-cache")]
+    first = [_render(work, data, "site")]
+    unchanged, plus_one = [], []
+    for _ in range(args.repeat):  # interleaved: nothing changed, then one entry added
+        unchanged.append(_render(work, data, "site"))
+        run_process([*CLI, "submit", str(work / "predictions" / f"{added}.jsonl.gz"), "--name",
+                     added, "--meta", str(_meta(work / f"{added}.yaml", added)),
+                     "--submissions", str(subs), "--data", str(data)],
+                    work / "logs" / "submit-added.log")
+        plus_one.append(_render(work, data, "site-added"))
+        shutil.rmtree(subs / added)
+    same = _files(work / "site-cold") == _files(work / "site")
+    steps = phases(work, data)
+    review = [] if args.no_review else [_review(work, data, added)]
+    print(f"\n{'whole process (2 shared cores unless said)':<46} {'runs':>4} {'wall s':>8} "
+          f"{'CPU s':>8} {'peak MiB':>9}")
+    if done["submit"]:
+        _show("submit, one entry (this run's submits)", done["submit"],
+              f"total {sum(r['wall'] for r in done['submit']):.0f} s")
+    _show("leaderboard --data, cold (--no-cache)", cold)
+    _show("leaderboard --data, first (writes the cache)", first)
+    _show("leaderboard --data, warm, nothing changed", unchanged)
+    _show("leaderboard --data, warm, one entry added", plus_one,
+          f"+{_median([r['wall'] for r in plus_one]) - _median([r['wall'] for r in unchanged]):.2f}"
+          " s wall over unchanged")
+    if review:
+        _show("review --merge, one pull request (stand-in Hub)", review)
+    site = work / "site"
+    sizes = {p.name: p.stat().st_size for p in site.iterdir() if p.is_file()}
+    total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    print("\nsite (nothing changed): " + ", ".join(
+        f"{name} {size / 1e6:.2f} MB" for name, size in sorted(sizes.items()))
+        + f"; all files {total / 1e6:.2f} MB")
+    print("\nsteps of a warm render, nothing changed (in one process, wall s): " + "; ".join(
+        f"{name} {value:.2f}" for name, value in steps.items()))
+    rho, shift, ranked = _rank_follows_noise(site)
+    print(f"cached and cold sites byte-identical: {same}; 'all' view: {ranked} ranked, "
+          f"Spearman rho against the noise order {rho:.4f}, largest displacement {shift}")
+    print(f"timings: medians; the machine was shared unless said otherwise ({os.cpu_count()} "
+          f"cores, load average {os.getloadavg()[0]:.1f} at the end)")
 
 
 def main() -> None:

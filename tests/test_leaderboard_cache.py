@@ -63,16 +63,25 @@ def write(folder: Path, out: Path, suites: list[str], share: float | None) -> Pa
     return out
 
 
-@pytest.fixture
-def board(built, tmp_path, monkeypatch):
-    """Four entries: three over every suite, one over ``rte_semantic`` only."""
-    monkeypatch.setenv("CONSISTENCY_BENCH_CACHE_KEY", str(tmp_path / "key"))
-    (tmp_path / "meta.yaml").write_text(yaml.safe_dump(META))
+@pytest.fixture(scope="module")
+def stored(built, tmp_path_factory) -> Path:
+    """Four entries, submitted once: three over every suite, one over ``rte_semantic`` only."""
+    root = tmp_path_factory.mktemp("stored")
+    (root / "meta.yaml").write_text(yaml.safe_dump(META))
     for name, suites, share in (("good", SUITES, 0.05), ("fair", SUITES, 0.2),
                                 ("const", SUITES, None), ("rte-only", SUITES[:1], 0.1)):
-        write(built, tmp_path / f"{name}.jsonl", suites, share)
-        submit(tmp_path / f"{name}.jsonl", name=name, meta_path=tmp_path / "meta.yaml",
-               root=tmp_path / "subs", data_dir=built)
+        write(built, root / f"{name}.jsonl", suites, share)
+        submit(root / f"{name}.jsonl", name=name, meta_path=root / "meta.yaml",
+               root=root / "subs", data_dir=built)
+    return root
+
+
+@pytest.fixture
+def board(stored, tmp_path, monkeypatch):
+    """A copy of the stored entries, and a cache key of this test's own."""
+    monkeypatch.setenv("CONSISTENCY_BENCH_CACHE_KEY", str(tmp_path / "key"))
+    shutil.copytree(stored / "subs", tmp_path / "subs")
+    shutil.copy(stored / "meta.yaml", tmp_path / "meta.yaml")
     return tmp_path
 
 
@@ -179,10 +188,11 @@ def _edit_results(board: Path) -> None:
 def test_hand_edits_are_caught_with_a_warm_cache(board, built, tmp_path):
     render(board, built, "site")
     _edit_results(board)
-    report, warnings = render(board, built, "site")
-    assert report.recomputed == [] and report.entries == 3  # from the cache, and refused
-    assert len(warnings) == 1 and "suite 'rte_semantic' consistent_accuracy stored 0.99" in \
-        warnings[0]
+    for _ in range(2):  # from the cache, and refused: on every render
+        report, warnings = render(board, built, "site")
+        assert report.recomputed == [] and report.entries == 3
+        assert len(warnings) == 1 and "suite 'rte_semantic' consistent_accuracy stored 0.99" \
+            in warnings[0]
     # the record edited to agree with the edited results (the same length, so only its HMAC
     # tells): never believed, the entry is scored again and refused
     path = CellStore(board / "subs", load_key()).path("fair")
@@ -232,6 +242,29 @@ def test_the_cache_folder_is_private_atomic_and_disposable(board, built, tmp_pat
     assert len(report.recomputed) == 3 and any("symbolic link" in w for w in warnings)
     assert list((tmp_path / "elsewhere").iterdir()) == []
     assert files(board / "linked") == files(board / "site")
+
+
+def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatch):
+    """``review --merge`` stores the pull request's entry, then renders with ``render_site``."""
+    from leaderboard.cache import verified
+    from leaderboard.review import render_site
+
+    render(board, built, "site")
+    write(built, board / "late.jsonl", SUITES, 0.1)
+    submit(board / "late.jsonl", name="late", meta_path=board / "meta.yaml",
+           root=board / "subs", data_dir=built)
+    scored: list[str] = []
+    real = verified.recompute
+
+    def spy(path, *args, **kwargs):
+        scored.append(path.parent.name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(verified, "recompute", spy)
+    render_site(board / "subs", board / "site", built)
+    assert scored == ["late"]
+    rows = json.loads((board / "site" / "leaderboard.json").read_text())["views"]["all"]["rows"]
+    assert "late" in {r["name"] for r in rows} and rows[0]["rank_low"] is not None
 
 
 def test_samples_are_the_same_bits_whatever_the_batch():

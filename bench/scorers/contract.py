@@ -153,8 +153,8 @@ class Units(Mapping):
 
     Attributes:
         codes: Each unit's group code (its index in the suite's group dictionary), in order.
-        values: Each unit's outcome, in the same order; the leaderboard's resamples read these
-            two arrays and never build the dict.
+        outcomes: Each unit's outcome, in the same order; the leaderboard's resamples read
+            these two arrays and never build the dict.
 
     """
 
@@ -162,13 +162,13 @@ class Units(Mapping):
         if len(codes) != len(outcomes):
             raise ValueError(f"{len(codes)} units but {len(outcomes)} outcomes")
         self._names = names
-        self.codes, self.values = codes, outcomes
+        self.codes, self.outcomes = codes, outcomes
         self._dict: dict[str, float] | None = None
 
     def _built(self) -> dict[str, float]:
         if self._dict is None:
             groups = self._names.take(indices(self.codes)).to_pylist()
-            self._dict = dict(zip(groups, self.values.tolist(), strict=True))
+            self._dict = dict(zip(groups, self.outcomes.tolist(), strict=True))
         return self._dict
 
     def __getitem__(self, key: str) -> float:

@@ -13,6 +13,7 @@ named in a warning, exactly as without the cache.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.errors import BenchError
+from bench.scoring import Recomputed, recompute
 from leaderboard.cache.keys import SuiteFiles, entry_key, file_sha256
 from leaderboard.cache.store import CacheUnavailable, CellStore, Record, load_key
 from leaderboard.ranking.resample import CellSample, sample_cells, units_key
@@ -31,6 +33,8 @@ from leaderboard.submissions_meta import PREDICTIONS, Submission
 #: Entries scored again before their samples are made and their records written: bounds the
 #: memory of a cold render, and what a kill in the middle of one loses.
 CHUNK = 32
+#: Threads hashing the stored predictions (the machines this runs on have 2 cores or more).
+HASH_THREADS = 2
 
 
 @dataclass
@@ -59,63 +63,59 @@ def verify_entries(subs: Sequence[Submission], data_dir: str | os.PathLike,
         data_dir: The built suite folder.
         root: The submissions folder (the cache lives in it).
         cache: Read and write the cache (``False``: score every entry again, write nothing).
-        warn: Receives one line per entry left out, and notes about the cache.
+        warn: Receives one line per entry left out (in the entries' order), and notes about
+            the cache.
 
     """
-    from bench.scoring import SuiteFolder
-
-    folder = SuiteFolder(Path(data_dir))
-    files = SuiteFiles(folder.root, folder.manifest)
-    store = _open_store(root, warn) if cache else None
-    out = Verified()
-    records: dict[str, Record] = {}
-    refused: dict[str, str] = {}
-    pending: list[tuple[Submission, object]] = []
-    for sub in subs:
-        try:
-            digest = file_sha256(sub.path / PREDICTIONS)
-        except OSError as exc:
-            refused[sub.slug] = f"{sub.path / PREDICTIONS}: cannot read it ({exc.strerror})"
+    run = _Run(data_dir, _open_store(root, warn) if cache else None, warn)
+    pending: list[tuple[Submission, Recomputed, dict]] = []
+    for sub, digest in zip(subs, _hashes(subs), strict=True):
+        if isinstance(digest, OSError):
+            run.problems[sub.slug] = f"{sub.path / PREDICTIONS}: cannot read it " \
+                f"({digest.strerror})"
             continue
-        record = store.read(sub.slug) if store is not None else None
-        if record is not None and _current(record, digest, folder.manifest, files):
-            records[sub.slug] = record
+        record = run.store.read(sub.slug) if run.store is not None else None
+        if record is not None and run.current(record, digest):
+            run.settle(sub, record, written=True)
             continue
-        from bench.scoring import recompute
-
         try:
-            fresh = recompute(sub.path / PREDICTIONS, folder, n_boot=RECOMPUTE_N_BOOT)
+            fresh = recompute(sub.path / PREDICTIONS, run.folder, n_boot=RECOMPUTE_N_BOOT)
         except BenchError as exc:
-            refused[sub.slug] = str(exc)
+            run.problems[sub.slug] = str(exc)
             continue
-        out.recomputed.append(sub.slug)
-        pending.append((sub, (fresh, entry_key(digest, fresh.touched, folder.manifest))))
+        run.out.recomputed.append(sub.slug)
+        pending.append((sub, fresh, entry_key(digest, fresh.touched, run.folder.manifest)))
         if len(pending) >= CHUNK:
-            store = _finish(pending, folder.manifest, store, records, warn)
+            run.finish(pending)
             pending = []
-    store = _finish(pending, folder.manifest, store, records, warn)
-    _compare(subs, records, refused, folder.manifest, data_dir, out, warn)
-    if store is not None:
-        store.prune({s.slug for s in subs})
-    return out
+    run.finish(pending)
+    for sub in subs:  # in the entries' order, whichever way each was verified
+        if sub.slug in run.problems:
+            warn(f"{run.problems[sub.slug]}; not ranked")
+        else:
+            run.out.kept.append(sub)
+            for suite, sample in samples_of(run.records[sub.slug]).items():
+                run.out.samples.setdefault(suite, {})[sub.slug] = sample
+    if run.store is not None:
+        run.store.prune({s.slug for s in subs})
+    return run.out
 
 
-def _compare(subs: Sequence[Submission], records: dict[str, Record], refused: dict[str, str],
-             manifest, data_dir, out: Verified, warn: Callable[[str], None]) -> None:
-    """Keep each entry whose stored results are what its record says its predictions score."""
-    for sub in subs:
-        record = records.get(sub.slug)
+def _hashes(subs: Sequence[Submission]) -> list[str | OSError]:
+    """sha256 of each entry's stored predictions (or the error reading it), two at a time.
+
+    hashlib releases the GIL while it hashes, so two threads use two cores.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(sub: Submission) -> str | OSError:
         try:
-            if record is None:
-                raise BenchError(refused[sub.slug])
-            check_recomputed(sub.results, record.data["sha256"], record.data["fresh"], manifest,
-                             PREDICTIONS, f"entry {sub.slug!r} ({sub.path})", data_dir)
-        except BenchError as exc:
-            warn(f"{exc}; not ranked")
-            continue
-        out.kept.append(sub)
-        for suite, sample in samples_of(record).items():
-            out.samples.setdefault(suite, {})[sub.slug] = sample
+            return file_sha256(sub.path / PREDICTIONS)
+        except OSError as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=HASH_THREADS) as pool:
+        return list(pool.map(one, subs))
 
 
 def _open_store(root: str | os.PathLike, warn: Callable[[str], None]) -> CellStore | None:
@@ -126,26 +126,74 @@ def _open_store(root: str | os.PathLike, warn: Callable[[str], None]) -> CellSto
         return None
 
 
-def _current(record: Record, digest: str, manifest, files: SuiteFiles) -> bool:
-    """The record was made from these predictions, suites, parameters and code."""
-    touched = record.data.get("touched")
-    if not isinstance(touched, list):
-        return False
-    return (record.key == entry_key(digest, touched, manifest)
-            and all(files.intact(s) for s in touched))
+def results_digest(results: Mapping) -> str:
+    """sha256 of a parsed ``results.json`` (canonical JSON): what the comparison reads."""
+    text = json.dumps(results, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _finish(pending, manifest, store: CellStore | None, records: dict[str, Record],
-            warn: Callable[[str], None]) -> CellStore | None:
-    """Make the samples of the entries scored again, keep their records, write them.
+class _Run:
+    """One render's verification: the shared suite folder, the store, what was found."""
 
-    Returns:
-        The store, or ``None`` once a record could not be written (the cache is then not
-        written for the rest of the run; one note says why).
+    def __init__(self, data_dir: str | os.PathLike, store: CellStore | None,
+                 warn: Callable[[str], None]):
+        from bench.scoring import SuiteFolder
 
-    """
+        self.data_dir = data_dir
+        self.folder = SuiteFolder(Path(data_dir))
+        self.files = SuiteFiles(self.folder.root, self.folder.manifest)
+        self.store, self.warn = store, warn
+        self.out = Verified()
+        self.records: dict[str, Record] = {}
+        self.problems: dict[str, str] = {}
+
+    def current(self, record: Record, digest: str) -> bool:
+        """The record was made from these predictions, suites, parameters and code."""
+        touched = record.data.get("touched")
+        if not isinstance(touched, list):
+            return False
+        return (record.key == entry_key(digest, touched, self.folder.manifest)
+                and all(self.files.intact(s) for s in touched))
+
+    def settle(self, sub: Submission, record: Record, written: bool) -> None:
+        """Compare the entry's results with its record; keep the record; write it if needed.
+
+        A record remembers the digest of the last ``results.json`` that passed, so an
+        unchanged entry is not compared again (the comparison is a function of the results
+        and of what the record's key covers); a changed one is compared in full.
+        """
+        digest = results_digest(sub.results)
+        if record.data.get("passed") != digest:
+            try:
+                check_recomputed(sub.results, record.data["sha256"], record.data["fresh"],
+                                 self.folder.manifest, PREDICTIONS,
+                                 f"entry {sub.slug!r} ({sub.path})", self.data_dir)
+            except BenchError as exc:
+                self.problems[sub.slug] = str(exc)
+            else:
+                record = Record(record.key, {**record.data, "passed": digest}, record.arrays)
+                written = False
+        self.records[sub.slug] = record
+        if not written and self.store is not None:
+            try:
+                self.store.write(sub.slug, record)
+            except CacheUnavailable as exc:
+                self.warn(f"the verified-cells cache is not written ({exc})")
+                self.store = None
+
+    def finish(self, pending: list[tuple[Submission, Recomputed, dict]]) -> None:
+        """Make the samples of the entries scored again, then settle each."""
+        made = make_samples([(sub.slug, fresh) for sub, fresh, _ in pending],
+                            self.folder.manifest)
+        for sub, fresh, key in pending:
+            self.settle(sub, make_record(key, fresh, made[sub.slug]), written=False)
+
+
+def make_samples(scored: list[tuple[str, Recomputed]],
+                 manifest: Mapping[str, Mapping]) -> dict[str, dict[str, CellSample]]:
+    """Each entry's samples, per suite: one set of draws per suite and unit set for all."""
     groups: dict[tuple[str, str], list[tuple[str, np.ndarray, Mapping | None, float]]] = {}
-    for sub, (fresh, _key) in pending:
+    for slug, fresh in scored:
         for suite, units in sorted(fresh.units.items()):
             res = fresh.suites[suite]
             if res.get("consistent_accuracy_cc") is None:  # not ranked: no interval, no test
@@ -154,23 +202,13 @@ def _finish(pending, manifest, store: CellStore | None, records: dict[str, Recor
             unit_set = units_key(suite, str(manifest[suite]["sha256"]), codes.tobytes())
             spec = (res.get("metrics") or {}).get("ranked_units")
             groups.setdefault((suite, unit_set), []).append(
-                (sub.slug, units.values, spec, float(res.get("consistent_accuracy_chance")
-                                                     or 0.0)))
-    made: dict[str, dict[str, CellSample]] = {sub.slug: {} for sub, _ in pending}
+                (slug, units.outcomes, spec, float(res.get("consistent_accuracy_chance") or 0.0)))
+    made: dict[str, dict[str, CellSample]] = {slug: {} for slug, _ in scored}
     for (suite, unit_set), cells in sorted(groups.items()):
         samples = sample_cells(suite, unit_set, [(v, spec, c) for _, v, spec, c in cells])
         for (slug, *_), sample in zip(cells, samples, strict=True):
             made[slug][suite] = sample
-    for sub, (fresh, key) in pending:
-        record = make_record(key, fresh, made[sub.slug])
-        records[sub.slug] = record
-        if store is not None:
-            try:
-                store.write(sub.slug, record)
-            except CacheUnavailable as exc:
-                warn(f"the verified-cells cache is not written ({exc})")
-                store = None
-    return store
+    return made
 
 
 def make_record(key: dict, fresh, samples: dict[str, CellSample]) -> Record:
