@@ -11,7 +11,8 @@ and each cell's ranked score on its suite's shared resamples). That is a functio
 - the code: the harness version, and a sha256 of every source and data file of the scoring
   layer (``bench/``), of the ranking (``leaderboard/ranking/``, which holds the resamples and
   the unit scorers) and of this cache, so any change of a scorer (e.g. the word-salad score)
-  or of the resampling invalidates every record; and the numpy, pyarrow and Python versions.
+  or of the resampling invalidates every record; the numpy, pyarrow and Python versions, and
+  the CPU architecture with the SIMD features numpy uses.
 
 So a record is reused only when a fresh computation would give the same bytes.
 """
@@ -86,7 +87,26 @@ def _fixed() -> dict:
         "resample": {"n_boot": N_BOOT, "block": DRAW_BLOCK},
         "versions": {"numpy": np.__version__, "pyarrow": pa.__version__,
                      "python": ".".join(map(str, sys.version_info[:3]))},
+        "machine": _machine(),
     }
+
+
+def _machine() -> str:
+    """The CPU architecture and the SIMD features numpy uses.
+
+    They can change the last bit of a BLAS product or a reduction, so a record is not carried
+    to another kind of CPU.
+    """
+    import importlib
+    import platform
+
+    try:
+        umath = importlib.import_module("numpy._core._multiarray_umath")
+    except ImportError:  # numpy 1.x
+        umath = importlib.import_module("numpy.core._multiarray_umath")
+    features = getattr(umath, "__cpu_features__", {})
+    enabled = ",".join(sorted(k for k, v in features.items() if v))
+    return f"{platform.machine()}:{hashlib.sha256(enabled.encode()).hexdigest()[:16]}"
 
 
 def entry_key(predictions_sha256: str, touched: list[str] | tuple[str, ...],

@@ -68,7 +68,11 @@ UnitScorer = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def mean_scorer(chance: float) -> UnitScorer:
     """The chance-corrected mean of the unit values (consistent accuracy)."""
     def score(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        ca = counts @ values / counts.sum(axis=1)
+        # summed value by value (elementwise: the same bits on any machine or thread count)
+        total = counts[:, 0] * values[0]
+        for j in range(1, len(values)):
+            total = total + counts[:, j] * values[j]
+        ca = total / counts.sum(axis=1)
         return (ca - chance) / (1.0 - chance) if chance < 1.0 else ca
 
     return score
