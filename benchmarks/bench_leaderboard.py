@@ -20,7 +20,8 @@ time and peak memory, the site's file sizes, and how closely the ranks follow th
 Usage (from the repository root; ``--work`` keeps the files between runs, so an interrupted run
 resumes, and ``processes`` reuses the entries already submitted)::
 
-    python benchmarks/bench_leaderboard.py ranking --data consistency-bench --entries 100 250 500
+    python benchmarks/bench_leaderboard.py ranking --data consistency-bench --entries 100 250 500 \\
+        [--board /tmp/board500.pkl]
     python benchmarks/bench_leaderboard.py processes --data consistency-bench --entries 500 \\
         --work /tmp/board500 [--repeat 3] [--no-review]
 """
@@ -96,13 +97,27 @@ def rank_order(lb) -> tuple[float, int]:
 
 def ranking(args: argparse.Namespace) -> None:
     """Time ``rank`` without and with samples at each board size."""
+    import pickle
+
     from leaderboard.ranking import rank
 
     largest = max(args.entries)
-    start = time.perf_counter()
-    entries, samples = board_samples(args.data, largest)
-    print(f"scored {largest} entries and made their samples in "
-          f"{time.perf_counter() - start:.0f} s", flush=True)
+    saved = args.board if args.board is not None and args.board.exists() else None
+    if saved is not None:  # a board this script saved (--board): not scored again
+        with saved.open("rb") as fh:
+            entries, samples = pickle.load(fh)
+        print(f"read the board of {len(entries)} entries from {saved}", flush=True)
+    else:
+        start = time.perf_counter()
+        entries, samples = board_samples(args.data, largest)
+        print(f"scored {largest} entries and made their samples in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        if args.board is not None:
+            with args.board.open("wb") as fh:
+                pickle.dump((entries, samples), fh)
+    if len(entries) < largest:
+        raise SystemExit(f"--board holds {len(entries)} entries, fewer than {largest}")
+    largest = len(entries)
     print(f"\nrank() over every suite, median of {args.repeat} interleaved runs (s; CPU s)")
     print(f"{'entries':>8} {'no samples':>16} {'with samples':>16} {'intervals+tests':>16} "
           f"{'rho':>6} {'max shift':>9}")
@@ -357,6 +372,10 @@ def main() -> None:
         p.add_argument("--data", type=Path, default=ROOT / "consistency-bench")
         p.add_argument("--entries", type=int, nargs="+", default=[100, 250, 500])
         p.add_argument("--repeat", type=int, default=3)
+        if name == "ranking":
+            p.add_argument("--board", type=Path,
+                           help="save the scored board here, or read it if it exists (a "
+                           "pickle this script wrote: the scoring takes minutes)")
         if name == "processes":
             p.add_argument("--work", type=Path, required=True)
             p.add_argument("--no-review", action="store_true")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from pathlib import Path
 
 #: Keys that name entries, suites or views: left out of a field kind.
 _NAMED = ("cells", "views", "suite_tests", "suites", "meta", "suite_order")
@@ -47,7 +48,7 @@ def kind(path: tuple) -> str:
 
 def main() -> None:
     """Print the comparison of the two files named on the command line."""
-    old, new = (json.load(open(p, encoding="utf-8")) for p in sys.argv[1:3])
+    old, new = (json.loads(Path(p).read_text(encoding="utf-8")) for p in sys.argv[1:3])
     found = differences(old, new)
     counts: Counter[str] = Counter()
     largest: dict[str, float] = {}
