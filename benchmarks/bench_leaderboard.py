@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-from synthetic_board import aligned, entry_name, noise_levels, write_entry  # noqa: E402
+from synthetic_board import Board, aligned, entry_name, noise_levels  # noqa: E402
 
 
 def _median(values: list[float]) -> float:
@@ -191,7 +191,7 @@ def prepare(work: Path, data: Path, n: int) -> tuple[list[str], dict]:
     """Write the prediction files of ``n + 1`` entries and submit the first ``n`` (resumes)."""
     from bench.scoring import SuiteFolder
 
-    folder = SuiteFolder(data)
+    board = None
     levels = noise_levels(n + 1)  # the extra one is the entry added in the timed renders
     names = [entry_name(q) for q in levels]
     preds, subs, logs = work / "predictions", work / "submissions", work / "logs"
@@ -201,7 +201,8 @@ def prepare(work: Path, data: Path, n: int) -> tuple[list[str], dict]:
     for i, (name, q) in enumerate(zip(names, levels, strict=True)):
         pred = preds / f"{name}.jsonl.gz"
         if not pred.exists():
-            write_entry(folder, name, q, pred)
+            board = board or Board(SuiteFolder(data))
+            board.write(name, q, pred)
         if i == n // 2 or (subs / name).exists():  # the middle one is held back (added later)
             continue
         submit_times.append(run_process(

@@ -41,26 +41,56 @@ def _rng(entry: str, suite: str) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
-_IDEAL: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+class Board:
+    """What every entry's file needs of each suite, read once: ids, ideal answers, labels."""
+
+    def __init__(self, folder: SuiteFolder):
+        self.suites = {}
+        for suite in sorted(folder.manifest):
+            data = folder.load(suite)
+            label, unsure = ideal(data)
+            ids = data.ids().to_pylist()
+            if any('"' in i or "\\" in i for i in ids):
+                raise ValueError(f"{suite}: an id needs JSON escaping")
+            self.suites[suite] = (ids, label, unsure, len(data.label_names))
+
+    def lines(self, entry: str, noise: float) -> Iterator[str]:
+        """The entry's JSONL text, one block per suite (every row of every suite)."""
+        for suite, (ids, label, unsure, n_labels) in self.suites.items():
+            pred, sure = _noisy(entry, suite, label, unsure, n_labels, noise)
+            tails = {(k, u): f', "label": {k}, "probs": {_probs_text(n_labels, k, u)}}}\n'
+                     for k in range(n_labels) for u in (False, True)}
+            yield "".join(f'{{"id": "{i}"{tails[k, u]}'
+                          for i, k, u in zip(ids, pred.tolist(), sure.tolist(), strict=True))
+
+    def write(self, entry: str, noise: float, path: Path) -> Path:
+        """Write the entry's predictions as ``.jsonl.gz`` (fast compression; atomic)."""
+        tmp = path.with_name(path.name + ".tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as fh:
+            for block in self.lines(entry, noise):
+                fh.write(block)
+        tmp.replace(path)
+        return path
 
 
-def _ideal(data: SuiteData) -> tuple[np.ndarray, np.ndarray]:
-    """``ideal(data)``, computed once per loaded suite (it walks the constraint rows)."""
-    key = (data.name, id(data))
-    if key not in _IDEAL:
-        _IDEAL.clear()
-        _IDEAL[key] = ideal(data)
-    return _IDEAL[key]
+def _noisy(entry: str, suite: str, label: np.ndarray, unsure: np.ndarray, n_labels: int,
+           noise: float) -> tuple[np.ndarray, np.ndarray]:
+    rng = _rng(entry, suite)
+    swap = rng.random(len(label)) < noise
+    pred = np.where(swap, rng.integers(0, n_labels, size=len(label)), label)
+    return pred.astype(np.int64), unsure & ~swap
+
+
+_LAST: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def answers(data: SuiteData, entry: str, noise: float) -> tuple[np.ndarray, np.ndarray]:
     """Labels, and whether each answer is unsure (uniform probabilities), of one suite."""
-    n_labels = len(data.label_names)
-    label, unsure = _ideal(data)
-    rng = _rng(entry, data.name)
-    swap = rng.random(len(label)) < noise
-    pred = np.where(swap, rng.integers(0, n_labels, size=len(label)), label)
-    return pred.astype(np.int64), unsure & ~swap
+    if id(data) not in _LAST:  # ideal() walks the constraint rows: once per loaded suite
+        _LAST.clear()
+        _LAST[id(data)] = ideal(data)
+    label, unsure = _LAST[id(data)]
+    return _noisy(entry, data.name, label, unsure, len(data.label_names), noise)
 
 
 def aligned(data: SuiteData, entry: str, noise: float) -> Aligned:
@@ -81,28 +111,3 @@ def _probs_text(n_labels: int, label: int, unsure: bool) -> str:
         values = [round(0.1 / (n_labels - 1), 6)] * n_labels
         values[label] = round(1.0 - sum(v for i, v in enumerate(values) if i != label), 6)
     return "[" + ", ".join(repr(v) for v in values) + "]"
-
-
-def lines(folder: SuiteFolder, entry: str, noise: float) -> Iterator[str]:
-    """The entry's JSONL text, one block per suite (every row of every suite)."""
-    for suite in sorted(folder.manifest):
-        data = folder.load(suite)
-        pred, unsure = answers(data, entry, noise)
-        n_labels = len(data.label_names)
-        tails = {(k, u): f', "label": {k}, "probs": {_probs_text(n_labels, k, u)}}}\n'
-                 for k in range(n_labels) for u in (False, True)}
-        ids = data.ids().to_pylist()
-        if any('"' in i or "\\" in i for i in ids):
-            raise ValueError(f"{suite}: an id needs JSON escaping")
-        yield "".join(f'{{"id": "{i}"{tails[k, u]}'
-                      for i, k, u in zip(ids, pred.tolist(), unsure.tolist(), strict=True))
-
-
-def write_entry(folder: SuiteFolder, entry: str, noise: float, path: Path) -> Path:
-    """Write the entry's predictions as ``.jsonl.gz`` (fast compression; atomic)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as fh:
-        for block in lines(folder, entry, noise):
-            fh.write(block)
-    tmp.replace(path)
-    return path
