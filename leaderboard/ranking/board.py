@@ -8,7 +8,7 @@ from dataclasses import replace
 from bench.errors import BenchError
 from leaderboard.paired import PairedResult
 from leaderboard.ranking.flags import _cell, _judge_untestable
-from leaderboard.ranking.intervals import _cell_intervals, _suite_test, outcome_samples
+from leaderboard.ranking.intervals import _cell_intervals, _suite_tests, outcome_samples
 from leaderboard.ranking.model import (
     Cell,
     Entry,
@@ -102,10 +102,7 @@ def rank(
         if scored:
             rankable.add(suite)
         suite_order[suite] = good + reference + rest
-        suite_tests[suite] = [
-            _suite_test(good[i], good[i + 1], suite, cs, samples)
-            for i in range(len(good) - 1)
-        ]
+        suite_tests[suite] = _suite_tests(good, suite, cs, samples)
     shown = {s: infos[s] for s in ordered}
     views = {
         key: _view(key, [s for s in subset if s in rankable], names, cells, samples,

@@ -9,6 +9,7 @@ neighbours are compared from their binomial intervals (``ci-overlap``).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -63,6 +64,39 @@ def _suite_test(a: str, b: str, suite: str, cells: Mapping[str, Cell],
             else _gap(cells[a], cells[b])
         return PairedResult("paired-bootstrap", sa.n, diff, p, p < ALPHA)
     return ci_overlap_z(_gap(cells[a], cells[b]), cells[a].sd_goodness, cells[b].sd_goodness)
+
+
+def _suite_tests(order: Sequence[str], suite: str, cells: Mapping[str, Cell],
+                 samples: Samples | None) -> list[PairedResult | None]:
+    """:func:`_suite_test` of each ranked entry against the next.
+
+    The bootstrap p-values of the paired ones are computed at once (the same numbers as one
+    pair at a time).
+    """
+    mine = (samples or {}).get(suite, {})
+    pairs = list(itertools.pairwise(order))
+    batch = [i for i, (a, b) in enumerate(pairs) if _paired(mine.get(a), mine.get(b))
+             and (mine[a].binary is None or mine[b].binary is None)]
+    p_values = _two_sided_rows(np.stack([mine[pairs[i][0]].scores - mine[pairs[i][1]].scores
+                                         for i in batch])) if batch else []
+    found = dict(zip(batch, p_values, strict=True))
+    out: list[PairedResult | None] = []
+    for i, (a, b) in enumerate(pairs):
+        if i not in found:
+            out.append(_suite_test(a, b, suite, cells, samples))
+            continue
+        sa, sb = mine[a], mine[b]
+        diff = sa.mean - sb.mean if sa.mean is not None and sb.mean is not None \
+            else _gap(cells[a], cells[b])
+        out.append(PairedResult("paired-bootstrap", sa.n, diff, found[i], found[i] < ALPHA))
+    return out
+
+
+def _two_sided_rows(d: np.ndarray) -> list[float]:
+    """:func:`_two_sided` of each row (the same floats: a count over the resamples)."""
+    low, high = np.mean(d <= 0, axis=1), np.mean(d >= 0, axis=1)
+    return [min(1.0, 2.0 * min(lo, hi)) for lo, hi in zip(low.tolist(), high.tolist(),
+                                                          strict=True)]
 
 
 def _gap(a: Cell, b: Cell) -> float:
@@ -124,6 +158,24 @@ def _aggregate_test(a: Row, b: Row, slots: Sequence[str], samples: Samples | Non
     p = _two_sided(scores[:, 0] - scores[:, 1])
     return PairedResult("paired-bootstrap", n_units, (a.mean or 0.0) - (b.mean or 0.0), p,
                         p < ALPHA)
+
+
+def _aggregate_tests(rows: Sequence[Row], slots: Sequence[str], samples: Samples | None,
+                     weights: Mapping[str, float],
+                     view: tuple[np.ndarray, int] | None) -> list[PairedResult]:
+    """:func:`_aggregate_test` of each ranked row against the next.
+
+    With the view's resampled scores (the rows' columns, in order) every p-value is computed
+    at once; otherwise pair by pair.
+    """
+    if view is None or len(rows) < 2:
+        return [_aggregate_test(a, b, slots, samples, weights)
+                for a, b in itertools.pairwise(rows)]
+    scores, n_units = view
+    p_values = _two_sided_rows((scores[:, :-1] - scores[:, 1:]).T)
+    return [PairedResult("paired-bootstrap", n_units, (a.mean or 0.0) - (b.mean or 0.0), p,
+                         p < ALPHA)
+            for (a, b), p in zip(itertools.pairwise(rows), p_values, strict=True)]
 
 
 def _cell_intervals(cells: dict[str, dict[str, Cell]], samples: Samples) -> None:

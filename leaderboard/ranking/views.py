@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 
 from leaderboard.ranking.flags import _flag, _flag_any
-from leaderboard.ranking.intervals import _aggregate_test, _rank_intervals, view_scores
+from leaderboard.ranking.intervals import _aggregate_tests, _rank_intervals, view_scores
 from leaderboard.ranking.model import (
     ENGLISH_FAMILIES,
     FAMILIES,
@@ -231,9 +231,8 @@ def _view(
         low, high = intervals.get(e, (None, None))
         rows.append(replace(stats[e], rank=r_mean.get(e), rank_borda=r_borda.get(e),
                             rank_win_rate=r_win.get(e), rank_low=low, rank_high=high))
-    for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
-        pair = (boot[0][:, i:i + 2], boot[1]) if boot else None
-        test = _aggregate_test(rows[i], rows[i + 1], slots, samples, weights, pair)
+    tests = _aggregate_tests(rows[:len(complete)], slots, samples, weights, boot)
+    for i, test in enumerate(tests):  # neighbour tests among ranked rows only
         rows[i] = replace(rows[i], vs_next=test)
     return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds))
 
