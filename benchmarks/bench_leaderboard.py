@@ -23,7 +23,7 @@ resumes, and ``processes`` reuses the entries already submitted)::
     python benchmarks/bench_leaderboard.py ranking --data consistency-bench --entries 100 250 500 \\
         [--board /tmp/board500.pkl]
     python benchmarks/bench_leaderboard.py processes --data consistency-bench --entries 500 \\
-        --work /tmp/board500 [--repeat 3] [--no-review] [--skip-no-cache]
+        --work /tmp/board500 [--repeat 3] [--no-review] [--skip-no-cache] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -189,31 +189,42 @@ def _meta(path: Path, name: str) -> Path:
     return path
 
 
-def prepare(work: Path, data: Path, n: int) -> tuple[list[str], dict]:
-    """Write the prediction files of ``n + 1`` entries and submit the first ``n`` (resumes)."""
+def prepare(work: Path, data: Path, n: int, jobs: int = 1) -> tuple[list[str], dict]:
+    """Write the prediction files of ``n + 1`` entries and submit the first ``n`` (resumes).
+
+    ``jobs``: submits run at once (each a whole process); above 1 their times include the
+    contention, so the report says how many ran at once.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     from bench.scoring import SuiteFolder
 
     board = None
     levels = noise_levels(n + 1)  # the extra one is the entry added in the timed renders
     names = [entry_name(q) for q in levels]
     preds, subs, logs = work / "predictions", work / "submissions", work / "logs"
-    for d in (preds, subs, logs):
+    for d in (preds, subs, logs / "submit"):
         d.mkdir(parents=True, exist_ok=True)
-    submit_times = []
-    for i, (name, q) in enumerate(zip(names, levels, strict=True)):
-        pred = preds / f"{name}.jsonl.gz"
-        if not pred.exists():
+    for name, q in zip(names, levels, strict=True):
+        if not (preds / f"{name}.jsonl.gz").exists():
             board = board or Board(SuiteFolder(data))
-            board.write(name, q, pred)
-        if i == n // 2 or (subs / name).exists():  # the middle one is held back (added later)
-            continue
-        submit_times.append(run_process(
-            [*CLI, "submit", str(pred), "--name", name, "--meta",
-             str(_meta(work / f"{name}.yaml", name)), "--submissions", str(subs), "--data",
-             str(data)], logs / "submit.log"))
-        if len(submit_times) % 25 == 0:
-            print(f"  submitted {len(submit_times)} entries", flush=True)
-    return names, {"submit": submit_times}
+            board.write(name, q, preds / f"{name}.jsonl.gz")
+    todo = [name for i, name in enumerate(names)  # the middle one is added later
+            if i != n // 2 and not (subs / name).exists()]
+
+    def submit(entry: str) -> dict:
+        return run_process(
+            [*CLI, "submit", str(preds / f"{entry}.jsonl.gz"), "--name", entry, "--meta",
+             str(_meta(work / f"{entry}.yaml", entry)), "--submissions", str(subs), "--data",
+             str(data)], logs / "submit" / f"{entry}.log")
+
+    submit_times = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for result in pool.map(submit, todo):
+            submit_times.append(result)
+            if len(submit_times) % 25 == 0:
+                print(f"  submitted {len(submit_times)} entries", flush=True)
+    return names, {"submit": submit_times, "jobs": jobs}
 
 
 def _render(work: Path, data: Path, out: str, *extra: str) -> dict:
@@ -319,7 +330,7 @@ def processes(args: argparse.Namespace) -> None:
     [n] = args.entries if len(args.entries) == 1 else [max(args.entries)]
     work, data = args.work, args.data
     os.environ.setdefault("CONSISTENCY_BENCH_CACHE_KEY", str(work / "cells.key"))
-    names, done = prepare(work, data, n)
+    names, done = prepare(work, data, n, args.jobs)
     added = names[n // 2]
     subs = work / "submissions"
     shutil.rmtree(subs / added, ignore_errors=True)
@@ -341,8 +352,8 @@ def processes(args: argparse.Namespace) -> None:
     print(f"\n{'whole process (2 shared cores unless said)':<46} {'runs':>4} {'wall s':>8} "
           f"{'CPU s':>8} {'peak MiB':>9}")
     if done["submit"]:
-        _show("submit, one entry (this run's submits)", done["submit"],
-              f"total {sum(r['wall'] for r in done['submit']):.0f} s")
+        _show(f"submit, one entry ({done['jobs']} at once)", done["submit"],
+              f"{len(done['submit'])} this run, {sum(r['wall'] for r in done['submit']):.0f} s")
     if cold:
         _show("leaderboard --data, cold (--no-cache)", cold)
     _show("leaderboard --data, first (writes the cache)", first)
@@ -384,6 +395,8 @@ def main() -> None:
         if name == "processes":
             p.add_argument("--work", type=Path, required=True)
             p.add_argument("--no-review", action="store_true")
+            p.add_argument("--jobs", type=int, default=1,
+                           help="submits run at once while preparing (default 1)")
             p.add_argument("--skip-no-cache", action="store_true",
                            help="skip the --no-cache render (the first render is cold too); "
                            "the cached/cold byte comparison is then not made")
