@@ -36,7 +36,8 @@ class SiteReport:
 
 def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                data: str | os.PathLike | None = None, *, overwrite: bool = False,
-               warn: Callable[[str], None] = lambda message: None) -> SiteReport:
+               warn: Callable[[str], None] = lambda message: None,
+               profile: str | None = None) -> SiteReport:
     """Rank the entries of ``submissions`` and render the site into ``out``.
 
     Args:
@@ -47,6 +48,8 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
             results).
         overwrite: Write into a non-empty ``out`` that is not an earlier site.
         warn: Called with one line per entry left out.
+        profile: The entry whose per-kind profile is drawn beside the #1 (default: the
+            runner-up of "all suites"); it must be an entry of the board.
 
     Raises:
         BenchError: ``out`` lies inside a built suite folder, or is a non-empty folder that
@@ -54,7 +57,7 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
 
     """
     from bench.atomic import atomic_dir, built_folder_of, check_output_dir
-    from bench.errors import BenchError
+    from bench.errors import BenchError, shorten
     from leaderboard.ranking import Entry, rank
     from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
     from leaderboard.stored import verify
@@ -72,6 +75,9 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
         read_manifest(Path(data))
     folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard")
     subs = load_all(submissions, on_error=warn)
+    if profile is not None and profile not in {s.slug for s in subs}:
+        raise BenchError(f"--profile {shorten(profile)}: not an entry of {submissions}; "
+                         "entries: " + ", ".join(sorted(s.slug for s in subs)))
     outcomes = None
     if data:
         outcomes, kept = {}, []
@@ -88,5 +94,5 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
     with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
-        written = render_all(lb, tmp, submissions)
+        written = render_all(lb, tmp, submissions, profile)
     return SiteReport(len(subs), len(lb.suites), list(written), folder)

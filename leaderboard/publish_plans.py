@@ -113,8 +113,20 @@ def leaderboard_card(site: Path, repo_id: str, configs: Sequence[Mapping] = (),
         + "\nFiles: `leaderboard.json` (everything), `index.html` (sortable page), "
         "`heatmap.png`, `submissions/<entry>/` (metadata, results and `predictions.jsonl.gz` "
         "of each entry: `consistency-bench verify` re-scores them).\n"
-        + "".join("\n" + section.rstrip("\n") + "\n" for section in sections)
+        + "".join("\n" + section.rstrip("\n") + "\n"
+                  for section in (*_plot_sections(site), *sections))
     )
+
+
+def _plot_sections(site: Path) -> list[str]:
+    """The card's plots (leaderboard/plots/), when the site has them."""
+    from leaderboard.plots.png import PROFILE, SCATTER
+
+    shown = [(SCATTER, "Accuracy against consistency per view (95% intervals; hollow grey: "
+                       "reference rows)"),
+             (PROFILE, "Per-kind profile of an entry beside the #1 of all suites")]
+    lines = [f"![{alt}]({path})\n" for path, alt in shown if (site / path).is_file()]
+    return ["## Plots\n\n" + "\n".join(lines)] if lines else []
 
 
 def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | None,

@@ -195,10 +195,21 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
     plt.close(fig)
 
 
+def _plots(lb: Leaderboard, out: Path, profile: str | None) -> list[Path]:
+    """Accuracy against consistency and the per-kind profile (PNG, leaderboard/plots/)."""
+    from leaderboard.plots.png import render_plots
+
+    return render_plots(lb, out, profile)
+
+
 def render_all(
-    lb: Leaderboard, out: str | os.PathLike, submissions: str | os.PathLike | None = None
+    lb: Leaderboard, out: str | os.PathLike, submissions: str | os.PathLike | None = None,
+    profile: str | None = None,
 ) -> list[Path]:
-    """Write Markdown, HTML, PNG and JSON into ``out``; copy each entry's ``meta.yaml``."""
+    """Write Markdown, HTML, PNG and JSON into ``out``; copy each entry's ``meta.yaml``.
+
+    ``profile``: the entry whose per-kind profile is drawn beside the #1 (leaderboard/plots/).
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -211,6 +222,7 @@ def render_all(
     if lb.suites:
         render_heatmap(lb, out / HEATMAP)
         written.append(out / HEATMAP)
+        written += _plots(lb, out, profile)
     if submissions is not None:
         for name in lb.meta:
             if not _SAFE_NAME.fullmatch(name):  # only slug-like names name a folder

@@ -37,6 +37,7 @@ def test_publish_space_page_and_dataset_with_predictions(site):
     assert hub.created["org/board-page"]["sdk"] == "static"
     assert sorted(page["files"]) == [
         "README.md", "heatmap.png", "index.html", "leaderboard.json",
+        "plots/accuracy-consistency.png", "plots/profile.png",
         "submissions/a/meta.yaml", "submissions/b/meta.yaml",  # the page links to them
     ]
     card = page["files"]["README.md"].decode()
@@ -53,7 +54,7 @@ def test_publish_space_page_and_dataset_with_predictions(site):
     assert html.replace(html.split("\n")[html.split("\n").index(
         "<h1>consistency-bench leaderboard</h1>") + 1] + "\n", "", 1) == original
     assert page["files"]["heatmap.png"] == (site / "site" / "heatmap.png").read_bytes()
-    assert "published 6 files to org/board-page" in proc.stdout
+    assert "published 8 files to org/board-page" in proc.stdout
     # the Space as the Hub's read API shows it
     assert hub.files_at("org/board-page") == page["files"]
 

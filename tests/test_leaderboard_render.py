@@ -177,6 +177,7 @@ def test_render_all_outputs_deterministic(board, tmp_path):
     files = render_all(board, tmp_path / "a", subs)
     names = sorted(str(p.relative_to(tmp_path / "a")) for p in files)
     assert names == ["heatmap.png", "index.html", "leaderboard.json", "leaderboard.md",
+                     "plots/accuracy-consistency.png", "plots/profile.png",
                      "submissions/alpha/meta.yaml"]
     render_all(board, tmp_path / "b", subs)
     for n in names:

@@ -12,9 +12,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``leaderboard`` command."""
     parser = subparsers.add_parser(
         "leaderboard",
-        help="rank submissions; write Markdown, HTML, PNG heatmap and JSON",
+        help="rank submissions; write Markdown, HTML, PNG heatmap and plots, and JSON",
         description="Rank the stored submissions and write the site (leaderboard.md, "
-        "index.html, heatmap.png, leaderboard.json, each entry's meta.yaml) into a temporary "
+        "index.html, heatmap.png, plots/accuracy-consistency.png, plots/profile.png, "
+        "leaderboard.json, each entry's meta.yaml) into a temporary "
         "folder that replaces --out only when every file is written. An unreadable entry is "
         "skipped with a warning naming its file.",
     )
@@ -33,6 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "paired bootstrap) and 95%% rank intervals (paired bootstrap over shared units)",
         default=None,
     )
+    parser.add_argument("--profile", metavar="ENTRY",
+                        help="entry whose per-kind profile plots/profile.png draws beside the "
+                        "#1 of 'all suites' (default: the next row of that view)")
     parser.set_defaults(func=run)
 
 
@@ -45,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.build_site import build_site
 
     site = build_site(args.submissions, args.out, args.data, overwrite=args.overwrite,
-                      warn=_warn)
+                      warn=_warn, profile=args.profile)
     print(f"{site.entries} entries, {site.suites} suites; wrote {len(site.files)} files to "
           f"{site.out}")
     return 0
