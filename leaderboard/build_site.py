@@ -37,7 +37,7 @@ class SiteReport:
 def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                data: str | os.PathLike | None = None, *, overwrite: bool = False,
                warn: Callable[[str], None] = lambda message: None,
-               profile: str | None = None) -> SiteReport:
+               profile: str | None = None, explorer_groups: int | None = None) -> SiteReport:
     """Rank the entries of ``submissions`` and render the site into ``out``.
 
     Args:
@@ -50,6 +50,9 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
         warn: Called with one line per entry left out.
         profile: The entry whose per-kind profile is drawn beside the #1 (default: the
             runner-up of "all suites"); it must be an entry of the board.
+        explorer_groups: Inconsistent groups sampled per entry and suite for the page's
+            explorer (issue 31; default ``leaderboard.explorer.payload.DEFAULT_GROUPS``, 0:
+            no explorer); needs ``data`` (the texts).
 
     Raises:
         BenchError: ``out`` lies inside a built suite folder, or is a non-empty folder that
@@ -93,6 +96,23 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
+    explorer = _explorer(subs, data, folder, explorer_groups) if data else None
     with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
-        written = render_all(lb, tmp, submissions, profile)
+        written = render_all(lb, tmp, submissions, profile, explorer)
     return SiteReport(len(subs), len(lb.suites), list(written), folder)
+
+
+def _explorer(subs, data, old_site: Path, groups: int | None):
+    """The page's explorer files, made from the entries' file stems (issue 31), or ``None``."""
+    from leaderboard.explorer.payload import DEFAULT_GROUPS, explorer_files
+    from leaderboard.submissions import PREDICTIONS
+
+    n = DEFAULT_GROUPS if groups is None else groups
+    if n <= 0:
+        return None
+    entries = {s.slug: (s.path / PREDICTIONS, s.results) for s in subs}
+
+    def make(stems):
+        return explorer_files(entries, stems, data, old_site, n)
+
+    return make

@@ -150,6 +150,7 @@ def test_publish_leaderboard_one_commit_exact_files(site):
                   for p in (site / "site" / "data").rglob("*.js"))  # the page's lazy files
     assert lazy and sorted(commit["files"]) == sorted([
         "README.md",
+        "assets/explorer.js",
         "heatmap.png",
         "index.html",
         "leaderboard.json",
@@ -181,7 +182,7 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         ("POST", "/datasets/org/board.git/info/lfs/objects/batch"),
         ("POST", "/api/datasets/org/board/commit/main"),
     ]
-    assert f"published {11 + len(lazy)} files to org/board" in proc.stdout
+    assert f"published {12 + len(lazy)} files to org/board" in proc.stdout
 
 
 def test_publish_suites_lfs_eval_yaml_and_unchanged_republish(data, tmp_path):

@@ -37,6 +37,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--profile", metavar="ENTRY",
                         help="entry whose per-kind profile plots/profile.png draws beside the "
                         "#1 of 'all suites' (default: the next row of that view)")
+    parser.add_argument("--explorer-groups", type=int, default=None, metavar="N",
+                        help="inconsistent groups sampled per entry and suite for the page's "
+                        "explorer (with --data; default 10; 0: no explorer)")
     parser.set_defaults(func=run)
 
 
@@ -49,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.build_site import build_site
 
     site = build_site(args.submissions, args.out, args.data, overwrite=args.overwrite,
-                      warn=_warn, profile=args.profile)
+                      warn=_warn, profile=args.profile,
+                      explorer_groups=args.explorer_groups)
     print(f"{site.entries} entries, {site.suites} suites; wrote {len(site.files)} files to "
           f"{site.out}")
     return 0
