@@ -64,6 +64,29 @@ def test_profile_rows_default_and_chosen(board):
     assert profile_rows(board, "no-such-view") is None
 
 
+def test_a_panel_draws_one_errorbar_per_style_and_a_few_labels(board, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from leaderboard.plots import png
+
+    monkeypatch.setattr(png, "LABELS", 2, raising=False)
+    key = max(board.views, key=lambda k: len(view_points(board, k)))
+    points = view_points(board, key)
+    fig, ax = plt.subplots()
+    png._panel(ax, board, key)
+    styles = {p.status == "ranked" for p in points}
+    assert len(points) > 2 and len(ax.containers) == len(styles)  # not one per point
+    first = sorted(points, key=lambda p: (p.status != "ranked", p.rank or 0, p.name))[:2]
+    assert [t.get_text() for t in ax.texts] == [
+        f"#{p.rank} {p.name}" if p.status == "ranked" else f"{p.name} (reference)"
+        for p in first]
+    assert ax.get_title().endswith(f"(labels: first 2 of {len(points)})")
+    plt.close(fig)
+
+
 def test_png_files_are_deterministic_and_survive_mathtext_names(board, tmp_path):
     a = render_plots(board, tmp_path / "a", "vader")
     render_plots(board, tmp_path / "b", "vader")
