@@ -3,9 +3,12 @@
 The site (leaderboard.md, index.html, heatmap.png, leaderboard.json, each entry's meta.yaml)
 is written into a temporary folder that replaces ``out`` only when every file is written. An
 unreadable entry is skipped with a warning naming its file; with ``data`` every entry is
-scored again from its stored predictions and one whose hash or any stored score differs is
-left out (named in a warning). The maintainer's review renders the site with this function
-too (:func:`leaderboard.review.render_site`), so both write the same files.
+checked against what its stored predictions score and one whose hash or any stored score
+differs is left out (named in a warning). What scoring an entry again gives is cached beside
+the submissions and recomputed only when the predictions, suites, parameters or code change
+(:mod:`leaderboard.cache`), so a render scores only new or changed entries. The maintainer's
+review renders the site with this function too (:func:`leaderboard.review.render_site`), so
+both write the same files, and a review's render scores only the merged entries.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ class SiteReport:
         suites: Suites on the leaderboard.
         files: Files written.
         out: The site folder.
+        recomputed: With ``data``: the entries scored again (the others were verified from
+            the cache); ``None`` without ``data``.
 
     """
 
@@ -32,12 +37,14 @@ class SiteReport:
     suites: int
     files: list[Path]
     out: Path
+    recomputed: list[str] | None = None
 
 
 def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                data: str | os.PathLike | None = None, *, overwrite: bool = False,
                warn: Callable[[str], None] = lambda message: None,
-               profile: str | None = None, explorer_groups: int | None = None) -> SiteReport:
+               cache: bool = True, profile: str | None = None,
+               explorer_groups: int | None = None) -> SiteReport:
     """Rank the entries of ``submissions`` and render the site into ``out``.
 
     Args:
@@ -48,6 +55,8 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
             results).
         overwrite: Write into a non-empty ``out`` that is not an earlier site.
         warn: Called with one line per entry left out.
+        cache: With ``data``, use the verified-cells cache (``False``: score every entry
+            again and leave the cache as it is).
         profile: The entry whose per-kind profile is drawn beside the #1 (default: the
             runner-up of "all suites"); it must be an entry of the board.
         explorer_groups: Inconsistent groups sampled per entry and suite for the page's
@@ -63,7 +72,6 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     from bench.errors import BenchError, shorten
     from leaderboard.ranking import Entry, rank
     from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
-    from leaderboard.stored import verify
     from leaderboard.submissions import load_all, site_record
 
     built = built_folder_of(Path(out) / "suites.json")  # itself or one above it
@@ -81,25 +89,19 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     if profile is not None and profile not in {s.slug for s in subs}:
         raise BenchError(f"--profile {shorten(profile)}: not an entry of {submissions}; "
                          "entries: " + ", ".join(sorted(s.slug for s in subs)))
-    outcomes = None
+    samples = recomputed = None
     if data:
-        outcomes, kept = {}, []
-        for s in subs:
-            try:
-                outcomes[s.slug] = verify(s.results, s.path / "predictions.jsonl.gz", Path(data),
-                                          f"entry {s.slug!r} ({s.path})")
-            except BenchError as exc:
-                warn(f"{exc}; not ranked")
-                continue
-            kept.append(s)
-        subs = kept
-    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
+        from leaderboard.cache.verified import verify_entries
+
+        verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
+        subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
+    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], samples=samples)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
     explorer = _explorer(subs, data, folder, explorer_groups) if data else None
     with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
         written = render_all(lb, tmp, submissions, profile, explorer)
-    return SiteReport(len(subs), len(lb.suites), list(written), folder)
+    return SiteReport(len(subs), len(lb.suites), list(written), folder, recomputed)
 
 
 def _explorer(subs, data, old_site: Path, groups: int | None):
