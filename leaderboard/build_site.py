@@ -43,7 +43,8 @@ class SiteReport:
 def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                data: str | os.PathLike | None = None, *, overwrite: bool = False,
                warn: Callable[[str], None] = lambda message: None,
-               cache: bool = True) -> SiteReport:
+               cache: bool = True, profile: str | None = None,
+               explorer_groups: int | None = None) -> SiteReport:
     """Rank the entries of ``submissions`` and render the site into ``out``.
 
     Args:
@@ -56,6 +57,11 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
         warn: Called with one line per entry left out.
         cache: With ``data``, use the verified-cells cache (``False``: score every entry
             again and leave the cache as it is).
+        profile: The entry whose per-kind profile is drawn beside the #1 (default: the
+            runner-up of "all suites"); it must be an entry of the board.
+        explorer_groups: Inconsistent groups sampled per entry and suite for the page's
+            explorer (issue 31; default ``leaderboard.explorer.payload.DEFAULT_GROUPS``, 0:
+            no explorer); needs ``data`` (the texts).
 
     Raises:
         BenchError: ``out`` lies inside a built suite folder, or is a non-empty folder that
@@ -63,7 +69,7 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
 
     """
     from bench.atomic import atomic_dir, built_folder_of, check_output_dir
-    from bench.errors import BenchError
+    from bench.errors import BenchError, shorten
     from leaderboard.ranking import Entry, rank
     from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
     from leaderboard.submissions import load_all, site_record
@@ -81,6 +87,9 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard",
                               inputs=(submissions, data))
     subs = load_all(submissions, on_error=warn)
+    if profile is not None and profile not in {s.slug for s in subs}:
+        raise BenchError(f"--profile {shorten(profile)}: not an entry of {submissions}; "
+                         "entries: " + ", ".join(sorted(s.slug for s in subs)))
     samples = recomputed = None
     if data:
         from leaderboard.cache.verified import verify_entries
@@ -90,6 +99,23 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], samples=samples)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
+    explorer = _explorer(subs, data, folder, explorer_groups) if data else None
     with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
-        written = render_all(lb, tmp, submissions)
+        written = render_all(lb, tmp, submissions, profile, explorer)
     return SiteReport(len(subs), len(lb.suites), list(written), folder, recomputed)
+
+
+def _explorer(subs, data, old_site: Path, groups: int | None):
+    """The page's explorer files, made from the entries' file stems (issue 31), or ``None``."""
+    from leaderboard.explorer.payload import DEFAULT_GROUPS, explorer_files
+    from leaderboard.submissions import PREDICTIONS
+
+    n = DEFAULT_GROUPS if groups is None else groups
+    if n <= 0:
+        return None
+    entries = {s.slug: (s.path / PREDICTIONS, s.results) for s in subs}
+
+    def make(stems):
+        return explorer_files(entries, stems, data, old_site, n)
+
+    return make
