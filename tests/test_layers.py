@@ -9,7 +9,10 @@ included, and so are the imports hidden in strings: ``importlib.import_module("x
 ``__import__("x.y")`` with a literal name, and a child Python run as ``[..., "-m", "x.y"]``.
 ``from package import name`` points at ``package.name`` when that is a module, else at
 ``package``; importing a submodule is not counted as importing its package's ``__init__`` (a
-package that imports its own submodules would otherwise always be a circle).
+package that imports its own submodules would otherwise always be a circle). The modules a
+family declaration names (``Family(builder="builders.becel", scorer="bench.scorers.becel")``
+in ``bench/families.py``) are arrows from the module that imports them by that name
+(:data:`DECLARED`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ from tests.helpers import python_stdout
 ROOT = Path(__file__).resolve().parent.parent
 #: The layers, floor first: each may import only itself and the ones before it.
 LAYERS = ("bench", "builders", "leaderboard", "consistency_bench")
+#: The file of the family declarations, and per declared field the module that imports the
+#: declared module with ``importlib`` (the arrow the graph draws for it).
+FAMILIES_FILE = "bench/families.py"
+DECLARED = {"builder": "builders.catalog", "scorer": "bench.scoring"}
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:
@@ -93,7 +100,26 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
         targets.update(filter(None, (_resolve(m, known) for m in _string_imports(tree))))
         targets.discard(name)
         graph[name] = targets
+    for loader, target in declared_imports(root):
+        if loader in graph and target in known:
+            graph[loader].add(target)
     return graph
+
+
+def declared_imports(root: Path = ROOT) -> list[tuple[str, str]]:
+    """``(loader, module)`` for every module a ``Family(...)`` declaration names."""
+    path = root / FAMILIES_FILE
+    if not path.is_file():
+        return []
+    arrows = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Family":
+            for keyword in node.keywords:
+                value = keyword.value
+                if (keyword.arg in DECLARED and isinstance(value, ast.Constant)
+                        and isinstance(value.value, str)):
+                    arrows.append((DECLARED[keyword.arg], value.value))
+    return arrows
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -183,7 +209,17 @@ def measure(root: Path = ROOT) -> dict[str, int]:
 def test_graph_sees_function_level_and_from_imports():
     graph = import_graph()
     assert "bench.scorers.contract" in graph["bench.scorers.becel"]
-    assert {"bench.scorers.becel", "bench.scorers.salad"} <= graph["bench.scoring"]  # in a def
+    assert "leaderboard.render" in graph["leaderboard.build_site"]  # in a def
+
+
+def test_graph_sees_the_modules_family_declarations_name():
+    """Each family's builder and scorer: arrows from the module that imports them by name."""
+    from bench.families import FAMILIES
+
+    graph = import_graph()
+    assert {f.builder for f in FAMILIES.values()} <= graph["builders.catalog"]
+    assert {f.scorer for f in FAMILIES.values()} <= graph["bench.scoring"]
+    assert len(declared_imports()) == 2 * len(FAMILIES)
 
 
 def test_the_cli_is_the_roof():
