@@ -14,6 +14,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from leaderboard.ranking import Leaderboard
+    from leaderboard.submissions_meta import Submission
 
 
 @dataclass(frozen=True)
@@ -55,22 +60,50 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     """
     from bench.atomic import atomic_dir, built_folder_of, check_output_dir
     from bench.errors import BenchError
-    from leaderboard.ranking import Entry, rank
     from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
-    from leaderboard.stored import verify
-    from leaderboard.submissions import load_all, site_record
+    from leaderboard.submissions import site_record
 
     built = built_folder_of(Path(out) / "suites.json")  # itself or one above it
     if built is not None:  # a site there is a stray folder of the build (publish-suites)
         raise BenchError(f"--out {out}: is inside the built suite folder {built} (it "
                          "holds suites.json); name a folder outside it")
+    check_data(data)
+    folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard")
+    lb, subs = rank_submissions(submissions, data, warn=warn)
+    record = site_record(submissions, subs)
+    legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
+    with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
+        written = render_all(lb, tmp, submissions)
+    return SiteReport(len(subs), len(lb.suites), list(written), folder)
+
+
+def check_data(data: str | os.PathLike | None) -> None:
+    """A ``data`` that is not a built folder stops here, before any entry is read.
+
+    Else every entry would fail its check, "not ranked", and the site would be rewritten
+    with no entry at all.
+    """
     if data:
         from bench.manifest import read_manifest
 
-        # A --data that is not a built folder stops here: else every entry fails its check,
-        # "not ranked", and the site is rewritten with no entry at all.
         read_manifest(Path(data))
-    folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard")
+
+
+def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | None = None, *,
+                     warn: Callable[[str], None] = lambda message: None
+                     ) -> tuple[Leaderboard, list[Submission]]:
+    """Rank the readable entries of ``submissions``: the board, and the entries ranked.
+
+    What :func:`build_site` renders (and ``consistency_bench.leaderboard`` returns). With
+    ``data`` every entry is scored again from its stored predictions, and one whose hash or
+    any stored score differs is left out, named in a ``warn`` line.
+    """
+    from bench.errors import BenchError
+    from leaderboard.ranking import Entry, rank
+    from leaderboard.stored import verify
+    from leaderboard.submissions import load_all
+
+    check_data(data)
     subs = load_all(submissions, on_error=warn)
     outcomes = None
     if data:
@@ -84,9 +117,4 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                 continue
             kept.append(s)
         subs = kept
-    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
-    record = site_record(submissions, subs)
-    legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
-    with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
-        written = render_all(lb, tmp, submissions)
-    return SiteReport(len(subs), len(lb.suites), list(written), folder)
+    return rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes), subs
