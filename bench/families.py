@@ -90,8 +90,9 @@ class Family:
             raise DataError(f"{where}: licence note for undeclared task(s) {', '.join(extra)}")
         if not self.citation.startswith("@") or not self.docs.startswith("docs/"):
             raise DataError(f"{where}: citation must be BibTeX and docs a path under docs/")
-        for label, module, layer in (("builder", self.builder, "builders"),
-                                     ("scorer", self.scorer, "bench.scorers")):
+        for label, module, parts in (("builder", self.builder, ("builders",)),
+                                     ("scorer", self.scorer, ("bench", "scorers"))):
+            layer = _PREFIX + ".".join(parts)
             if module is not None and not _is_module_in(module, layer):
                 raise DataError(f"{where}: {label} {module!r} is not a dotted module name "
                                 f"under {layer}")
@@ -110,6 +111,11 @@ class Family:
             raise DataError(f"{where}: task {task!r} is not in the family's `tasks`")
         if kind not in self.kinds:
             raise DataError(f"{where}: kind {kind!r} is not in the family's `kinds`")
+
+
+#: The import prefix of the layer packages: "" in today's layout, "consistency_bench." once
+#: setup.py installs them under that namespace (issue 29, scripts/relayout.py).
+_PREFIX = "consistency_bench." if (__package__ or "").startswith("consistency_bench.") else ""
 
 
 def _is_module_in(name: str, package: str) -> bool:
