@@ -44,10 +44,14 @@ LONG, TOO_LONG = 60, 80
 
 
 def module_name(root: Path, path: Path) -> str:
-    """Dotted name of ``path`` as it is imported from the repository root."""
+    """Dotted name of ``path`` as imported (``consistency_bench.bench.x`` after issue 29)."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
+    setup = root / "setup.py"
+    if (parts[0] in LAYER_FOLDERS[:-1] and setup.is_file()
+            and "package_dir" in setup.read_text(encoding="utf-8")):
+        parts.insert(0, LAYER_FOLDERS[-1])
     return ".".join(parts)
 
 

@@ -55,7 +55,8 @@ def main(argv: list[str]) -> int:
     tree = link_tree()
     names = [f"{PACKAGE}/{f}" if f.split("/")[0] in LAYERS else f for f in files]
     return subprocess.call([sys.executable, "-m", "mypy", "--config-file",
-                            str(ROOT / "pyproject.toml"), *argv, *names], cwd=tree)
+                            str(ROOT / "pyproject.toml"), "--cache-dir",
+                            str(ROOT / ".mypy_cache"), *argv, *names], cwd=tree)
 
 
 if __name__ == "__main__":
