@@ -210,6 +210,52 @@ def module_imports(text: str, facade: str) -> bool:
     return bool(re.search(rf"from {re.escape(package)} import [^\n]*\b{leaf}\b", text))
 
 
+def keep_docstring(root: Path, path: Path, module: str, origins: dict[str, str]) -> Path | None:
+    """Append a facade's docstring to the docstring of the module most of its names live in.
+
+    Nothing is lost: a facade's docstring often documents the whole job (a folder's layout,
+    a protocol). Its text goes, as written, after a line that names where it came from.
+    """
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    if not (tree.body and isinstance(tree.body[0], ast.Expr)
+            and isinstance(tree.body[0].value, ast.Constant)):
+        return None
+    node = tree.body[0]
+    raw = "\n".join(text.splitlines()[node.lineno - 1:node.end_lineno]).strip()
+    if raw[:3] != QUOTES or raw[-3:] != QUOTES:
+        return None
+    body = raw[3:-3].strip().replace(" Their names are importable from here too.", "")
+    counts: dict[str, int] = {}
+    for origin in origins.values():
+        counts[origin] = counts.get(origin, 0) + 1
+    parts = max(sorted(counts), key=lambda m: counts[m]).split(".")
+    parts = parts[1:] if parts[0] == NAMESPACE else parts
+    found = next((c for c in (root / Path(*parts).with_suffix(".py"),
+                              root / Path(*parts) / "__init__.py") if c.is_file()), None)
+    if found is None:
+        return None
+    target = found.read_text(encoding="utf-8")
+    first = ast.parse(target).body[:1]
+    if not (first and isinstance(first[0], ast.Expr) and isinstance(first[0].value, ast.Constant)
+            and isinstance(first[0].value.value, str)) or f"``{module}``" in target:
+        return None
+    lines = target.split("\n")
+    end = (first[0].end_lineno or first[0].lineno) - 1
+    closing = lines[end].rstrip()
+    if not closing.endswith(QUOTES):
+        return None
+    addition = ["", f"From ``{module}``, a re-export module that issue 29 deleted:", "",
+                *body.split("\n")]
+    head = closing[:-3].rstrip()
+    if head.strip():  # a one-line docstring: its closing quotes go on a line of their own
+        lines[end:end + 1] = [head, *addition, QUOTES]
+    else:
+        lines[end:end] = [*addition, ""]
+    found.write_text("\n".join(lines), encoding="utf-8")
+    return found
+
+
 def remove_facades(root: Path, known: set[str], report: list[str]) -> list[Path]:
     """Redirect the imports of every pure facade and delete it; the files changed."""
     changed: list[Path] = []
@@ -236,8 +282,12 @@ def remove_facades(root: Path, known: set[str], report: list[str]) -> list[Path]
             if new != text:
                 file.write_text(new, encoding="utf-8")
                 changed.append(file)
+        keeper = keep_docstring(root, path, module, origins)
+        if keeper is not None:
+            changed.append(keeper)
         path.unlink()
-        report.append(f"deleted facade {module} ({len(origins)} names)")
+        moved = f"; docstring appended to {keeper.relative_to(root)}" if keeper else ""
+        report.append(f"deleted facade {module} ({len(origins)} names){moved}")
     return changed
 
 
@@ -269,6 +319,7 @@ def edit_config(root: Path, report: list[str]) -> list[Path]:
 
 
 LINE_LENGTH = 100
+QUOTES = '"' * 3
 NOQA = "# no" "qa: "  # split, so that ruff does not read this line's own directive
 PRAGMA = re.compile(r"\s*#\s*(?:noqa|type:)[^#]*$")
 BULLET = re.compile(r"^(\s*)((?:[*-]|\d+\.|#:?)\s+)?")
