@@ -219,13 +219,6 @@ def leaderboard(*, submissions: PathLike = DEFAULT_SUBMISSIONS, data: PathLike |
         BenchError: Two entries disagree on a suite's content hash or direction.
 
     """
-    from leaderboard.build_site import rank_submissions
+    from leaderboard.build_site import stored_board
 
-    if warn is None:
-        import warnings
-
-        def warn(message: str) -> None:
-            warnings.warn(message, stacklevel=3)
-
-    board, _ = rank_submissions(submissions, data, warn=warn)
-    return board
+    return stored_board(submissions, data, warn=warn)

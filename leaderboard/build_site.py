@@ -89,6 +89,22 @@ def check_data(data: str | os.PathLike | None) -> None:
         read_manifest(Path(data))
 
 
+def stored_board(submissions: str | os.PathLike, data: str | os.PathLike | None = None, *,
+                 warn: Callable[[str], None] | None = None) -> Leaderboard:
+    """The board of :func:`rank_submissions` (the body of ``cb.leaderboard``, docs/api.md).
+
+    Entries left out are named by ``warn`` (default: a ``UserWarning``).
+    """
+    if warn is None:
+        import warnings
+
+        def warn(message: str) -> None:
+            warnings.warn(message, stacklevel=4)
+
+    board, _ = rank_submissions(submissions, data, warn=warn)
+    return board
+
+
 def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | None = None, *,
                      warn: Callable[[str], None] = lambda message: None
                      ) -> tuple[Leaderboard, list[Submission]]:
