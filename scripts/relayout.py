@@ -98,14 +98,34 @@ COLON = re.compile(r"""(?<=["'])(""" + "|".join(LAYERS) + r""")(?=:[A-Za-z_])"""
 MYPY = re.compile(r"(\bpython) -m mypy\b")
 
 
-def rewrite_names(text: str, known: set[str]) -> str:
+def package_attributes(root: Path) -> dict[str, set[str]]:
+    """Layer -> the names its ``__init__.py`` defines at top level (``__version__``)."""
+    found: dict[str, set[str]] = {}
+    for layer in LAYERS:
+        init = root / layer / "__init__.py"
+        names: set[str] = set()
+        if init.is_file():
+            for node in ast.parse(init.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.Assign):
+                    names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+                elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                    names.add(node.name)
+        found[layer] = {n for n in names if not n.startswith("_") or n.startswith("__")}
+    return found
+
+
+def rewrite_names(text: str, known: set[str],
+                  known_attributes: dict[str, set[str]] | None = None) -> str:
     """Text with every layer module reference put under the namespace."""
+    known_attributes = known_attributes or {}
 
     def dotted(match: re.Match[str]) -> str:
         layer, rest = match.group(1), match.group(2)
         parts = [layer, *rest[1:].split(".")]
         longest = max((i for i in range(2, len(parts) + 1) if ".".join(parts[:i]) in known),
                       default=0)
+        # "bench.__version__": a name the layer package's __init__ defines
+        longest = longest or int(parts[1] in known_attributes.get(layer, ()))
         return f"{NAMESPACE}.{match.group(0)}" if longest else match.group(0)
 
     def imported(match: re.Match[str]) -> str:
@@ -414,9 +434,10 @@ def relayout(root: Path) -> tuple[list[Path], list[str]]:
     known = layer_modules(root)
     changed = remove_facades(root, known, report)
     known = layer_modules(root)
+    attributes = package_attributes(root)
     for path in files_to_rewrite(root):
         text = path.read_text(encoding="utf-8")
-        new = rewrite_names(text, known)
+        new = rewrite_names(text, known, attributes)
         new = MYPY.sub(r"\1 scripts/typecheck.py", new)
         if new != text:
             path.write_text(new, encoding="utf-8")
@@ -435,8 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root.resolve()
     if args.check:
         known = layer_modules(root)
+        attributes = package_attributes(root)
         todo = [p for p in files_to_rewrite(root)
-                if rewrite_names(p.read_text(encoding="utf-8"), known)
+                if rewrite_names(p.read_text(encoding="utf-8"), known, attributes)
                 != p.read_text(encoding="utf-8")]
         todo += [root / "setup.py"] if not (root / "setup.py").is_file() else []
         for path in todo:

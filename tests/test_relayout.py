@@ -29,6 +29,7 @@ PLANTED = {
         'JSON = "leaderboard.json"\n'
         'LAZY = "bench:__version__"\n'
         'PATCH = "bench.core.f"\n'
+        'VERSION = "bench.__version__"\n'
         'CHILD = ["-m", "builders.use"]\n'
         "VALUE = bench.core.f() + core.f() + f()\n"
         "# leaderboard layer, bench/core.py, consistency-bench.bench\n"),
@@ -59,6 +60,7 @@ def test_relayout_rewrites_names_deletes_facades_and_is_idempotent(tmp_path):
         'JSON = "leaderboard.json"\n'
         'LAZY = "consistency_bench.bench:__version__"\n'
         'PATCH = "consistency_bench.bench.core.f"\n'
+        'VERSION = "consistency_bench.bench.__version__"\n'
         'CHILD = ["-m", "consistency_bench.builders.use"]\n'
         "VALUE = consistency_bench.bench.core.f() + core.f() + f()\n"
         "# leaderboard layer, bench/core.py, consistency-bench.bench\n")
