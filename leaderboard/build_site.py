@@ -48,7 +48,8 @@ class SiteReport:
 def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                data: str | os.PathLike | None = None, *, overwrite: bool = False,
                warn: Callable[[str], None] = lambda message: None,
-               cache: bool = True) -> SiteReport:
+               cache: bool = True, profile: str | None = None,
+               explorer_groups: int | None = None) -> SiteReport:
     """Rank the entries of ``submissions`` and render the site into ``out``.
 
     Args:
@@ -61,6 +62,11 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
         warn: Called with one line per entry left out.
         cache: With ``data``, use the verified-cells cache (``False``: score every entry
             again and leave the cache as it is).
+        profile: The entry whose per-kind profile is drawn beside the #1 (default: the
+            runner-up of "all suites"); it must be an entry of the board.
+        explorer_groups: Inconsistent groups sampled per entry and suite for the page's
+            explorer (issue 31; default ``leaderboard.explorer.payload.DEFAULT_GROUPS``, 0:
+            no explorer); needs ``data`` (the texts).
 
     Raises:
         BenchError: ``out`` lies inside a built suite folder, or is a non-empty folder that
@@ -68,34 +74,55 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
 
     """
     from bench.atomic import atomic_dir, built_folder_of, check_output_dir
-    from bench.errors import BenchError
+    from bench.errors import BenchError, shorten
+    from leaderboard.ranking import Entry, rank
     from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
-    from leaderboard.submissions import site_record
+    from leaderboard.submissions import load_all, site_record
 
     built = built_folder_of(Path(out) / "suites.json")  # itself or one above it
     if built is not None:  # a site there is a stray folder of the build (publish-suites)
         raise BenchError(f"--out {out}: is inside the built suite folder {built} (it "
                          "holds suites.json); name a folder outside it")
-    check_data(data)
-    folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard")
-    lb, subs, recomputed = rank_submissions(submissions, data, warn=warn, cache=cache)
-    record = site_record(submissions, subs)
-    legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
-    with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
-        written = render_all(lb, tmp, submissions)
-    return SiteReport(len(subs), len(lb.suites), list(written), folder, recomputed)
-
-
-def check_data(data: str | os.PathLike | None) -> None:
-    """A ``data`` that is not a built folder stops here, before any entry is read.
-
-    Else every entry would fail its check, "not ranked", and the site would be rewritten
-    with no entry at all.
-    """
     if data:
         from bench.manifest import read_manifest
 
+        # A --data that is not a built folder stops here: else every entry fails its check,
+        # "not ranked", and the site is rewritten with no entry at all.
         read_manifest(Path(data))
+    folder = check_output_dir(out, overwrite=overwrite, replaceable=JSON, owner="leaderboard")
+    subs = load_all(submissions, on_error=warn)
+    if profile is not None and profile not in {s.slug for s in subs}:
+        raise BenchError(f"--profile {shorten(profile)}: not an entry of {submissions}; "
+                         "entries: " + ", ".join(sorted(s.slug for s in subs)))
+    samples = recomputed = None
+    if data:
+        from leaderboard.cache.verified import verify_entries
+
+        verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
+        subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
+    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], samples=samples)
+    record = site_record(submissions, subs)
+    legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
+    explorer = _explorer(subs, data, folder, explorer_groups) if data else None
+    with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
+        written = render_all(lb, tmp, submissions, profile, explorer)
+    return SiteReport(len(subs), len(lb.suites), list(written), folder, recomputed)
+
+
+def _explorer(subs, data, old_site: Path, groups: int | None):
+    """The page's explorer files, made from the entries' file stems (issue 31), or ``None``."""
+    from leaderboard.explorer.payload import DEFAULT_GROUPS, explorer_files
+    from leaderboard.submissions import PREDICTIONS
+
+    n = DEFAULT_GROUPS if groups is None else groups
+    if n <= 0:
+        return None
+    entries = {s.slug: (s.path / PREDICTIONS, s.results) for s in subs}
+
+    def make(stems):
+        return explorer_files(entries, stems, data, old_site, n)
+
+    return make
 
 
 def stored_board(submissions: str | os.PathLike, data: str | os.PathLike | None = None, *,
@@ -120,17 +147,18 @@ def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | N
     """Rank the readable entries of ``submissions``: the board, the entries, the recomputed.
 
     The last item is, with ``data``, the entries scored again rather than verified from the
-    cache (None without ``data``).
-
-    What :func:`build_site` renders (and ``consistency_bench.leaderboard`` returns). With
-    ``data`` every entry is checked against what its stored predictions score (through the
-    verified-cells cache unless ``cache`` is False), and one whose hash or any stored score
-    differs is left out, named in a ``warn`` line.
+    cache (None without ``data``). The ranking :func:`build_site` renders, without a site.
+    With ``data`` every entry is checked against what its stored predictions score (through
+    the verified-cells cache unless ``cache`` is False), and one whose hash or any stored
+    score differs is left out, named in a ``warn`` line.
     """
     from leaderboard.ranking import Entry, rank
     from leaderboard.submissions import load_all
 
-    check_data(data)
+    if data:
+        from bench.manifest import read_manifest
+
+        read_manifest(Path(data))  # not a built folder: stop before any entry is read
     subs = load_all(submissions, on_error=warn)
     samples = recomputed = None
     if data:

@@ -80,6 +80,11 @@ class SuiteData:
         return list(self.info["label_names"])
 
     @property
+    def column_names(self) -> list[str]:
+        """The names of the suite's columns, from the file's schema (no column is read)."""
+        return list(self._parquet.schema_arrow.names)
+
+    @property
     def table(self) -> pa.Table:
         """Every column of the suite's Parquet file, in file order (read on first use)."""
         if self._table is None:
