@@ -35,6 +35,7 @@ from consistency_bench.commands import (
     merge,
     predict,
     publish,
+    reproduce,
     salad,
     score,
     submit,
@@ -57,6 +58,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     leaderboard,
     publish,
     hub,
+    reproduce,
     salad,
 )
 

@@ -84,9 +84,31 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                 continue
             kept.append(s)
         subs = kept
-    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], outcomes=outcomes)
+    subs, extras = _with_extras(subs, warn)
+    lb = rank([Entry(s.slug, s.results, {**s.meta, **extras[s.slug]}) for s in subs],
+              outcomes=outcomes)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
     with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
         written = render_all(lb, tmp, submissions)
     return SiteReport(len(subs), len(lb.suites), list(written), folder)
+
+
+def _with_extras(subs: list, warn: Callable[[str], None]) -> tuple[list, dict[str, dict]]:
+    """Each entry's ``setup`` and ``reproduced`` (:mod:`leaderboard.reproduce.shown`).
+
+    An entry whose ``run.json`` or ``reproduction.json`` cannot be read is left out, named in
+    a warning.
+    """
+    from bench.errors import BenchError
+    from leaderboard.reproduce.shown import entry_extras
+
+    kept, extras = [], {}
+    for s in subs:
+        try:
+            extras[s.slug] = entry_extras(s.path, s.results)
+        except BenchError as exc:
+            warn(f"{exc}; not ranked")
+            continue
+        kept.append(s)
+    return kept, extras
