@@ -17,13 +17,13 @@ import yaml
 
 pytest.importorskip("torch")
 
-from consistency_bench.cli import main  # noqa: E402
-from tests.hub_standin import Hub  # noqa: E402
-from tests.test_hub_reads import built, online  # noqa: E402,F401  (fixtures)
-from tests.test_hub_review import board  # noqa: E402,F401  (fixture)
-from tests.test_hub_submit import META  # noqa: E402
-from tests.test_leaderboard_publish import cli  # noqa: E402
-from tests.tiny_models import tiny_bert  # noqa: E402
+from consistency_bench.cli import main
+from tests.hub_standin import Hub
+from tests.test_hub_reads import built, online  # noqa: F401  (fixtures)
+from tests.test_hub_review import board  # noqa: F401  (fixture)
+from tests.test_hub_submit import META
+from tests.test_leaderboard_publish import cli
+from tests.tiny_models import tiny_bert
 
 
 def requests(hub, board, built):  # noqa: F811

@@ -17,14 +17,14 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from bench.reproduce.compare import Comparison, SuiteComparison, compare, label_index  # noqa: E402
-from bench.reproduce.sample import choose_groups  # noqa: E402
-from bench.reproduce.thresholds import THRESHOLDS, tier_for, verdict  # noqa: E402
-from bench.runrecord.identity import weights_digest  # noqa: E402
-from bench.runrecord.schema import file_sha256, read_record  # noqa: E402
-from consistency_bench.cli import main  # noqa: E402
-from tests.helpers import build_suites  # noqa: E402
-from tests.tiny_models import tiny_bert  # noqa: E402
+from bench.reproduce.compare import Comparison, SuiteComparison, compare, label_index
+from bench.reproduce.sample import choose_groups
+from bench.reproduce.thresholds import THRESHOLDS, tier_for, verdict
+from bench.runrecord.identity import weights_digest
+from bench.runrecord.schema import file_sha256, read_record
+from consistency_bench.cli import main
+from tests.helpers import build_suites
+from tests.tiny_models import tiny_bert
 
 SUITES = ["mrpc_semantic", "mrpc_salad_reverse"]
 META = "model: {model}\nrevision: local\nlicense: MIT\nlink: https://example.org/tiny\n" \
@@ -342,5 +342,18 @@ def test_a_pull_request_may_add_its_run_record():
     assert request_slug([*files, "requests/a/run.json"]) == "a"
     with pytest.raises(Refused, match="lacks"):
         request_slug(["requests/a/meta.yaml", "requests/a/run.json"])
-    with pytest.raises(Refused, match="is not requests/<name>/meta.yaml"):
+    with pytest.raises(Refused, match=r"is not requests/<name>/meta\.yaml"):
         request_slug([*files, "requests/a/reproduction.json"])  # only the maintainers write it
+
+
+def test_parts_without_every_record_merge_without_one(made, folder, monkeypatch, capsys):
+    monkeypatch.chdir(made)
+    common = ["--model", "tiny", "--data", str(folder), "--suites", "mrpc_semantic",
+              "--device", "cpu", "--no-progress", "--batch-size", "16"]
+    for i in (0, 1):
+        assert main(["predict", *common, "--shard", f"{i}/2", "--out", f"q{i}.jsonl"]) == 0
+    (made / "q1.jsonl.run.json").unlink()
+    capsys.readouterr()
+    assert main(["merge-predictions", "q0.jsonl", "q1.jsonl", "--out", "qm.jsonl"]) == 0
+    assert "not every part has a run record, so none was written" in capsys.readouterr().out
+    assert (made / "qm.jsonl").is_file() and not (made / "qm.jsonl.run.json").exists()

@@ -2,9 +2,9 @@
 
 Each ``predict --shard i/N`` writes ``<PART>.run.json`` beside its part file. The parts of one
 run share the model (commit and weights sha256), the mode, the settings and the suites; they
-differ in the shard, the machine, the date and the time taken. The merged record is the first
-part's, with ``run.shard`` null and ``run.parts`` listing each part's shard, device, date and
-seconds, and ``predictions`` describing the merged file.
+differ in the shard, the machine, the date and the time taken. When every part has a record,
+the merged record is the first part's, with ``run.shard`` null, ``run.parts`` listing each
+part's shard, device, date and seconds, and ``predictions`` describing the merged file.
 """
 
 from __future__ import annotations
@@ -16,29 +16,28 @@ from pathlib import Path
 
 from bench.errors import DataError
 
-#: Fields the parts of one run must share (the others describe one part's machine and time).
-SHARED = ("mode", "model", "settings", "suites", "api")
+#: Fields the parts' records must share beyond what the part headers hold: the settings and
+#: suites are in every part's header, and :func:`bench.runner.merge_parts` compares those (its
+#: messages name the setting); the weights (sha256, commit) are only in the records.
+SHARED = ("mode", "model", "api")
 
 
 def part_records(parts: Sequence[str | os.PathLike]) -> list[dict] | None:
-    """The validated records of the part files, or None when no part has one.
+    """The validated records of the part files, or None unless every part has one.
+
+    A part without a record (made before records existed, or edited and its record moved
+    away) gives a merged file without one: nothing then claims how the file was made.
 
     Raises:
-        DataError: Some parts have a record and others not, a record describes another file,
-            or two records differ in a shared field (names the files and the field).
+        DataError: A record describes another file than its part, or two records differ in a
+            shared field (names the files and the field).
 
     """
     from bench.runrecord.schema import describes, read_record, record_path
 
     paths = [record_path(p) for p in parts]
-    present = [p.is_file() for p in paths]
-    if not any(present):
+    if not all(p.is_file() for p in paths):
         return None
-    if not all(present):
-        missing = [str(p) for p, ok in zip(paths, present, strict=True) if not ok]
-        raise DataError(f"run record(s) missing for some parts: {', '.join(missing[:3])}; the "
-                        "parts of one run each write <PART>.run.json (rerun those parts, or "
-                        "remove every part's record to merge without one)")
     records = []
     for part, path in zip(parts, paths, strict=True):
         record = read_record(path)
@@ -90,7 +89,7 @@ def merge_with_record(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     the merged file (it names the file's sha256).
 
     Returns:
-        Rows written, and the record written (None when the parts have none).
+        Rows written, and the record written (None unless every part has one).
 
     Raises:
         DataError: The parts or their records are not of one run (nothing is written).
@@ -103,7 +102,7 @@ def merge_with_record(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     check_output_file(out, inputs=tuple(parts))
     check_output_file(record_path(out), inputs=tuple(parts), flag="run record")
     records = part_records(parts)
-    rows = merge_parts(parts, out)
+    rows = merge_parts(parts, out)  # settings and suites: compared in the part headers
     if records is None:
         return rows, None
     return rows, write_record(record_path(out), merged_record(records, out, rows))

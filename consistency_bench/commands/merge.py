@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.runrecord.merge import merge_with_record
 
     rows, record = merge_with_record(args.parts, args.out)
-    note = f"; run record {record}" if record else "; the parts have no run record, so none"
+    note = (f"; run record {record}" if record
+            else "; not every part has a run record, so none was written")
     print(f"wrote {rows} rows from {len(args.parts)} parts to {args.out}{note}")
     return 0
