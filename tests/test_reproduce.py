@@ -357,3 +357,27 @@ def test_parts_without_every_record_merge_without_one(made, folder, monkeypatch,
     assert main(["merge-predictions", "q0.jsonl", "q1.jsonl", "--out", "qm.jsonl"]) == 0
     assert "not every part has a run record, so none was written" in capsys.readouterr().out
     assert (made / "qm.jsonl").is_file() and not (made / "qm.jsonl.run.json").exists()
+
+
+def test_a_served_run_record_is_valid_and_never_run_again(made, folder, monkeypatch, capsys):
+    """Issue 30's records (mode generate, an api block) validate, and reproduce refuses them."""
+    from bench.runrecord.schema import new_record, write_record
+
+    monkeypatch.chdir(made)
+    record = new_record(mode="generate", model={"id": "org/chat", "source": "api"},
+                        settings={"mode": "generate"}, suites=read_record(
+                            made / "p.jsonl.run.json")["suites"], predictions="p.jsonl",
+                        rows=1220, device=None, packages={}, run={},
+                        api={"host": "api.example.org", "served_model": "org/chat"})
+    shutil.copy(made / "p.jsonl", made / "s.jsonl")
+    write_record(made / "s.jsonl.run.json", record)
+    (made / "served.yaml").write_text(META.format(model="org/chat"))
+    assert submit(made, folder, "s.jsonl", "served", "served.yaml") == 0
+    capsys.readouterr()
+    assert reproduce(folder, "served") == 2
+    assert "made by a served model" in capsys.readouterr().err
+    from leaderboard.reproduce.shown import entry_extras
+
+    shown = entry_extras(made / "subs/served", json.loads(
+        (made / "subs/served/results.json").read_text()))["reproduced"]
+    assert shown["status"] == "not-reproducible" and "served model" in shown["reason"]

@@ -7,7 +7,7 @@ A run record is one JSON object (docs/runner.md, "Run record")::
     git_commit        commit of the harness checkout (null for an installed wheel)
     date              UTC time the record was written
     mode              classifier | text-to-text | loglikelihood | generate | baseline
-    model             {id, source (hub | local | baseline), revision (asked), commit,
+    model             {id, source (hub | local | baseline | api), revision (asked), commit,
                        commit_source, weights_sha256, ...}
     settings          everything that changes the numbers (dtype, max length, chat, few-shot K
                       and seed, prompts version, ...)
@@ -40,8 +40,8 @@ ENTRY_FILE = "run.json"
 #: Modes of a run: local classifier, T5-style text-to-text, causal LM log-likelihood,
 #: generated answers (served chat models), a baseline's deterministic recipe.
 MODES = ("classifier", "text-to-text", "loglikelihood", "generate", "baseline")
-#: Where the weights come from.
-SOURCES = ("hub", "local", "baseline")
+#: Where the weights come from (``api``: a served model, issue 30; its weights are not here).
+SOURCES = ("hub", "local", "baseline", "api")
 #: Largest record read (a record is a few KB; a bigger file is not one).
 MAX_BYTES = 1 << 20
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
