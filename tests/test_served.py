@@ -113,6 +113,11 @@ def test_loglikelihood_agrees_with_local_predict(fresh, folder, gpt2, tmp_path, 
     assert record["api"]["served_model"] == "tiny"
     assert record["api"]["server_model"]["max_model_len"] == 1024
     assert record["api"]["usage"]["prompt_tokens"] > 0
+    from bench.runrecord.schema import describes, read_record  # issue 28 item 13's format
+
+    checked = read_record(Path(str(api) + ".run.json"))
+    assert describes(checked, api) and checked["model"]["source"] == "api"
+    assert sum(s["rows"] for s in checked["suites"]) == checked["predictions"]["rows"]
 
 
 def test_identical_rerun_sends_nothing_and_writes_the_same_file(fresh, folder, tmp_path, capsys):
