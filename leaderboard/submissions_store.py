@@ -27,7 +27,12 @@ from bench.errors import ConfigError
 from bench.json_input import JsonFileError, load_json_file
 from bench.predictions import to_jsonl
 from bench.scoring import score_file
-from leaderboard.reproduce.entry_files import RUN, entry_record
+from leaderboard.reproduce.entry_files import (
+    REPRODUCTION,
+    RUN,
+    entry_record,
+    entry_reproduction,
+)
 from leaderboard.submissions_meta import (
     META,
     PREDICTIONS,
@@ -188,6 +193,7 @@ def submit(
     scorer: Scorer | None = None,
     arguments: Mapping | None = None,
     run_record: str | os.PathLike | None = None,
+    reproduction: Mapping | None = None,
 ) -> Submission:
     """Validate, score and store one submission; return it.
 
@@ -195,7 +201,9 @@ def submit(
     format: the file itself is scored, and the JSONL stored beside it scores the same.
     The run record (``run_record``, else ``<PRED>.run.json`` beside the file, if any) is
     stored as ``run.json`` when it describes this file
-    (:func:`leaderboard.reproduce.entry_files.entry_record`).
+    (:func:`leaderboard.reproduce.entry_files.entry_record`). ``reproduction`` (``review
+    --reproduce --merge``: the report of a passed reproduction of this file) is stored with
+    the entry, in the same rename, as ``reproduction.json``.
 
     Raises:
         ConfigError: Bad name or metadata, or the slug is taken and ``replace`` is false.
@@ -204,7 +212,7 @@ def submit(
     """
     from bench.results import provenance
 
-    # One piece (67 lines): checks, scoring, staging and the locked rename read in the order
+    # One piece (72 lines): checks, scoring, staging and the locked rename read in the order
     # that makes a crash at any line safe (the module docstring of leaderboard.submissions).
     root = _check_root(root)
     slug = slugify(name)
@@ -225,7 +233,7 @@ def submit(
     stage = _stage(root)
     try:
         _write_entry(stage, jsonl, meta, results, target,
-                     {RUN: record} if record is not None else None)
+                     _extra_files(record, reproduction, results, slug))
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
         with lock(root):
             if pause:
@@ -246,6 +254,15 @@ def submit(
         if stage.exists():
             shutil.rmtree(stage, ignore_errors=True)
     return Submission(slug, target, dict(meta), results)
+
+
+def _extra_files(record: bytes | None, reproduction: Mapping | None, results: Mapping,
+                 slug: str) -> dict[str, bytes]:
+    """The entry's ``run.json`` and ``reproduction.json``, those that it has."""
+    extra = {RUN: record} if record is not None else {}
+    if reproduction is not None:
+        extra[REPRODUCTION] = entry_reproduction(reproduction, results, slug)
+    return extra
 
 
 def _check_root(root: str | os.PathLike) -> Path:

@@ -381,3 +381,55 @@ def test_a_served_run_record_is_valid_and_never_run_again(made, folder, monkeypa
     shown = entry_extras(made / "subs/served", json.loads(
         (made / "subs/served/results.json").read_text()))["reproduced"]
     assert shown["status"] == "not-reproducible" and "served model" in shown["reason"]
+
+
+def test_review_step_is_one_call_that_never_stops_the_loop(made, folder, monkeypatch):
+    """``reproduce_step``: nothing without --reproduce or for a refused request; a run that
+    stops with an unexpected error leaves the request accepted, says why in its comment."""
+    import leaderboard.reproduce.entry as entry
+    from leaderboard.reproduce.entry_files import RUN
+    from leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
+    from leaderboard.review_checks import Review
+    from leaderboard.submissions import META, PREDICTIONS
+
+    files = {PREDICTIONS: made / "p.jsonl", META: made / "meta.yaml",
+             RUN: made / "p.jsonl.run.json"}
+    logged: list[str] = []
+    step = ReproduceStep(folder, 2, device="cpu")
+    refused = Review(3, "abc", "refused", slug="x", comment="c", files=files)
+    reproduce_step(refused, step, logged.append)
+    accepted = Review(4, "abc", "accepted", slug="x", comment="c", results={}, files=files)
+    reproduce_step(accepted, None, logged.append)
+    assert logged == [] and refused.comment == accepted.comment == "c"
+
+    def oom(*args, **kwargs):
+        raise RuntimeError("CUDA out of memory.\nTried to allocate 2 GiB")
+
+    monkeypatch.setattr(entry, "reproduce_files", oom)
+    reproduce_step(accepted, step, logged.append)
+    assert accepted.verdict == "accepted" and accepted.reproduction is None
+    assert logged == ["#4: not reproduced"]
+    assert accepted.comment == ("c\n\n**Reproduction** (not run): the run stopped: RuntimeError: "
+                                "CUDA out of memory.; the request is judged as without "
+                                "--reproduce")
+
+
+def test_submit_stores_a_reproduction_of_its_own_file_only(made, folder, monkeypatch):
+    """``review --merge`` stores the reproduction with the entry (``submit``'s argument),
+    and only one that checked this very file."""
+    from bench.errors import ConfigError
+    from leaderboard.reproduce.entry_files import read_reproduction
+    from leaderboard.submissions import submit as store
+
+    monkeypatch.chdir(made)
+    jsonl = hashlib.sha256((made / "p.jsonl").read_bytes()).hexdigest()
+    report = {"status": "passed", "label_agreement": 1.0, "predictions_sha256": "0" * 64}
+    with pytest.raises(ConfigError, match="checked another prediction file"):
+        store("p.jsonl", name="withrepro", meta_path="meta.yaml", root="subs-r",
+              data_dir=folder, reproduction=report)
+    assert not Path("subs-r/withrepro").exists()
+    store("p.jsonl", name="withrepro", meta_path="meta.yaml", root="subs-r", data_dir=folder,
+          reproduction={**report, "predictions_sha256": jsonl})
+    stored = read_reproduction("subs-r/withrepro")
+    assert stored == {**report, "predictions_sha256": jsonl, "entry": "withrepro"}
+    assert Path("subs-r/withrepro/run.json").is_file()

@@ -61,6 +61,7 @@ def run_review(args: argparse.Namespace) -> int:
     """Review the open requests."""
     from bench.manifest import read_manifest
     from leaderboard.publish import check_repo_id
+    from leaderboard.reproduce.review_step import ReproduceStep
     from leaderboard.review import run_review as review
 
     repo = check_repo_id(args.hub, "--hub")
@@ -71,9 +72,10 @@ def run_review(args: argparse.Namespace) -> int:
         from bench.errors import ConfigError
 
         raise ConfigError(f"--reproduce {args.reproduce}: use 1 or more groups per suite")
+    step = (None if args.reproduce is None
+            else ReproduceStep(args.data, args.reproduce, device=args.device))
     reviews = review(repo, args.data, suites, submissions=args.submissions, site=args.site,
-                     space=space, merge=args.merge, dry_run=args.dry_run,
-                     reproduce=args.reproduce, device=args.device)
+                     space=space, merge=args.merge, dry_run=args.dry_run, reproduce=step)
     counts = {v: sum(r.verdict == v for r in reviews)
               for v in ("accepted", "refused", "unchanged", "other")}
     print(f"reviewed {len(reviews)} open pull request(s) on {repo}: {counts['accepted']} "

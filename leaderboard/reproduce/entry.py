@@ -266,11 +266,9 @@ def write_report(root: Path, slug: str, report: dict) -> Path:
             (its predictions differ from those checked); nothing is written.
 
     """
-    import json
-
     from bench.atomic_write import write_text
     from bench.json_input import JsonFileError, load_json_file
-    from leaderboard.reproduce.entry_files import REPRODUCTION
+    from leaderboard.reproduce.entry_files import REPRODUCTION, reproduction_text
     from leaderboard.submissions import RESULTS, lock
 
     entry = root / slug
@@ -284,6 +282,5 @@ def write_report(root: Path, slug: str, report: dict) -> Path:
             raise ConfigError(f"{entry}: the entry changed while it was reproduced (replaced "
                               "or removed); run reproduce again; nothing was written")
         path = entry / REPRODUCTION
-        write_text(path, json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
-                   + "\n")
+        write_text(path, reproduction_text(report))
     return path

@@ -10,7 +10,9 @@ then shows as not reproducible.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from bench.errors import ConfigError
@@ -75,6 +77,27 @@ def read_run(entry: str | os.PathLike) -> dict | None:
     if not os.path.lexists(path):
         return None
     return read_record(path)
+
+
+def reproduction_text(report: Mapping) -> str:
+    """A ``reproduction.json``'s text (``reproduce``, and ``submit`` for ``review --merge``)."""
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def entry_reproduction(report: Mapping, results: Mapping, slug: str) -> bytes:
+    """The ``reproduction.json`` an entry stores with ``results``, as bytes.
+
+    Raises:
+        ConfigError: The report judged another prediction file than the entry's.
+
+    """
+    checked = report.get("predictions_sha256")
+    stored = (results.get("predictions") or {}).get("sha256")
+    if checked != stored:
+        raise ConfigError(f"{slug}: the reproduction checked another prediction file (sha256 "
+                          f"{str(checked)[:12]}..., the entry's is {str(stored)[:12]}...); "
+                          "nothing was stored")
+    return reproduction_text({**report, "entry": slug}).encode("utf-8")
 
 
 def read_reproduction(entry: str | os.PathLike) -> dict | None:

@@ -1,13 +1,14 @@
 """``review --reproduce N``: reproduce each accepted pull request's entry before commenting.
 
-One step of the review loop (:mod:`leaderboard.review`), after a request is accepted and before
-the comments are posted. For each accepted request:
+One step of the review loop (:mod:`leaderboard.review`): :func:`reproduce_step`, called once
+per pull request after its review and before its comment is posted. For an accepted request:
 
 * with a ``run.json`` whose model is open and loadable here (the Hub id at its commit, from
   the cache or the network) or a baseline whose training data is here: the entry is
   reproduced on ``N`` groups per suite on the maintainer's device; the comment reports the
   figures. A failed reproduction refuses the request (the predictions are not what the
-  recorded model gives); a passed one is stored as ``reproduction.json`` on merge.
+  recorded model gives); a passed one is kept on the review (``reproduction``) and ``--merge``
+  stores it with the entry (``submit(..., reproduction=...)``: in the same rename).
 * without a run record, a served model, or a model that cannot be read here (closed, gated,
   no network): the comment says so and why; the request is judged as without ``--reproduce``.
 """
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.errors import BenchError
@@ -76,27 +78,42 @@ def reproduce_review(review, data_dir: str | os.PathLike, groups: int, *,
                           "does not give the submitted predictions. Fix the request and push "
                           "to this pull request, or open a new one.")
         return
-    review.reproduction = report
+    review.reproduction = {**report, "entry": review.slug}
     review.comment += _section(f"{groups} groups per suite, seed {seed}", line)
 
 
-def reproduce_reviews(reviews: Iterable, data_dir: str | os.PathLike, groups: int, *,
-                      device: str | None = None,
-                      log: Callable[[str], None] = print) -> None:
-    """:func:`reproduce_review` for every accepted review, one log line each."""
-    for review in reviews:
-        if review.verdict != "accepted":
-            continue
-        reproduce_review(review, data_dir, groups, device=device)
-        state = ("reproduced" if review.reproduction is not None
-                 else "refused: reproduction failed" if review.verdict == "refused"
-                 else "not reproduced")
-        log(f"#{review.num}: {state}")
+@dataclass(frozen=True)
+class ReproduceStep:
+    """What ``review --reproduce N [--device D]`` asks of every accepted request."""
+
+    #: The published suites (the review's ``--data``).
+    data_dir: str | os.PathLike
+    #: Groups sampled per suite (``N``).
+    groups: int
+    #: The maintainer's device (None: auto).
+    device: str | None = None
+    #: Seed of the sample.
+    seed: int = 0
 
 
-def store_reproduction(submissions: Path, review) -> None:
-    """After the merge stored the entry: write its ``reproduction.json`` (when reproduced)."""
-    from leaderboard.reproduce.entry import write_report
+def reproduce_step(review, step: ReproduceStep | None, log: Callable[[str], None]) -> None:
+    """The review loop's reproduction step: one call per request, after its review.
 
-    if review.reproduction is not None:
-        write_report(submissions, review.slug, {**review.reproduction, "entry": review.slug})
+    Does nothing without ``step`` (no ``--reproduce``) or unless the request was accepted.
+    Else :func:`reproduce_review`, and one log line. An unexpected error of the run (the
+    device out of memory, a broken model file) does not stop the loop or refuse the request:
+    the comment says that the reproduction was not run, and why.
+    """
+    if step is None or review.verdict != "accepted":
+        return
+    try:
+        reproduce_review(review, step.data_dir, step.groups, device=step.device,
+                         seed=step.seed)
+    except Exception as exc:  # any error: one line in the comment, no traceback
+        first = (str(exc).splitlines() or [""])[0][:300]
+        review.comment += _section("not run", f"the run stopped: {type(exc).__name__}: "
+                                   f"{first}; the request is judged as without --reproduce")
+    state = ("reproduced" if review.reproduction is not None
+             else "refused: reproduction failed" if review.verdict == "refused"
+             else "not reproduced")
+    log(f"#{review.num}: {state}")
