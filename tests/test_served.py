@@ -324,6 +324,23 @@ def test_generate_counts_invalid_answers_and_label_only_rows(fresh, folder, tmp_
     assert counted["count"] == invalid
     record = json.loads(Path(str(out) + ".run.json").read_text())
     assert record["mode"] == "generate" and record["api"]["system_fingerprints"] == ["standin-1"]
+    # issue 28 item 13: submit stores the record; the page shows the setup, not reproducible
+    meta = tmp_path / "meta.yaml"
+    meta.write_text("model: tiny\nrevision: served\nlicense: MIT\n"
+                    "link: https://example.org/tiny\ncontact: me@example.org\n")
+    subs = tmp_path / "subs"
+    assert main(["submit", str(out), "--name", "served-gen", "--meta", str(meta), "--data",
+                 str(folder), "--submissions", str(subs)]) == 0
+    assert "with its run record" in capsys.readouterr().out
+    assert json.loads((subs / "served-gen/run.json").read_text()) == record
+    from leaderboard.reproduce.shown import entry_extras
+
+    shown = entry_extras(subs / "served-gen",
+                         json.loads((subs / "served-gen/results.json").read_text()))
+    assert shown["setup"]["mode"] == "generate" and shown["setup"]["model"] == "tiny"
+    assert shown["setup"]["api"]["endpoint"] == record["api"]["endpoint"]
+    assert shown["reproduced"]["status"] == "not-reproducible"
+    assert "served model" in shown["reproduced"]["reason"]
 
 
 def test_generate_json_schema_is_label_only(fresh, folder, tmp_path, capsys):
