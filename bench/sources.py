@@ -162,6 +162,10 @@ class SourceResolver:
         self.download = download
         self._verified: dict[str, Path] = {}
 
+    def used(self) -> dict[str, str | None]:
+        """The source files served so far, each with its pinned md5 (run records list them)."""
+        return {path: SOURCES[path].md5 for path in sorted(self._verified)}
+
     def has(self, path: str) -> bool:
         """Whether ``path`` is available without downloading."""
         return any((d / path).is_file() for d in [*self.local_dirs, self.cache_dir])

@@ -100,7 +100,9 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
 
         verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
         subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
-    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], samples=samples)
+    subs, extras = _with_extras(subs, warn)
+    lb = rank([Entry(s.slug, s.results, {**s.meta, **extras[s.slug]}) for s in subs],
+              samples=samples)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
     explorer = _explorer(subs, data, folder, explorer_groups) if data else None
@@ -166,5 +168,27 @@ def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | N
 
         verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
         subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
-    board = rank([Entry(s.slug, s.results, s.meta) for s in subs], samples=samples)
+    subs, extras = _with_extras(subs, warn)
+    board = rank([Entry(s.slug, s.results, {**s.meta, **extras[s.slug]}) for s in subs],
+                 samples=samples)
     return board, subs, recomputed
+
+
+def _with_extras(subs: list, warn: Callable[[str], None]) -> tuple[list, dict[str, dict]]:
+    """Each entry's ``setup`` and ``reproduced`` (:mod:`leaderboard.reproduce.shown`).
+
+    An entry whose ``run.json`` or ``reproduction.json`` cannot be read is left out, named in
+    a warning.
+    """
+    from bench.errors import BenchError
+    from leaderboard.reproduce.shown import entry_extras
+
+    kept, extras = [], {}
+    for s in subs:
+        try:
+            extras[s.slug] = entry_extras(s.path, s.results)
+        except BenchError as exc:
+            warn(f"{exc}; not ranked")
+            continue
+        kept.append(s)
+    return kept, extras

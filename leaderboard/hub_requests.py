@@ -6,6 +6,8 @@ of each suite covered) and then opens one pull request adding::
 
     requests/<slug>/predictions.jsonl.gz   the prediction file as JSONL, gzip with mtime 0
     requests/<slug>/meta.yaml              the validated metadata
+    requests/<slug>/run.json               the run record, when the file has one (optional:
+                                           without it the entry is not reproducible)
 
 Results are never taken from the submitter: the local scores only check the file, and the
 maintainers score the request again from these two files.
@@ -82,10 +84,15 @@ def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.Pa
         PredictionFileError: The scorer rejects the file.
 
     """
+    from leaderboard.reproduce.entry_files import RUN, entry_record
+
     slug = slugify(name)
     meta, jsonl, results = validate_files(predictions, meta_path, data_dir, scorer)
     files = {f"{REQUESTS}/{slug}/{PREDICTIONS}": gzip_bytes(jsonl),
              f"{REQUESTS}/{slug}/{META}": meta_bytes(meta)}
+    record = entry_record(predictions, jsonl)
+    if record is not None:
+        files[f"{REQUESTS}/{slug}/{RUN}"] = record
     return Request(slug, meta, files, results)
 
 

@@ -39,6 +39,8 @@ from pathlib import Path
 from bench.errors import BenchError
 from leaderboard.hub_requests import REQUESTS
 from leaderboard.hub_verify import hub_call
+from leaderboard.reproduce.entry_files import RUN
+from leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
 from leaderboard.review_checks import (
     MARKER,
     MARKER_RE,
@@ -108,8 +110,13 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
                site: str | os.PathLike = "leaderboard/site", space: str | None = None,
                merge: bool = False, dry_run: bool = False, endpoint: str | None = None,
                token: str | None = None, log: Callable[[str], None] = print,
-               scorer: Scorer | None = None) -> list[Review]:
+               scorer: Scorer | None = None,
+               reproduce: ReproduceStep | None = None) -> list[Review]:
     """Review every open request; comment; with ``merge``, store, merge and republish.
+
+    With ``reproduce`` (``review --reproduce N``), each accepted request's entry is run again
+    after its review, before its comment (:func:`leaderboard.reproduce.review_step.
+    reproduce_step`); ``--merge`` stores a passed reproduction with the entry.
 
     Raises:
         HubReadError: A Hub call failed; what was done before it stays done and the next run
@@ -133,6 +140,8 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
                     "unchanged": f"unchanged since its review at {r.head[:12]}: skipped",
                     "other": f"changes no file under {REQUESTS}/: not a submission, skipped"}
             log(f"#{r.num}: {what[r.verdict]}")
+            reproduce_step(r, reproduce, log)  # issue 28 item 13: after review, before comment
+        for r in reviews:
             if dry_run and r.verdict != "unchanged" and r.posted:
                 log("  would comment:\n    " + comment_body(r).replace("\n", "\n    "))
         if dry_run:
@@ -159,7 +168,8 @@ def _merge(api, repo_id, reviews, submissions, data_dir, scorer, log) -> None:
             continue
         if not r.stored:
             submit(r.files[PREDICTIONS], name=r.slug, meta_path=r.files[META],
-                   root=submissions, data_dir=data_dir, scorer=scorer)
+                   root=submissions, data_dir=data_dir, scorer=scorer,
+                   run_record=r.files.get(RUN), reproduction=r.reproduction)
             log(f"stored {submissions / r.slug}")
         # the Hub merges the pull request's head as it is then, with no expected commit: a push
         # since the review would be merged unreviewed. Read the head again just before.

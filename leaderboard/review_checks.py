@@ -18,6 +18,8 @@ from leaderboard.submissions import META, PREDICTIONS, SLUG_RE
 MARKER = "<!-- consistency-bench review {verdict} {head} -->"
 MARKER_RE = re.compile(r"<!-- consistency-bench review (accepted|refused) ([0-9a-f]{40}) -->")
 REQUEST_FILES = (META, PREDICTIONS)
+#: Files a request may add besides :data:`REQUEST_FILES` (the run record, issue 28 item 13).
+OPTIONAL_REQUEST_FILES = ("run.json",)
 
 
 class Refused(BenchError):
@@ -41,6 +43,7 @@ class Review:
         files: Local copies of ``meta.yaml`` and ``predictions.jsonl.gz`` (accepted only).
         posted: Whether this run comments (False when the last marker names this head).
         stored: Whether ``submissions/<slug>`` already holds these predictions.
+        reproduction: ``review --reproduce``: the passed reproduction stored on merge.
 
     """
 
@@ -54,6 +57,7 @@ class Review:
     files: dict[str, Path] = field(default_factory=dict)
     posted: bool = True
     stored: bool = False
+    reproduction: dict | None = None
 
 
 def changed_paths(diff: str) -> list[str]:
@@ -102,9 +106,10 @@ def request_slug(paths: list[str]) -> str:
     for p in paths:
         parts = p.split("/")
         if (len(parts) != 3 or not SLUG_RE.fullmatch(parts[1]) or parts[1] in (".", "..")
-                or "\\" in p or parts[2] not in REQUEST_FILES):
-            raise Refused(f"{p!r} is not {REQUESTS}/<name>/meta.yaml or "
-                          f"{REQUESTS}/<name>/{PREDICTIONS} with a name of a-z 0-9 . _ -")
+                or "\\" in p or parts[2] not in REQUEST_FILES + OPTIONAL_REQUEST_FILES):
+            raise Refused(f"{p!r} is not {REQUESTS}/<name>/meta.yaml, "
+                          f"{REQUESTS}/<name>/{PREDICTIONS} or {REQUESTS}/<name>/run.json "
+                          "with a name of a-z 0-9 . _ -")
         slugs.add(parts[1])
     if len(slugs) != 1:
         raise Refused(f"one request per pull request; this one adds {sorted(slugs)}")

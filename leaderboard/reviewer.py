@@ -14,6 +14,7 @@ from bench.errors import BenchError
 from leaderboard.hub_requests import REQUESTS, validate_files
 from leaderboard.hub_verify import download, hub_call, published_entries
 from leaderboard.review_checks import (
+    OPTIONAL_REQUEST_FILES,
     REQUEST_FILES,
     Refused,
     Review,
@@ -100,7 +101,7 @@ class Reviewer:
         except Refused as exc:
             return self._refused(num, head, None, str(exc), before)
         try:
-            return self._check(num, head, slug, published, before)
+            return self._check(num, head, slug, published, before, paths)
         except Refused as exc:
             return self._refused(num, head, slug, str(exc), before)
 
@@ -111,13 +112,19 @@ class Reviewer:
         return Review(num, head, "refused", slug, reason, comment,
                       posted=before != ("refused", head))
 
-    def _check(self, num, head, slug, published, before) -> Review:
+    def _check(self, num, head, slug, published, before, paths=()) -> Review:
+        from leaderboard.reproduce.entry_files import RUN, entry_record
+
         folder = self.workdir / f"pr-{num}"
+        names = [*REQUEST_FILES,
+                 *(f for f in OPTIONAL_REQUEST_FILES if f"{REQUESTS}/{slug}/{f}" in paths)]
         files = {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
-                                folder) for name in REQUEST_FILES}
+                                folder) for name in names}
         try:
             _meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
                                                   self.data_dir, self.scorer)
+            if RUN in files:  # a run record must describe the request's predictions
+                entry_record(files[PREDICTIONS], jsonl, files[RUN])
         except BenchError as exc:
             raise Refused(str(exc).replace(str(folder) + os.sep, "")) from None
         except Exception as exc:

@@ -32,6 +32,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="static Space republished after a merge")
     parser.add_argument("--merge", action="store_true",
                         help="store accepted entries, merge their pull requests, republish")
+    parser.add_argument("--reproduce", type=int, default=None, metavar="N",
+                        help="reproduce each accepted request whose run.json names an open, "
+                        "loadable model (or a baseline) on N groups per suite, on --device, "
+                        "and report the figures in the comment; a failed reproduction refuses "
+                        "the request (docs/maintain.md, Reproduction)")
+    parser.add_argument("--device", default=None,
+                        help="with --reproduce: cpu, cuda, cuda:1 (default: auto)")
     add_dry_run(parser, "review and print the comments; comment, merge and write nothing")
     parser.set_defaults(func=run_review)
 
@@ -54,14 +61,21 @@ def run_review(args: argparse.Namespace) -> int:
     """Review the open requests."""
     from bench.manifest import read_manifest
     from leaderboard.publish import check_repo_id
+    from leaderboard.reproduce.review_step import ReproduceStep
     from leaderboard.review import run_review as review
 
     repo = check_repo_id(args.hub, "--hub")
     suites = check_repo_id(args.suites_repo, "--suites-repo")
     space = check_repo_id(args.space, "--space") if args.space else None
     read_manifest(args.data)  # a bad --data is refused before the Hub is asked
+    if args.reproduce is not None and args.reproduce < 1:
+        from bench.errors import ConfigError
+
+        raise ConfigError(f"--reproduce {args.reproduce}: use 1 or more groups per suite")
+    step = (None if args.reproduce is None
+            else ReproduceStep(args.data, args.reproduce, device=args.device))
     reviews = review(repo, args.data, suites, submissions=args.submissions, site=args.site,
-                     space=space, merge=args.merge, dry_run=args.dry_run)
+                     space=space, merge=args.merge, dry_run=args.dry_run, reproduce=step)
     counts = {v: sum(r.verdict == v for r in reviews)
               for v in ("accepted", "refused", "unchanged", "other")}
     print(f"reviewed {len(reviews)} open pull request(s) on {repo}: {counts['accepted']} "
