@@ -110,6 +110,39 @@ def test_text_level_transforms():
     assert lexical.rng_for(3, "a").random() != lexical.rng_for(3, "b").random()
 
 
+TRICKY = st.lists(st.sampled_from([*"aAcnotdyegimlwrsTI'\"`.,:;!?()[]{}<>-$%&@# \t\n\x1c",
+                                   "cannot", "'tis", "wanna ", "n't ", "'ll ", "...", "--",
+                                   "ſ", "ı", "İ", "K", "1", "٣"]), max_size=14)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TRICKY)
+def test_treebank_port_is_nltks_tokenizer(parts):
+    """Issue 32 item 12: the tokenizer run with ``re`` gives NLTK's tokens."""
+    from nltk.tokenize import TreebankWordTokenizer
+
+    from builders.salad import treebank
+
+    text = "".join(parts)
+    assert treebank.tokenize(text) == TreebankWordTokenizer().tokenize(text)
+
+
+def test_treebank_port_on_real_texts(corpora):
+    """MNLI dev matched, every premise and hypothesis (scripts/treebank_compare.py: all)."""
+    import json
+
+    from nltk.tokenize import TreebankWordTokenizer
+
+    from builders.salad import treebank
+
+    nltk = TreebankWordTokenizer()
+    with open(corpora / "mnli/dev_matched.generative-nli.jsonl", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
+    texts = dict.fromkeys(t for row in rows for t in (row["premise"], row["hypothesis"]))
+    assert len(texts) > 13000
+    assert all(treebank.tokenize(t) == nltk.tokenize(t) for t in texts)
+
+
 # ----------------------------------------------------------------------------- PBSMT
 
 PAIRS = [

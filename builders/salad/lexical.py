@@ -2,14 +2,14 @@
 
 They keep the bag of tokens and destroy word order. Texts are split into tokens with the
 Penn-Treebank tokenizer (``don't`` -> ``do n't``, punctuation split off, as in the paper's
-examples) and joined back with single spaces. A sentence-final punctuation token (``.``, ``!``,
-``?``, ``...``) stays at the end (paper appendix, technical detail 1). The transformed text is
-lower-cased by default (``lower=True``), as in every example of the paper (Figure 1, Tables 2
-and 12: "macbook", "i i no probably"); ``lower=False`` keeps the source's case. Only the
-transformed text changes: the untouched text of a pair keeps its case. Every function is
-pure; Shuffle takes a ``random.Random`` made by :func:`rng_for` from (seed, row key), never
-global state. Tokenization is cached per text (the same text is tokenized by several
-transformations).
+examples; NLTK's, run by :mod:`builders.salad.treebank`) and joined back with single spaces. A
+sentence-final punctuation token (``.``, ``!``, ``?``, ``...``) stays at the end (paper
+appendix, technical detail 1). The transformed text is lower-cased by default (``lower=True``),
+as in every example of the paper (Figure 1, Tables 2 and 12: "macbook", "i i no probably");
+``lower=False`` keeps the source's case. Only the transformed text changes: the untouched text
+of a pair keeps its case. Every function is pure; Shuffle takes a ``random.Random`` made by
+:func:`rng_for` from (seed, row key), never global state. Tokenization is cached per text (the
+same text is tokenized by several transformations).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
+
+from builders.salad import treebank
 
 FINAL_PUNCTUATION = frozenset({".", "!", "?", "..."})
 SHUFFLE_ATTEMPTS = 1000
@@ -42,14 +44,7 @@ def tokenize(text: str, lower: bool = False) -> list[str]:
 def _tokens(text: str, lower: bool) -> tuple[str, ...]:
     if lower:
         return tuple(t.lower() for t in _tokens(text, False))
-    return tuple(_treebank().tokenize(text))
-
-
-@cache
-def _treebank():
-    from nltk.tokenize import TreebankWordTokenizer  # local: keeps ``import builders`` light
-
-    return TreebankWordTokenizer()
+    return tuple(treebank.tokenize(text))
 
 
 def detokenize(tokens: Sequence[str]) -> str:

@@ -50,7 +50,8 @@ KIND = "pbsmt"
 #: The modules whose code makes a part's n-best lists (their bytes are part of the key).
 CODE = (
     "builders.readers", "builders.additive", "builders.salad.sources",
-    "builders.salad.constants", "builders.salad.lexical", "builders.salad.pbsmt_rows",
+    "builders.salad.constants", "builders.salad.lexical", "builders.salad.treebank",
+    "builders.salad.degenerate", "builders.salad.pbsmt_rows",
     "builders.salad.pbsmt_train", "builders.salad.pbsmt_lm", "builders.salad.pbsmt_decode",
     "builders.salad.pbsmt_constants", "builders.salad.stack_decoder",
 )
