@@ -17,8 +17,8 @@ import re
 
 _S = re.compile
 
-#: ``(pattern, replacement, needed)``: the substitution runs only when ``needed`` is empty or
-#: one of its strings occurs in the text (every match of the pattern contains one of them).
+#: ``(pattern, replacement, needed)``: the substitution runs only when one of the strings of
+#: ``needed`` occurs in the text (every match of the pattern contains one of them).
 Rule = tuple[re.Pattern[str], str, tuple[str, ...]]
 
 _STARTING_QUOTES: tuple[Rule, ...] = (
@@ -61,13 +61,18 @@ _CONTRACTIONS: tuple[Rule, ...] = (
     (_S(r"(?i) ('t)(?#X)(was)\b"), r" \1 \2 ", (" 'twas",)),
 )
 
+#: Any string a contraction rule needs (one search instead of ten).
+_ANY_CONTRACTION = _S("|".join(re.escape(n) for _, _, needed in _CONTRACTIONS for n in needed))
+
 
 def _apply(rules: tuple[Rule, ...], text: str, probe: str | None = None) -> str:
-    """``text`` after each rule whose needed strings occur in ``probe`` (default: ``text``)."""
+    """``text`` after each rule one of whose needed strings occurs in ``probe`` (or ``text``)."""
     for pattern, replacement, needed in rules:
         seen = text if probe is None else probe
-        if not needed or any(s in seen for s in needed):
-            text = pattern.sub(replacement, text)
+        for part in needed:  # a loop, not any(): this runs ~50 times per text
+            if part in seen:
+                text = pattern.sub(replacement, text)
+                break
     return text
 
 
@@ -87,8 +92,7 @@ def tokenize(text: str) -> list[str]:
     text = _apply(_PUNCTUATION, text)
     text = _apply((_PARENS_BRACKETS, _DOUBLE_DASHES), text)
     text = _apply(_ENDING_QUOTES, " " + text + " ")
-    folded = _folded(text)
-    if any(n in folded for _, _, needed in _CONTRACTIONS for n in needed):
+    if _ANY_CONTRACTION.search(_folded(text)):
         for rule in _CONTRACTIONS:  # a substitution changes the text the next one sees
             text = _apply((rule,), text, _folded(text))
     return text.split()
