@@ -146,6 +146,12 @@ def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
             shutil.rmtree(out, ignore_errors=True)
             runs.setdefault("baseline code, fresh, --jobs 2", []).append(
                 run_process([*base, "--out", str(out), "--jobs", "2"], code=baseline))
+    report(runs, families, repeat)
+
+
+def report(runs: dict[str, list[tuple[float, float]]], families: list[str],
+           repeat: int) -> None:
+    """Print the medians of :func:`processes` and the ratios between its runs."""
     print(f"\nwhole `consistency-bench build` processes ({', '.join(families)}), "
           f"median of {repeat} interleaved runs")
     print(f"{'run':<36} {'wall s':>8} {'CPU s':>8}")

@@ -118,30 +118,42 @@ def _decode(value: object, sources: set[tuple[str, ...]]) -> tuple[bool, NbestLi
     return True, out
 
 
-def cached_nbest(task: str, resolver: SourceResolver, records: list[Record],
-                 label: int) -> NbestLists | None:
+#: Reads a suite's evaluated and training records (:func:`pbsmt_inputs`) when they are needed.
+Inputs = Callable[[], tuple[list[Record], list[Record]]]
+
+
+def cached_nbest(task: str, resolver: SourceResolver, records: list[Record], label: int,
+                 inputs: Inputs | None = None) -> NbestLists | None:
     """The n-best lists of the records of ``label``: from the cache, or trained and decoded.
 
     ``records``: the evaluated records (:func:`builders.salad.pbsmt_rows.evaluated_records`).
-    On a miss the part's training records are read (:func:`pbsmt_inputs`), its system trained,
-    its sources decoded, and the entry stored for the next build.
+    On a miss the part's training records are read (``inputs``, default
+    :func:`pbsmt_inputs`), its system trained, its sources decoded, and the entry stored for
+    the next build.
     """
     key = part_key(task, label, resolver)
     sources = {tuple(pbsmt_pair(r)[0]) for r in records if r.label == label}
     hit, found = _decode(entries.load(KIND, key), sources)
     if hit:
         return found
-    evaluated, train = pbsmt_inputs(task, resolver)
+    evaluated, train = inputs() if inputs is not None else pbsmt_inputs(task, resolver)
     nbest = part_nbest(evaluated, train, label)
     entries.store(KIND, key, _encode(nbest))
     return nbest
 
 
-def cached_part_rows(task: str, resolver: SourceResolver, part: PbsmtPart) -> KeyedRows:
-    """Rows of one part of ``<task>_salad_pbsmt``, keyed by record position (cached lists)."""
+def cached_part_rows(task: str, resolver: SourceResolver, part: PbsmtPart,
+                     records: list[Record] | None = None,
+                     inputs: Inputs | None = None) -> KeyedRows:
+    """Rows of one part of ``<task>_salad_pbsmt``, keyed by record position (cached lists).
+
+    ``records`` and ``inputs``: the evaluated records and the reader of the training records
+    when the caller shares them among the parts (:func:`statistical_rows`); read here if not.
+    """
     _, label = part
-    records = evaluated_records(task, resolver)
-    return nbest_rows(task, records, label, cached_nbest(task, resolver, records, label))
+    records = evaluated_records(task, resolver) if records is None else records
+    return nbest_rows(task, records, label,
+                      cached_nbest(task, resolver, records, label, inputs))
 
 
 def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
@@ -150,11 +162,14 @@ def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
     Pair tasks replace the second text; SST-2 replaces the sentence by the translation of its
     first half. Systems train on data disjoint from the evaluated rows
     (:func:`pbsmt_inputs`). The rows are those of every part (:func:`pbsmt_parts`), merged in
-    record order; each part's n-best lists come from the build cache when it has them.
+    record order; each part's n-best lists come from the build cache when it has them, and
+    the parts that miss share one reading of the training records.
     """
 
     def build(resolver: SourceResolver) -> Iterator[Row]:
-        yield from merge_parts(cached_part_rows(task, resolver, part)
+        records = evaluated_records(task, resolver)
+        inputs = cache(lambda: pbsmt_inputs(task, resolver))
+        yield from merge_parts(cached_part_rows(task, resolver, part, records, inputs)
                                for part in pbsmt_parts(task))
 
     return build
