@@ -1,7 +1,7 @@
 """Rows of the statistical word-salad suites (``<task>_salad_pbsmt``), whole or per part.
 
 Per-label phrase-based systems trained on data disjoint from the evaluated rows, their
-n-best outputs filtered (no copy, no permutation of the source).
+n-best outputs filtered (no copy, no permutation of the source, nothing degenerate).
 """
 
 from __future__ import annotations
