@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -26,6 +27,7 @@ import pyarrow.parquet as pq
 from bench import __version__
 from bench.arrays import int64
 from bench.errors import DataError, UnknownNameError
+from bench.families import FAMILIES
 from bench.manifest import REQUIRED_FIELDS, read_manifest
 from bench.metrics.consistent import Consistent
 from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
@@ -38,7 +40,7 @@ from bench.scorers.contract import (  # re-exported: the contract's old home
     Scorer,
     SuiteData,
     SuiteScore,  # noqa: F401
-    Units,  # noqa: F401
+    Units,
     _codes,  # noqa: F401
     _first_appearance,  # noqa: F401
     _objects,  # noqa: F401
@@ -54,10 +56,19 @@ SCORE_THREADS = 2
 
 def get_scorer(kind: str) -> Scorer:
     """The scorer of a metric kind, with a did-you-mean error."""
-    # The family modules register their kinds on import (lazily: scoring loads them once).
-    from bench.scorers import becel, calm, coherence, salad  # noqa: F401
-
+    load_scorers()
     return SCORERS[kind]
+
+
+def load_scorers() -> None:
+    """Import the scorer module every family declares (:mod:`bench.families`), once.
+
+    Each module registers its kinds on import; scoring loads them on first use, so importing
+    this module stays cheap, and adding a family adds no import line here.
+    """
+    for family in FAMILIES.values():
+        if family.scorer is not None:
+            importlib.import_module(family.scorer)
 
 
 class SuiteFolder:
@@ -277,33 +288,38 @@ class Recomputed:
     Attributes:
         sha256: Hash of the file's content (uncompressed for ``.gz``), as results record it.
         suites: Results entry of every fully covered suite (``ci95`` from few resamples).
-        units: Per-unit outcomes of the ranked score, by suite, where the scorer gives them.
+        units: Per-unit outcomes of the ranked score, by suite, where the scorer gives them
+            (:class:`~bench.scorers.contract.Units`: a mapping, and its arrays).
         manifest: The built folder's manifest entries, by suite.
+        touched: Every suite the file has a row of (covered or not): its ids were checked
+            against these suites, so the file's validity depends on them.
 
     """
 
     sha256: str
     suites: dict[str, dict]
-    units: dict[str, dict[str, float]]
+    units: dict[str, Units]
     manifest: Mapping[str, Mapping]
+    touched: tuple[str, ...] = ()
 
 
 def recompute(
     predictions_path: str | Path,
-    data_dir: str | Path,
+    data_dir: str | Path | SuiteFolder,
     suites: list[str] | None = None,
     n_boot: int = 100,
 ) -> Recomputed:
     """Score a stored prediction file again, for verifying and for paired tests.
 
     Every point estimate is what ``score`` computes; only ``ci95`` differs (``n_boot``
-    resamples instead of 10,000), so callers compare everything but ``ci95``.
+    resamples instead of 10,000), so callers compare everything but ``ci95``. Pass one
+    :class:`SuiteFolder` for many files: each suite is then loaded (and hash-checked) once.
     """
-    folder = SuiteFolder(data_dir)
+    folder = data_dir if isinstance(data_dir, SuiteFolder) else SuiteFolder(data_dir)
     predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
     options = ScoreOptions(n_boot=n_boot)
     entries: dict[str, dict] = {}
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, Units] = {}
     for name, preds in predictions.suites.items():
         if (suites and name not in suites) or name not in folder.manifest:
             continue
@@ -312,9 +328,10 @@ def recompute(
         if isinstance(aligned, str):
             continue
         entries[name], units = scored_suite(data, aligned, options)
-        if units is not None:
-            out[name] = dict(units)
-    return Recomputed(predictions.sha256, entries, out, folder.manifest)
+        if isinstance(units, Units):
+            out[name] = units
+    return Recomputed(predictions.sha256, entries, out, folder.manifest,
+                      tuple(sorted(predictions.suites)))
 
 
 def unit_outcomes(
@@ -327,4 +344,5 @@ def unit_outcomes(
     Used by the leaderboard for paired tests (McNemar / paired bootstrap) between neighbouring
     entries on the units both were scored on.
     """
-    return recompute(predictions_path, data_dir, suites).units
+    return {name: dict(units) for name, units in
+            recompute(predictions_path, data_dir, suites).units.items()}

@@ -85,7 +85,7 @@ def _url_for(path: str, provenance: str) -> tuple[str, str | None]:
 
 
 def _load_manifest() -> None:
-    text = resources.files("bench").joinpath("data/sources.tsv").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("data/sources.tsv").read_text(encoding="utf-8")
     for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
         url, member = _url_for(row["path"], row["source"])
         register_source(

@@ -7,6 +7,14 @@ folder, mixed per entry and suite, a fifth of the entries partial), ranked witho
 outcomes (no rank intervals: a few characters per row) and rendered with
 ``leaderboard.render.render_all``; ``--committed`` renders the committed submissions instead.
 
+With the explorer (issue 31, the default; ``--no-explorer`` leaves it out) the page carries
+its section, and each entry an explorer file: the committed board's are the real ones (a
+sample of ``--explorer-groups`` inconsistent groups per suite from the entries' prediction
+files and the built suites), the synthetic entries have no prediction files, so theirs hold
+no groups. ``index.html`` does not depend on what the explorer files hold (only on whether
+there are any), which the ``--committed`` run checks by rendering the committed board both
+ways.
+
     PYTHONPATH=. .venv/bin/python benchmarks/page_size.py --data consistency-bench \\
         --entries 100 500 --committed
 """
@@ -35,8 +43,39 @@ def _sizes(site: Path) -> dict[str, float]:
         "largest suite file": kb(suites[-1:]),
         "index file": kb([data / "index" / "entries.js"]),
         "entry file (mean)": kb(entries) / max(1, len(entries)),
+        "explorer files": kb((data / "explorer").glob("*.js")),
+        "plot files": kb((data / "plot").glob("*.js")),
         "files": float(len(list(data.rglob("*.js")))),
     }
+
+
+def _real_explorer(submissions, data: str, n: int):
+    """The committed entries' explorer files, as ``leaderboard --data`` makes them."""
+    from leaderboard.explorer.payload import explorer_files
+    from leaderboard.submissions import PREDICTIONS
+
+    entries = {s.slug: (s.path / PREDICTIONS, s.results) for s in submissions}
+    return lambda stems: explorer_files(entries, stems, data, None, n)
+
+
+def _empty_explorer(stems):
+    """One explorer file per entry holding no groups (synthetic entries have no predictions)."""
+    from leaderboard.explorer.payload import payload
+    from leaderboard.webpage.lazy import data_path, data_script
+
+    return {data_path("explorer", stem): data_script(data_path("explorer", stem),
+                                                      payload(name, [], 0, ""))
+            for name, stem in stems.items()}
+
+
+def _render(lb, explorer) -> tuple[float, dict[str, float], bytes]:
+    from leaderboard.render import render_all
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        render_all(lb, tmp, explorer=explorer)
+        seconds = time.perf_counter() - t0
+        return seconds, _sizes(Path(tmp)), (Path(tmp) / "index.html").read_bytes()
 
 
 def main() -> None:
@@ -46,32 +85,37 @@ def main() -> None:
     parser.add_argument("--committed", action="store_true",
                         help="also render the committed submissions/")
     parser.add_argument("--submissions", default="submissions")
+    parser.add_argument("--no-explorer", action="store_true",
+                        help="render without the explorer section and files (issue 31)")
+    parser.add_argument("--explorer-groups", type=int, default=10, metavar="N",
+                        help="groups sampled per suite for the committed board's explorer")
     args = parser.parse_args()
 
     from leaderboard.ranking import Entry, rank
-    from leaderboard.render import render_all
     from leaderboard.submissions import load_all
     from tests.synthetic_entries import many_entries, score_entries
 
     boards = []
     if args.committed:
         subs = load_all(args.submissions)
-        boards.append((f"{len(subs)} (committed)",
-                       [Entry(s.slug, s.results, s.meta) for s in subs]))
+        boards.append((f"{len(subs)} (committed)", [Entry(s.slug, s.results, s.meta) for s in subs],
+                       _real_explorer(subs, args.data, args.explorer_groups)))
     if args.entries:
         base, _ = score_entries(args.data)
-        boards += [(str(n), many_entries(base, n)) for n in args.entries]
-    for label, entries in boards:
+        boards += [(str(n), many_entries(base, n), _empty_explorer) for n in args.entries]
+    for label, entries, explorer in boards:
         t0 = time.perf_counter()
         lb = rank(entries)
-        t1 = time.perf_counter()
-        with tempfile.TemporaryDirectory() as tmp:
-            render_all(lb, tmp)
-            t2 = time.perf_counter()
-            sizes = _sizes(Path(tmp))
-        print(f"entries {label}: rank {t1 - t0:.1f} s, render {t2 - t1:.1f} s; "
+        ranked = time.perf_counter() - t0
+        seconds, sizes, page = _render(lb, None if args.no_explorer else explorer)
+        print(f"entries {label}: rank {ranked:.1f} s, render {seconds:.1f} s; "
               + "; ".join(f"{k} {v:.0f}" + ("" if k == "files" else " kB")
-                          for k, v in sizes.items()), flush=True)
+                          for k, v in sizes.items())
+              + f"; index.html {len(page)} bytes", flush=True)
+        if explorer is not _empty_explorer and not args.no_explorer:
+            same = _render(lb, _empty_explorer)[2] == page
+            verdict = "the same" if same else "DIFFERENT"
+            print(f"  index.html with empty explorer files is {verdict}", flush=True)
 
 
 if __name__ == "__main__":

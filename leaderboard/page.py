@@ -17,9 +17,10 @@ sanitised, the raw key is a ``data-key`` attribute.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from leaderboard.explorer import panel
 from leaderboard.page_assets import CSS, JS, csp
 from leaderboard.ranking.model import Leaderboard, View
 from leaderboard.ranking.views import format_slots
@@ -299,8 +300,25 @@ def _data_files(lb: Leaderboard, names: Sequence[str], references: set[str],
     return out
 
 
+#: Makes the explorer's files from the entries' file stems (``leaderboard.explorer``).
+Explorer = Callable[[Mapping[str, str]], Mapping[str, str]]
+
+
+def _panels(lb: Leaderboard, ids: Mapping[str, str], files: Mapping[str, str],
+            explorer: Explorer | None) -> dict[str, str]:
+    """The explorer's and the plots' files (issue 31; their code is ``render_all``'s)."""
+    from leaderboard.explorer.plots import plot_files
+
+    if not lb.views:
+        return {}
+    out = plot_files(lb, ids)
+    if explorer is not None:
+        out.update(explorer(files))
+    return out
+
+
 def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str],
-                references: set[str]) -> Page:
+                references: set[str], explorer: Explorer | None = None) -> Page:
     """``index.html`` and its lazily loaded files.
 
     Args:
@@ -308,6 +326,8 @@ def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
         heatmap_png: File name of the PNG heatmap next to the page, or ``None``.
         names: Every entry, in heatmap order (the first :data:`HEAT_ROWS` are in the page).
         references: Entries marked as references in the heatmap.
+        explorer: Given the entries' file stems, the explorer's files (issue 31); ``None``:
+            no explorer section (the plots are there whenever there are views).
 
     """
     ids = view_ids(lb)
@@ -330,14 +350,17 @@ def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
                  f'<h2>{html_text(v.title)}</h2><p class="loading">loading…</p>')
         sections.append(f"<section {attrs}>{inner}</section>")
     data.update(_data_files(lb, names, references, files, stems))
+    extra = _panels(lb, ids, files, explorer)
+    data.update(extra)
+    script, style = JS + panel.BOOT_JS, CSS + panel.CSS
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{csp()}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{csp(script, style)}">',
         '<meta name="referrer" content="no-referrer">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>consistency-bench leaderboard</title>",
-        f"<style>{CSS}</style></head><body>",
+        f"<style>{style}</style></head><body>",
         "<h1>consistency-bench leaderboard</h1>",
         '<p class="links"><a href="#how-to-submit">How to submit</a></p>',
         *_intro(), _how_to_submit(),
@@ -345,6 +368,8 @@ def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
     ]
     if lb.suites:
         parts += _heatmap(lb, names, references, heatmap_png)
-    parts.append(f"<script>{JS}</script></body></html>")
+    if lb.views:
+        parts.append(panel.sections(any(p.startswith("data/explorer/") for p in extra)))
+    parts.append(f"<script>{script}</script></body></html>")
     return Page("\n".join(parts) + "\n", dict(sorted(data.items())))
 

@@ -644,6 +644,7 @@ JS = r"""
   api.load = load;
   api.build = build;
   api.idle = idle;
+  api.track = track;
   api.csv = csv;
   api.csvField = csvField;
   api.applyFilters = applyFilters;

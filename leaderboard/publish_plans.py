@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bench.errors import ConfigError, DataError
@@ -67,22 +68,65 @@ def site_files(site: Path) -> dict[str, Path]:
     return {k: v for k, v in files.items() if k in owned}
 
 
-def leaderboard_card(site: Path, repo_id: str) -> str:
-    """Dataset card of the results repo: YAML header, rendered table, layout."""
+def _parquet(config: Mapping) -> bool:
+    """Whether every data file pattern of a ``configs:`` entry names Parquet files."""
+    files = config.get("data_files")
+    items = files if isinstance(files, list) else [files]
+    paths = [i.get("path") if isinstance(i, Mapping) else i for i in items]
+    return all(isinstance(p, str) and p.endswith(".parquet") for p in paths)
+
+
+#: The ``results`` config of the leaderboard dataset repo (owned by the ranking work).
+RESULTS_CONFIG: dict[str, object] = {"config_name": "results", "data_files": "leaderboard.json"}
+
+
+def leaderboard_card(site: Path, repo_id: str, configs: Sequence[Mapping] = (),
+                     sections: Sequence[str] = ()) -> str:
+    """Dataset card of the results repo: YAML header, rendered table, layout.
+
+    Args:
+        site: The rendered site (its ``leaderboard.md`` is the table).
+        repo_id: The dataset repo.
+        configs: More ``configs:`` entries after :data:`RESULTS_CONFIG` (one list that every
+            publish part appends to: the details config, leaderboard/details/).
+        sections: Markdown paragraphs appended to the card.
+
+    """
+    import yaml
+
     table = (site / "leaderboard.md").read_text(encoding="utf-8")
+    # `datasets` infers ONE builder for every config of a repo from the first config's data
+    # files (datasets 5.2.0, load.py l. 440-451): a Parquet config listed after a JSON one is
+    # read as JSON and fails. So Parquet configs are listed first (a stable sort, the given
+    # order otherwise); every config of this repo should be Parquet (issue 27 item 10).
+    ordered = sorted([RESULTS_CONFIG, *map(dict, configs)], key=lambda c: not _parquet(c))
+    listed = yaml.safe_dump({"configs": ordered}, sort_keys=False, allow_unicode=True)
     return (
         "---\n"
         "license: apache-2.0\n"
         "pretty_name: consistency-bench leaderboard\n"
         "tags:\n- leaderboard\n- consistency\n"
-        "configs:\n- config_name: results\n  data_files: leaderboard.json\n"
-        "---\n\n"
+        + listed
+        + "---\n\n"
         f"# consistency-bench leaderboard ({repo_id})\n\n"
         + table
         + "\nFiles: `leaderboard.json` (everything), `index.html` (sortable page), "
         "`heatmap.png`, `submissions/<entry>/` (metadata, results and `predictions.jsonl.gz` "
         "of each entry: `consistency-bench verify` re-scores them).\n"
+        + "".join("\n" + section.rstrip("\n") + "\n"
+                  for section in (*_plot_sections(site), *sections))
     )
+
+
+def _plot_sections(site: Path) -> list[str]:
+    """The card's plots (leaderboard/plots/), when the site has them."""
+    from leaderboard.plots.png import PROFILE, SCATTER
+
+    shown = [(SCATTER, "Accuracy against consistency per view (95% intervals; hollow grey: "
+                       "reference rows)"),
+             (PROFILE, "Per-kind profile of an entry beside the #1 of all suites")]
+    lines = [f"![{alt}]({path})\n" for path, alt in shown if (site / path).is_file()]
+    return ["## Plots\n\n" + "\n".join(lines)] if lines else []
 
 
 def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | None,

@@ -159,14 +159,19 @@ def plan_entry_results(entry: str, model: str, dataset: str, setup, *,
 
 
 def plan_publish(site: str | os.PathLike, submissions: str | os.PathLike, repo_id: str, *,
-                 space: str | None = None, suites_repo: str | None = None) -> list[Plan]:
+                 space: str | None = None, suites_repo: str | None = None,
+                 data: str | os.PathLike | None = None,
+                 details_dir: str | os.PathLike | None = None) -> list[Plan]:
     """The plans of ``publish``: the dataset repo, then (with ``space``) the Space.
 
-    Every plan is made (and checked) before anything is written or sent.
+    Every plan is made (and checked) before anything is written or sent. With ``data`` (the
+    built suites) and ``details_dir`` (an empty folder the caller removes after sending), the
+    dataset repo also gets the ``details`` config (leaderboard/details/): its files in
+    commits of their own first, then the leaderboard commit.
 
     Raises:
-        ConfigError: A bad repo id, ``suites_repo`` without ``space``, or a site or entry
-            that cannot be published.
+        ConfigError: A bad repo id, ``suites_repo`` without ``space``, ``data`` without
+            ``details_dir``, or a site or entry that cannot be published.
 
     """
     from leaderboard.publish import check_repo_id, plan_leaderboard
@@ -175,7 +180,18 @@ def plan_publish(site: str | os.PathLike, submissions: str | os.PathLike, repo_i
     repo = check_repo_id(repo_id)
     if suites_repo and not space:
         raise ConfigError("--suites-repo is linked from the Space card: it needs --space")
-    plans = [with_predictions(plan_leaderboard(site, submissions, repo), submissions)]
+    if data is not None and details_dir is None:
+        raise ConfigError("details need a folder to be written into (details_dir)")
+    plan = with_predictions(plan_leaderboard(site, submissions, repo), submissions)
+    if data is not None and details_dir is not None:
+        from bench.manifest import read_manifest
+        from leaderboard.details.publish import with_details
+
+        read_manifest(Path(data))  # a --data that is not a built folder: one line, now
+        plans = with_details(plan, site, submissions, data, Path(details_dir),
+                             lambda line: print(f"warning: {line}", file=sys.stderr))
+    else:
+        plans = [plan]
     if space:
         suites = check_repo_id(suites_repo, "--suites-repo") if suites_repo else None
         plans.append(plan_space(site, check_repo_id(space, "--space"), repo,

@@ -14,7 +14,9 @@ import shutil
 from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
-from leaderboard.page import HEAT_ROWS, SCORE_NOTE, Page, render_site
+from leaderboard.explorer.assets import EXPLORER_JS
+from leaderboard.explorer.panel import ASSET as EXPLORER_ASSET
+from leaderboard.page import HEAT_ROWS, SCORE_NOTE, Explorer, Page, render_site
 from leaderboard.ranking.model import Leaderboard, Row
 from leaderboard.render_format import FLAG_LEGEND, STATUS_LEGEND, clean, dom_id, md_text, pct
 
@@ -38,8 +40,12 @@ def view_id(key: str) -> str:
 def _summary_keys(lb: Leaderboard) -> dict[str, tuple]:
     tasks = [k for k in lb.views if k.startswith("task:")]
     key: dict[str, tuple] = {}
+    in_tasks: dict[str, list[Row]] = {}  # one pass over the task views, not one per entry
+    for k in tasks:
+        for r in lb.views[k].rows:
+            in_tasks.setdefault(r.name, []).append(r)
     for row in lb.views["all"].rows:
-        rows = [r for k in tasks for r in lb.views[k].rows if r.name == row.name]
+        rows = in_tasks.get(row.name, [])
         ranks = [r.rank for r in rows if r.rank is not None]
         refs = sum(r.status == "reference" for r in rows)
         if not tasks:
@@ -107,10 +113,15 @@ def render_markdown(lb: Leaderboard) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_page(lb: Leaderboard, *, heatmap: bool = True) -> Page:
-    """The page (inline CSS and JS allowed by hash in its CSP) and its lazily loaded files."""
+def render_page(lb: Leaderboard, *, heatmap: bool = True,
+                explorer: Explorer | None = None) -> Page:
+    """The page (inline CSS and JS allowed by hash in its CSP) and its lazily loaded files.
+
+    ``explorer``: makes the explorer's files from the entries' file stems (issue 31).
+    """
     return render_site(lb, heatmap_png=HEATMAP if heatmap else None,
-                       names=task_summary(lb)[1], references=reference_entries(lb))
+                       names=task_summary(lb)[1], references=reference_entries(lb),
+                       explorer=explorer)
 
 
 def render_html(lb: Leaderboard, *, heatmap: bool = True) -> str:
@@ -203,20 +214,37 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
     plt.close(fig)
 
 
+def _plots(lb: Leaderboard, out: Path, profile: str | None) -> list[Path]:
+    """Accuracy against consistency and the per-kind profile (PNG, leaderboard/plots/)."""
+    from leaderboard.plots.png import render_plots
+
+    return render_plots(lb, out, profile)
+
+
 def render_all(
-    lb: Leaderboard, out: str | os.PathLike, submissions: str | os.PathLike | None = None
+    lb: Leaderboard, out: str | os.PathLike, submissions: str | os.PathLike | None = None,
+    profile: str | None = None, explorer: Explorer | None = None,
 ) -> list[Path]:
-    """Write Markdown, HTML, PNG and JSON into ``out``; copy each entry's ``meta.yaml``."""
+    """Write Markdown, HTML, PNG and JSON into ``out``; copy each entry's ``meta.yaml``.
+
+    ``profile``: the entry whose per-kind profile is drawn beside the #1 (leaderboard/plots/);
+    ``explorer``: makes the explorer's files (issue 31; ``None``: no explorer section).
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     write_text(out / MARKDOWN, render_markdown(lb))
-    page = render_page(lb, heatmap=bool(lb.suites))
+    page = render_page(lb, heatmap=bool(lb.suites), explorer=explorer)
     write_text(out / HTML, page.html)
     for path, text in page.files.items():  # data/<kind>/<stem>.js, loaded by the page
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         write_text(target, text)
+        written.append(target)
+    if lb.views:  # the explorer's and the plots' code, loaded on first use (issue 31)
+        target = out / EXPLORER_ASSET
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text(target, EXPLORER_JS.lstrip("\n"))
         written.append(target)
     write_text(
         out / JSON, json.dumps(lb.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -225,6 +253,7 @@ def render_all(
     if lb.suites:
         render_heatmap(lb, out / HEATMAP)
         written.append(out / HEATMAP)
+        written += _plots(lb, out, profile)
     if submissions is not None:
         for name in lb.meta:
             if not _SAFE_NAME.fullmatch(name):  # only slug-like names name a folder

@@ -204,9 +204,18 @@ def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token
     from leaderboard.space import plan_space, with_predictions
 
     render_site(submissions, site, data_dir)
-    plans = [with_predictions(plan_leaderboard(site, submissions, repo_id), submissions)]
-    if space:
-        plans.append(plan_space(site, space, repo_id, suites_repo=suites_repo,
-                                endpoint=endpoint))
-    for plan in plans:
-        execute(plan, endpoint=endpoint, token=token, log=log)
+    with tempfile.TemporaryDirectory(prefix="cb-details-") as details:
+        plan = with_predictions(plan_leaderboard(site, submissions, repo_id), submissions)
+        plans = _with_details(plan, site, submissions, data_dir, Path(details), log)
+        if space:
+            plans.append(plan_space(site, space, repo_id, suites_repo=suites_repo,
+                                    endpoint=endpoint))
+        for plan in plans:
+            execute(plan, endpoint=endpoint, token=token, log=log)
+
+
+def _with_details(plan, site, submissions, data_dir, out: Path, log) -> list:
+    """The republished dataset repo keeps its ``details`` config (leaderboard/details/)."""
+    from leaderboard.details.publish import with_details
+
+    return with_details(plan, site, submissions, data_dir, out, log)

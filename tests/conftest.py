@@ -23,6 +23,9 @@ os.environ["HF_DATASETS_CACHE"] = _CACHE
 _BUILD_CACHE = tempfile.mkdtemp(prefix="cb-build-cache-")
 atexit.register(shutil.rmtree, _BUILD_CACHE, ignore_errors=True)
 os.environ["CONSISTENCY_BENCH_BUILD_CACHE"] = _BUILD_CACHE
+# The key of the verified-cells cache (leaderboard/cache/store.py): one per test session, never
+# the user's ~/.cache.
+os.environ.setdefault("CONSISTENCY_BENCH_CACHE_KEY", os.path.join(_CACHE, "cells.key"))
 
 from tests.helpers import CORPORA  # noqa: E402  (after the offline variables are set)
 

@@ -152,9 +152,13 @@ def test_review_5xx_during_merge_then_resume(board, built):  # noqa: F811
     assert resumed.returncode == 0, resumed.stderr
     assert "stored" not in resumed.stdout  # the interrupted run had stored it already
     assert "merged #1 (zeros)" in resumed.stdout
-    assert len(hub.commits) == n_commits + 3  # merge, dataset, Space
+    assert len(hub.commits) == n_commits + 4  # merge, details, dataset, Space
     assert len(hub.comments("org/lb", 1)) == 1
     assert "submissions/zeros/results.json" in hub.files_at("org/lb")
+    # the republish keeps the details config (leaderboard/details/), the new entry's too
+    assert any(p.startswith("details/") and p.endswith("/zeros.parquet")
+               for p in hub.files_at("org/lb"))
+    assert b"config_name: details" in hub.files_at("org/lb")["README.md"]
     assert verify.returncode == 0 and "2 ok" in verify.stdout
 
 

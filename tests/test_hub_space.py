@@ -38,7 +38,8 @@ def test_publish_space_page_and_dataset_with_predictions(site):
     lazy = sorted(p.relative_to(site / "site").as_posix()
                   for p in (site / "site" / "data").rglob("*.js"))
     assert lazy and sorted(page["files"]) == sorted([
-        "README.md", "heatmap.png", "index.html", "leaderboard.json",
+        "README.md", "assets/explorer.js", "heatmap.png", "index.html", "leaderboard.json",
+        "plots/accuracy-consistency.png", "plots/profile.png",
         "submissions/a/meta.yaml", "submissions/b/meta.yaml",  # the page links to them
         *lazy,  # and loads these (views, suites, entries, the index) when asked
     ])
@@ -58,7 +59,7 @@ def test_publish_space_page_and_dataset_with_predictions(site):
     assert html.replace(html.split("\n")[html.split("\n").index(
         "<h1>consistency-bench leaderboard</h1>") + 1] + "\n", "", 1) == original
     assert page["files"]["heatmap.png"] == (site / "site" / "heatmap.png").read_bytes()
-    assert f"published {6 + len(lazy)} files to org/board-page" in proc.stdout
+    assert f"published {9 + len(lazy)} files to org/board-page" in proc.stdout
     # the Space as the Hub's read API shows it
     assert hub.files_at("org/board-page") == page["files"]
 

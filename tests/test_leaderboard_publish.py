@@ -150,33 +150,39 @@ def test_publish_leaderboard_one_commit_exact_files(site):
                   for p in (site / "site" / "data").rglob("*.js"))  # the page's lazy files
     assert lazy and sorted(commit["files"]) == sorted([
         "README.md",
+        "assets/explorer.js",
         "heatmap.png",
         "index.html",
         "leaderboard.json",
         "leaderboard.md",
+        "plots/accuracy-consistency.png",
+        "plots/profile.png",
         "submissions/a/meta.yaml",
         "submissions/a/results.json",
         "submissions/b/meta.yaml",
         "submissions/b/results.json",
         *lazy,
     ])
-    assert commit["lfs"] == {"heatmap.png"}  # the Hub stores PNG through LFS
+    assert commit["lfs"] == {"heatmap.png", "plots/accuracy-consistency.png",
+                             "plots/profile.png"}  # the Hub stores PNG through LFS
     for path in ("index.html", "heatmap.png", "leaderboard.json"):
         assert commit["files"][path] == (site / "site" / path).read_bytes()
     card = commit["files"]["README.md"].decode()
     assert card.startswith("---\n")
     assert (site / "site" / "leaderboard.md").read_text() in card  # the rendered table, as is
-    oid = hashlib.sha256((site / "site" / "heatmap.png").read_bytes()).hexdigest()
-    assert hub.requests == [
+    pngs = ("heatmap.png", "plots/accuracy-consistency.png", "plots/profile.png")
+    oids = [hashlib.sha256((site / "site" / p).read_bytes()).hexdigest() for p in pngs]
+    lfs = [r for r in hub.requests if r[1].startswith("/lfs/")]  # in the client's order
+    assert sorted(lfs) == sorted([("PUT", f"/lfs/upload/{o}") for o in oids]
+                                 + [("POST", f"/lfs/verify/{o}") for o in oids])
+    assert [r for r in hub.requests if not r[1].startswith("/lfs/")] == [
         ("POST", "/api/repos/create"),
         ("POST", "/api/validate-yaml"),
         ("POST", "/api/datasets/org/board/preupload/main"),
         ("POST", "/datasets/org/board.git/info/lfs/objects/batch"),
-        ("PUT", f"/lfs/upload/{oid}"),
-        ("POST", f"/lfs/verify/{oid}"),
         ("POST", "/api/datasets/org/board/commit/main"),
     ]
-    assert f"published {9 + len(lazy)} files to org/board" in proc.stdout
+    assert f"published {12 + len(lazy)} files to org/board" in proc.stdout
 
 
 def test_publish_suites_lfs_eval_yaml_and_unchanged_republish(data, tmp_path):

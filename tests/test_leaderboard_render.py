@@ -132,13 +132,15 @@ def test_render_all_outputs_deterministic(board, tmp_path):
     files = render_all(board, tmp_path / "a", subs)
     names = sorted(str(p.relative_to(tmp_path / "a")) for p in files)
     assert [n for n in names if not n.startswith("data/")] == [
-        "heatmap.png", "index.html", "leaderboard.json", "leaderboard.md",
+        "assets/explorer.js", "heatmap.png", "index.html", "leaderboard.json", "leaderboard.md",
+        "plots/accuracy-consistency.png", "plots/profile.png",
         "submissions/alpha/meta.yaml"]
     # the lazily loaded files: one per view, suite and entry, and the index
     assert [n for n in names if n.startswith("data/")] == sorted(
         [f"data/view/{sid}.js" for sid in view_ids(board).values()]
         + [f"data/suite/suite-{s}.js" for s in ("s1", "s2", "r1")]
         + [f"data/entry/entry-{e}.js" for e in ("alpha", "beta", "gamma", "ref")]
+        + [f"data/plot/{sid}.js" for sid in view_ids(board).values()]  # issue 31
         + ["data/index/entries.js"])
     render_all(board, tmp_path / "b", subs)
     for n in names:
@@ -514,8 +516,10 @@ def test_no_payload_runs_in_chromium(hostile, tmp_path):
         assert out["title"] == "consistency-bench leaderboard"
         assert out["details"] >= 2 and out["suiteTables"] >= 2  # the lazy content is there
         assert out["inline"] == 3  # the probe's two and the page's own
-        assert out["loaded"] and all(re.fullmatch(r"data/[a-z]+/[a-z0-9-]+\.js", p)
-                                     for p in out["loaded"]), out["loaded"]
+        # the data files, and the explorer's code (issue 31) once a panel is opened
+        assert out["loaded"] and all(
+            re.fullmatch(r"data/[a-z]+/[a-z0-9-]+\.js|assets/explorer\.js", p)
+            for p in out["loaded"]), out["loaded"]
         assert out["handlers"] == []
         assert out["imgs"] == ["heatmap.png"]
         assert all(h.startswith(("submissions/", "https://huggingface.co/", "#"))

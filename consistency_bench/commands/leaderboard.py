@@ -12,9 +12,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``leaderboard`` command."""
     parser = subparsers.add_parser(
         "leaderboard",
-        help="rank submissions; write Markdown, HTML, PNG heatmap and JSON",
+        help="rank submissions; write Markdown, HTML, PNG heatmap and plots, and JSON",
         description="Rank the stored submissions and write the site (leaderboard.md, "
-        "index.html, heatmap.png, leaderboard.json, each entry's meta.yaml) into a temporary "
+        "index.html, heatmap.png, plots/accuracy-consistency.png, plots/profile.png, "
+        "leaderboard.json, each entry's meta.yaml) into a temporary "
         "folder that replaces --out only when every file is written. An unreadable entry is "
         "skipped with a warning naming its file.",
     )
@@ -30,9 +31,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "built suite folder: when given, every entry is scored again from its stored "
         "predictions and refused (named, not ranked) when its predictions hash or any stored "
         "score differs; the per-unit outcomes give paired tests between neighbours (McNemar or "
-        "paired bootstrap) and 95%% rank intervals (paired bootstrap over shared units)",
+        "paired bootstrap) and 95%% rank intervals (paired bootstrap over shared units). What "
+        "scoring an entry again gives is cached in SUBMISSIONS/.verified-cells/ and reused "
+        "while the entry's predictions, the suites, the parameters and the code are unchanged",
         default=None,
     )
+    parser.add_argument("--profile", metavar="ENTRY",
+                        help="entry whose per-kind profile plots/profile.png draws beside the "
+                        "#1 of 'all suites' (default: the next row of that view)")
+    parser.add_argument("--explorer-groups", type=int, default=None, metavar="N",
+                        help="inconsistent groups sampled per entry and suite for the page's "
+                        "explorer (with --data; default 10; 0: no explorer)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="with --data: score every entry again, ignoring (and not "
+                        "writing) the verified-cells cache; the site is the same")
     parser.set_defaults(func=run)
 
 
@@ -45,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.build_site import build_site
 
     site = build_site(args.submissions, args.out, args.data, overwrite=args.overwrite,
-                      warn=_warn)
+                      warn=_warn, cache=not args.no_cache, profile=args.profile,
+                      explorer_groups=args.explorer_groups)
     print(f"{site.entries} entries, {site.suites} suites; wrote {len(site.files)} files to "
           f"{site.out}")
+    if site.recomputed is not None:
+        print(f"scored again: {len(site.recomputed)} entries; the others were verified from "
+              "the cache")
     return 0

@@ -41,6 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="also write one entry's scores into this local model card's "
                              "model-index metadata (needs --entry)")
     parser.add_argument("--entry", metavar="SLUG", help="entry whose scores go into --model-card")
+    add_data(parser, "built suite folder the entries were scored on: also publish the "
+             "'details' config (each entry's suite rows with its answers, probabilities and "
+             "a consistent flag per group); without it no details are sent", default=None)
     parser.set_defaults(func=run_publish)
 
     parser = _parser(
@@ -107,23 +110,30 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run_publish(args: argparse.Namespace) -> int:
     """Publish the leaderboard data (dataset repo) and, with ``--space``, the page (Space)."""
+    import tempfile
+
     from bench.errors import ConfigError
     from leaderboard.publish import check_repo_id, write_model_card
     from leaderboard.publish_run import plan_publish, read_results
 
-    plans = plan_publish(args.site, args.submissions, args.repo, space=args.space,
-                         suites_repo=args.suites_repo)
-    if args.model_card:
-        if not args.entry:
-            raise ConfigError("--model-card needs --entry SLUG (the submission to take scores)")
-        results = read_results(args.submissions, args.entry)
-        if args.dry_run:
-            print(f"would write model-index for {args.entry!r} into {args.model_card}")
-        else:
-            write_model_card(args.model_card, results, args.entry, check_repo_id(args.repo))
-            print(f"wrote model-index for {args.entry!r} into {args.model_card}")
-    for plan in plans:
-        _go(plan, args.dry_run)
+    with tempfile.TemporaryDirectory(prefix="cb-details-") as details:
+        plans = plan_publish(args.site, args.submissions, args.repo, space=args.space,
+                             suites_repo=args.suites_repo, data=args.data,
+                             details_dir=details if args.data else None)
+        if not args.data:
+            print("note: no --data: the 'details' config is not published")
+        if args.model_card:
+            if not args.entry:
+                raise ConfigError("--model-card needs --entry SLUG (the submission to take "
+                                  "scores)")
+            results = read_results(args.submissions, args.entry)
+            if args.dry_run:
+                print(f"would write model-index for {args.entry!r} into {args.model_card}")
+            else:
+                write_model_card(args.model_card, results, args.entry, check_repo_id(args.repo))
+                print(f"wrote model-index for {args.entry!r} into {args.model_card}")
+        for plan in plans:
+            _go(plan, args.dry_run)
     return 0
 
 

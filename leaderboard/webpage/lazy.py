@@ -20,7 +20,11 @@ payload in docs/leaderboard.md, "Lazily loaded files"):
   reproduction status, file and CSV fields (the filters and the heatmap picker);
 - ``view``: one per view, its section (title, note, table head, per-suite list) and all rows;
 - ``suite``: one per suite, the per-suite table (head and rows);
-- ``entry``: one per entry, its details panel and its heatmap row.
+- ``entry``: one per entry, its details panel and its heatmap row;
+- ``explorer``: one per entry, a seeded sample of each suite's inconsistent groups
+  (``leaderboard.explorer.payload``, issue 31);
+- ``plot``: one per view, the points and per-kind profiles of its plots
+  (``leaderboard.explorer.plots``, issue 31).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import re
 #: Folder of the lazily loaded files, beside ``index.html``.
 DATA = "data"
 #: The kinds of lazily loaded files (see the module docstring).
-KINDS = ("index", "view", "suite", "entry")
+KINDS = ("index", "view", "suite", "entry", "explorer", "plot")
 #: A file name stem: what ``render_format.dom_id`` makes (letters, digits, ``-``).
 _STEM = re.compile(r"[a-z0-9][a-z0-9-]{0,127}")
 #: Every path the page loads (the script checks the same pattern before it loads one).

@@ -1,0 +1,160 @@
+"""The plots as PNG files (matplotlib, Agg, no date metadata: the same bytes on every run).
+
+``plots/accuracy-consistency.png``: one panel per view with at least one entry covering it,
+accuracy on the originals against consistency with 95% interval bars
+(:func:`leaderboard.plots.points.view_points`), ranked entries filled and numbered, reference
+rows (degenerate baselines) hollow and grey. ``plots/profile.png``: per consistency kind, the
+ranked score of an entry beside the #1 of the "all suites" view.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from bench.atomic import atomic_path
+from leaderboard.plots.points import profile_rows, view_points
+from leaderboard.ranking.model import Leaderboard
+from leaderboard.render_format import clean
+
+SCATTER = "plots/accuracy-consistency.png"
+PROFILE = "plots/profile.png"
+#: Panels per line of the scatter figure.
+COLUMNS = 4
+#: Points labelled per panel (ranked in rank order, then reference rows): past a dozen the
+#: labels cover each other; the page's interactive plot names every point on hover.
+LABELS = 12
+
+
+def _plain(text: object) -> str:
+    """A label for matplotlib: one line, ``$`` escaped (no mathtext from an entry name)."""
+    return clean(text).replace("$", r"\$")
+
+
+def _save(fig, target: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(target) as tmp:
+        fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+def _halves(values) -> list[float]:
+    """Bar half-widths in %, NaN where a point has none (matplotlib draws no bar there)."""
+    return [math.nan if v is None else 100 * v for v in values]
+
+
+def _panel(ax, lb: Leaderboard, key: str) -> None:
+    """One view's points and labels on the first :data:`LABELS` of them.
+
+    One ``errorbar`` call per style, not per point: at 100 entries, a call and a label per
+    point made the scatter take 222 of the render's 255 s (cProfile, shared machine).
+    """
+    points = view_points(lb, key)
+    for ranked in (True, False):
+        group = [p for p in points if (p.status == "ranked") == ranked]
+        if not group:
+            continue
+        ax.errorbar([100 * p.consistency for p in group], [100 * p.accuracy for p in group],
+                    xerr=_halves(p.consistency_half for p in group),
+                    yerr=_halves(p.accuracy_half for p in group),
+                    fmt="o" if ranked else "s", markersize=6 if ranked else 5,
+                    color="#1f5fa8" if ranked else "#888888",
+                    markerfacecolor="#1f5fa8" if ranked else "none", elinewidth=1, capsize=2)
+    order = sorted(points, key=lambda p: (p.status != "ranked", p.rank or 0, p.name))
+    for p in order[:LABELS]:
+        ranked = p.status == "ranked"
+        label = f"#{p.rank} {p.name}" if ranked else f"{p.name} (reference)"
+        ax.annotate(_plain(label), (100 * p.consistency, 100 * p.accuracy), fontsize=7,
+                    xytext=(4, 3), textcoords="offset points",
+                    color="black" if ranked else "#666666")
+    title = lb.views[key].title
+    if len(points) > LABELS:
+        title += f" (labels: first {LABELS} of {len(points)})"
+    ax.set_title(_plain(title), fontsize=9)
+    ax.set_xlim(-5, 105)
+    ax.set_ylim(-5, 105)
+    ax.grid(True, linewidth=0.4, color="#dddddd")
+    ax.tick_params(labelsize=7)
+
+
+def render_scatter(lb: Leaderboard, target: Path) -> bool:
+    """Accuracy against consistency, one panel per view with a complete row; False: none."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = [k for k in lb.views if view_points(lb, k)]
+    if not keys:
+        return False
+    rows = math.ceil(len(keys) / COLUMNS)
+    fig, axes = plt.subplots(rows, COLUMNS, figsize=(14, 3.2 * rows + 0.8), dpi=100,
+                             squeeze=False)
+    for ax, key in zip(axes.flat, keys, strict=False):
+        _panel(ax, lb, key)
+    for ax in list(axes.flat)[len(keys):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("accuracy on the originals %", fontsize=8)
+    for ax in axes[-1, :]:
+        ax.set_xlabel("consistency % (papers' metrics)", fontsize=8)
+    fig.suptitle("consistency-bench: accuracy against consistency per view (bars: 95% "
+                 "intervals; filled: ranked, hollow grey: reference rows, degenerate; "
+                 "entries covering the view only)", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    _save(fig, target)
+    return True
+
+
+def render_profile(lb: Leaderboard, target: Path, chosen: str | None = None,
+                   key: str = "all") -> bool:
+    """The chosen entry's score per kind beside the #1's; False: nothing to draw."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    found = profile_rows(lb, key, chosen)
+    if found is None:
+        return False
+    top, other = found
+    rows = [r for r in (top, other) if r is not None]
+    kinds = list(lb.views[key].kinds) or sorted({k for r in rows for k in r.kind_means})
+    fig, ax = plt.subplots(figsize=(10, 4), dpi=100)
+    width = 0.8 / len(rows)
+    x = np.arange(len(kinds))
+    for i, (row, colour) in enumerate(zip(rows, ("#1f5fa8", "#e08a1e"), strict=False)):
+        values = [row.kind_means.get(k) for k in kinds]
+        heights = [100 * v if v is not None else 0.0 for v in values]
+        where = x + (i - (len(rows) - 1) / 2) * width
+        what = f"#{row.rank} " if row.rank else f"{row.status}: "
+        ax.bar(where, heights, width, color=colour, label=_plain(what + row.name))
+        for xi, v in zip(where, values, strict=True):
+            ax.annotate("n/c" if v is None else f"{100 * v:.0f}", (xi, 100 * v if v else 0),
+                        ha="center", va="bottom", fontsize=7, xytext=(0, 2),
+                        textcoords="offset points")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(x, [_plain(k) for k in kinds], fontsize=8)
+    ax.set_ylabel("score % per kind (0 = chance)", fontsize=8)
+    ax.set_title(_plain(f"{lb.views[key].title}: per-kind profile (n/c: kind not covered)"),
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    _save(fig, target)
+    return True
+
+
+def render_plots(lb: Leaderboard, out: str | os.PathLike,
+                 profile: str | None = None) -> list[Path]:
+    """Write both plots into ``out`` (the site); the files written."""
+    out = Path(out)
+    written = []
+    if render_scatter(lb, out / SCATTER):
+        written.append(out / SCATTER)
+    if render_profile(lb, out / PROFILE, profile):
+        written.append(out / PROFILE)
+    return written
