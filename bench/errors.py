@@ -105,6 +105,7 @@ class PredictionFileError(BenchError):
         what = f" field {shorten(field, 60)}" if field else ""
         shown = f" value {shorten(value)}" if has_value else ""
         self.path, self.line, self.field, self.value = path, line, field, value
+        self.reason, self.has_value = message, has_value
         super().__init__(f"{where}:{what}{shown}: {message}".replace(":: ", ": "))
 
 

@@ -50,6 +50,11 @@ class Family:
         docs: Its documentation page, relative to the repository root.
         deviations: Where its deviations from the paper are stated.
         annotations: How the labels of its rows were made (Hub ``annotations_creators``).
+        builder: The module (or package) whose import registers its suites, as a dotted
+            name (``"builders.becel"``): :mod:`builders.catalog` imports it, no list to keep.
+        scorer: The module whose import registers the scorers of its metric kinds
+            (``"bench.scorers.becel"``): ``bench.scoring.get_scorer`` imports it on first
+            use; ``None`` when every kind it declares is scored by another family's module.
         release: ``(name, licence)`` of the upstream release the rows come through, when the
             rows are taken from one (the card's Licenses list), else ``None``.
 
@@ -66,6 +71,8 @@ class Family:
     docs: str
     deviations: str
     annotations: tuple[str, ...]
+    builder: str
+    scorer: str | None
     release: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
@@ -83,6 +90,12 @@ class Family:
             raise DataError(f"{where}: licence note for undeclared task(s) {', '.join(extra)}")
         if not self.citation.startswith("@") or not self.docs.startswith("docs/"):
             raise DataError(f"{where}: citation must be BibTeX and docs a path under docs/")
+        for label, module, parts in (("builder", self.builder, ("builders",)),
+                                     ("scorer", self.scorer, ("bench", "scorers"))):
+            layer = _PREFIX + ".".join(parts)
+            if module is not None and not _is_module_in(module, layer):
+                raise DataError(f"{where}: {label} {module!r} is not a dotted module name "
+                                f"under {layer}")
 
     def check_suite(self, name: str, task: str, kind: str) -> None:
         """Check that a suite registered under this family is one it declares.
@@ -98,6 +111,17 @@ class Family:
             raise DataError(f"{where}: task {task!r} is not in the family's `tasks`")
         if kind not in self.kinds:
             raise DataError(f"{where}: kind {kind!r} is not in the family's `kinds`")
+
+
+#: The import prefix of the layer packages: "" in today's layout, "consistency_bench." once
+#: setup.py installs them under that namespace (issue 29, scripts/relayout.py).
+_PREFIX = "consistency_bench." if (__package__ or "").startswith("consistency_bench.") else ""
+
+
+def _is_module_in(name: str, package: str) -> bool:
+    """``name`` is a dotted module name inside ``package`` (checked as text, not imported)."""
+    parts = name.split(".")
+    return name.startswith(package + ".") and all(p.isidentifier() for p in parts)
 
 
 FAMILIES: Registry[Family] = Registry("family")
@@ -179,6 +203,8 @@ register_family(Family(
     deviations="docs/suites/becel.md (Construction and what we found in the release); "
     "builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "expert-generated", "machine-generated"),
+    builder="builders.becel",
+    scorer="bench.scorers.becel",
     release=("BECEL release", f"{_NO_RELEASE_LICENSE} (github.com/MJ-Jang/BECEL)"),
 ))
 
@@ -218,6 +244,8 @@ register_family(Family(
     docs="docs/suites/calm.md",
     deviations="docs/suites/calm.md (Deviations); builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "machine-generated"),
+    builder="builders.calm",
+    scorer="bench.scorers.calm",
 ))
 
 _SALAD_TASKS = ("mnli", "snli", "qqp", "mrpc", "sst2")
@@ -253,6 +281,8 @@ register_family(Family(
     docs="docs/suites/word-salad.md",
     deviations="docs/suites/word-salad.md; builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "machine-generated"),
+    builder="builders.salad.suites",
+    scorer="bench.scorers.salad",
 ))
 
 register_family(Family(
@@ -280,6 +310,8 @@ register_family(Family(
     deviations="docs/suites/coherence.md (Deviations from the authors' code); "
     "builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "expert-generated"),
+    builder="builders.coherence",
+    scorer="bench.scorers.coherence",
     release=("Coherence annotations",
              f"{_NO_RELEASE_LICENSE} (github.com/sled-group/Verifiable-Coherent-NLU)"),
 ))

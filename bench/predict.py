@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from bench.distributed import Shard
+    from bench.modeling import LabelOverrides
     from bench.runner import RunStats
 
 
@@ -124,6 +127,9 @@ class PredictRequest:
         max_memory: With ``device_map``: ``DEV=SIZE,...``.
         amp: Autocast on CUDA.
         progress: Progress bars.
+        revision: Hub revision (branch, tag or commit) of ``model``.
+        rows: Only these row ids per suite (``reproduce``'s sample); None: every row.
+        record: Write the run record ``<out>.run.json`` (bench.runrecord).
 
     """
 
@@ -135,7 +141,7 @@ class PredictRequest:
     batch_size: str = "auto"
     device: str | None = None
     dtype: str | None = None
-    label_map: str | None = None
+    label_map: str | LabelOverrides | None = None
     wic_format: str = "word-prefix"
     max_length: int | None = None
     length_norm: str | None = None
@@ -147,6 +153,9 @@ class PredictRequest:
     max_memory: str | None = None
     amp: bool = True
     progress: bool = True
+    revision: str | None = None
+    rows: Mapping[str, frozenset[str]] | None = None
+    record: bool = True
 
 
 @dataclass(frozen=True)
@@ -169,33 +178,20 @@ class PredictOutcome:
 
 
 def predict(request: PredictRequest) -> PredictOutcome:
-    """Check everything, load the model, predict, write ``request.out``.
+    """Check everything, load the model, predict, write ``request.out`` and its run record.
 
     Raises:
         ConfigError: A bad option, suite, label mapping or device, before the weights load.
 
     """
     from bench import distributed
-    from bench.atomic import check_output_file
     from bench.errors import ConfigError
     from bench.manifest import read_manifest
-    from bench.modeling import (
-        inspect_model,
-        load_model,
-        parse_label_map,
-        parse_max_memory,
-        resolve_device,
-    )
-    from bench.runner import RunnerOptions, execute, max_length_of, prepare, truncation_warning
+    from bench.modeling import inspect_model, load_model, parse_max_memory, resolve_device
+    from bench.runner import execute, max_length_of, prepare, truncation_warning
 
     start = time.perf_counter()
-    label_map = parse_label_map(request.label_map)
-    options = RunnerOptions(
-        batch_size=parse_batch_size(request.batch_size), max_length=request.max_length,
-        wic_format=request.wic_format, label_map=label_map, progress=request.progress,
-        amp=request.amp, length_norm=request.length_norm, chat=request.chat,
-        num_fewshot=request.num_fewshot, seed=request.fewshot_seed,
-    )
+    options = _options(request)
     shard = distributed.parse_shard(request.shard)
     max_memory = parse_max_memory(request.max_memory)
     if max_memory and request.device_map is None:
@@ -208,11 +204,10 @@ def predict(request: PredictRequest) -> PredictOutcome:
     if request.device_map is None:
         resolve_device(device)  # --device tpu, or cuda without CUDA, before anything is read
     read_manifest(request.data)  # a bad --data or --out fails before the model loads
-    # a local model folder and a --label-map file are inputs: never written over
-    check_output_file(request.out, inputs=(request.model, request.label_map))
+    _check_outputs(request)
     if not request.progress:
         quiet_progress()
-    info = inspect_model(request.model)
+    info = inspect_model(request.model, revision=request.revision)
     if not info.is_causal and (request.chat or request.num_fewshot or request.length_norm):
         raise ConfigError("--chat, --num-fewshot and --length-norm apply to causal LMs only; "
                           f"{request.model} is not one")
@@ -220,10 +215,10 @@ def predict(request: PredictRequest) -> PredictOutcome:
     if request.suites:
         suites = request.suites
     elif main:
-        suites = default_suites(request.data, info, label_map, request.tasks)
+        suites = default_suites(request.data, info, options.label_map, request.tasks)
     else:
         with contextlib.redirect_stderr(io.StringIO()):  # rank 0 lists the skipped suites
-            suites = default_suites(request.data, info, label_map, request.tasks)
+            suites = default_suites(request.data, info, options.label_map, request.tasks)
     prepared = prepare(info, request.model, request.data, suites, options)
     warning = truncation_warning(prepared, max_length_of(info, options))
     if warning and main:
@@ -235,7 +230,49 @@ def predict(request: PredictRequest) -> PredictOutcome:
                             device_map=request.device_map, max_memory=max_memory)
         stats = execute(prepared, loaded, request.out, options, shard=shard, procs=procs,
                         start=start)
+        if main and request.record:
+            _write_record(request, info, loaded, prepared, shard, procs, stats)
     finally:
         if procs is not None:
             distributed.finish()
     return PredictOutcome(stats, shard, procs.world if procs is not None else None, main)
+
+
+def _options(request: PredictRequest):
+    """The runner's settings from the request (``--label-map`` parsed unless already)."""
+    from bench.modeling import parse_label_map
+    from bench.runner import RunnerOptions
+
+    label_map = (request.label_map if isinstance(request.label_map, dict)
+                 else parse_label_map(request.label_map))
+    return RunnerOptions(
+        batch_size=parse_batch_size(request.batch_size), max_length=request.max_length,
+        wic_format=request.wic_format, label_map=label_map, progress=request.progress,
+        amp=request.amp, length_norm=request.length_norm, chat=request.chat,
+        num_fewshot=request.num_fewshot, seed=request.fewshot_seed, rows=request.rows,
+    )
+
+
+def _check_outputs(request: PredictRequest) -> None:
+    """Refuse an ``--out`` (or its run record's path) that could lose data, before any work."""
+    from bench.atomic import check_output_file
+    from bench.runrecord.schema import record_path
+
+    # a local model folder and a --label-map file are inputs: never written over (the API
+    # may pass the label map as a mapping, which names no file)
+    label_file = request.label_map if isinstance(request.label_map, str) else None
+    inputs = (request.model, label_file)
+    check_output_file(request.out, inputs=inputs)
+    if request.record:
+        check_output_file(record_path(request.out), inputs=inputs, flag="run record")
+
+
+def _write_record(request: PredictRequest, info, loaded, prepared, shard, procs,
+                  stats: RunStats) -> None:
+    """Write ``<out>.run.json``, the run record of the file just written (bench.runrecord)."""
+    from bench.runrecord.predict_record import predict_record
+    from bench.runrecord.schema import record_path, write_record
+
+    record = predict_record(request, info, loaded, prepared, predictions=request.out,
+                            shard=shard, procs=procs, seconds=stats.seconds)
+    write_record(record_path(request.out), record)

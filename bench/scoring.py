@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -26,6 +27,7 @@ import pyarrow.parquet as pq
 from bench import __version__
 from bench.arrays import int64
 from bench.errors import DataError, UnknownNameError
+from bench.families import FAMILIES
 from bench.manifest import REQUIRED_FIELDS, read_manifest
 from bench.metrics.consistent import Consistent
 from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
@@ -54,10 +56,19 @@ SCORE_THREADS = 2
 
 def get_scorer(kind: str) -> Scorer:
     """The scorer of a metric kind, with a did-you-mean error."""
-    # The family modules register their kinds on import (lazily: scoring loads them once).
-    from bench.scorers import becel, calm, coherence, salad  # noqa: F401
-
+    load_scorers()
     return SCORERS[kind]
+
+
+def load_scorers() -> None:
+    """Import the scorer module every family declares (:mod:`bench.families`), once.
+
+    Each module registers its kinds on import; scoring loads them on first use, so importing
+    this module stays cheap, and adding a family adds no import line here.
+    """
+    for family in FAMILIES.values():
+        if family.scorer is not None:
+            importlib.import_module(family.scorer)
 
 
 class SuiteFolder:

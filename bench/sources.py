@@ -85,7 +85,7 @@ def _url_for(path: str, provenance: str) -> tuple[str, str | None]:
 
 
 def _load_manifest() -> None:
-    text = resources.files("bench").joinpath("data/sources.tsv").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("data/sources.tsv").read_text(encoding="utf-8")
     for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
         url, member = _url_for(row["path"], row["source"])
         register_source(
@@ -175,6 +175,10 @@ class SourceResolver:
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.download = download
         self._verified: dict[str, Path] = {}
+
+    def used(self) -> dict[str, str | None]:
+        """The source files served so far, each with its pinned md5 (run records list them)."""
+        return {path: SOURCES[path].md5 for path in sorted(self._verified)}
 
     def has(self, path: str) -> bool:
         """Whether ``path`` is available without downloading."""

@@ -9,10 +9,12 @@
 2. Scale: the writer on the largest suite's rows replicated 1x, 2x, 4x (ids suffixed), so a
    step that is not linear in rows shows.
 3. Whole processes (``--processes``): ``consistency-bench build`` into a new folder with
-   ``--jobs 1`` and ``--jobs 2``, and a second build into the same folder with nothing changed
-   (every suite up to date), interleaved, medians of wall and CPU time. With ``--baseline
-   DIR`` (the code before a change, e.g. ``git archive`` of main into DIR) a fresh build by
-   that code runs interleaved with ours, each from its own folder.
+   ``--jobs 1`` and ``--jobs 2`` (build caches warm), a second build into the same folder with
+   nothing changed (every suite up to date), a fresh build with the build cache off and one
+   with the caches cold (the first build after an install), interleaved, medians of wall and
+   CPU time (:func:`processes`). With ``--baseline DIR`` (the code before a change, e.g.
+   ``git archive`` of main into DIR) a fresh build by that code runs interleaved with ours,
+   each from its own folder.
 4. PBSMT scale (``--pbsmt-scale``): ``mnli_salad_pbsmt``'s work (cross-fitted training and
    decoding) on the first quarter, half and all of MNLI dev matched (distinct rows), so a
    step that is not linear in rows shows.
@@ -73,9 +75,12 @@ def writers(spec, rows: list[dict], tmp: Path, repeat: int) -> tuple[float, floa
 
 
 def run_process(argv: list[str], code: Path = HERE.parent,
-                extra_env: dict[str, str] | None = None) -> tuple[float, float]:
+                extra_env: dict[str, str] | None = None,
+                drop_env: tuple[str, ...] = ()) -> tuple[float, float]:
     """(wall s, CPU s, children included) of one whole process run from the folder ``code``."""
     env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1", **(extra_env or {})}
+    for name in drop_env:
+        env.pop(name, None)
     start = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
@@ -87,13 +92,22 @@ def run_process(argv: list[str], code: Path = HERE.parent,
     return wall, usage.ru_utime + usage.ru_stime + 0.0  # the pool workers' time included
 
 
+CACHE = "CONSISTENCY_BENCH_BUILD_CACHE"
+
+
 def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
               baseline: Path | None = None, cold_cache: bool = True) -> None:
-    """Whole ``build`` processes: fresh with 1 and 2 jobs, then nothing changed.
+    """Whole ``build`` processes into a new folder, interleaved; medians of wall and CPU time.
 
-    The fresh builds use numba's cache of the compiled PBSMT decoder as a user's second
-    build would; ``cold_cache`` adds a fresh ``--jobs 2`` build with an empty cache (a new
-    ``NUMBA_CACHE_DIR``), as the first build on a machine.
+    Runs per round: fresh builds with ``--jobs 1`` and ``--jobs 2`` whose build caches
+    (builders/cache: PBSMT n-best lists, numba's compiled decoder) were filled by an earlier,
+    untimed build, as a user's later builds find them; a second build into the same folder
+    with nothing changed; a fresh ``--jobs 2`` build with ``CONSISTENCY_BENCH_BUILD_CACHE=off``
+    (every PBSMT part trained and decoded; numba's default cache beside the module, warm);
+    with ``cold_cache``, a fresh ``--jobs 2`` build with an empty build cache and no
+    ``NUMBA_CACHE_DIR`` (the first build after an install: numba compiles, every part is
+    trained and decoded); with ``baseline``, a fresh ``--jobs 2`` build by that code (its
+    numba cache warmed by an untimed build first).
     """
     base = [sys.executable, "-m", "consistency_bench", "build", "--sources", str(sources),
             "--no-download"]
@@ -101,43 +115,60 @@ def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
         if len(families) != 1:
             raise SystemExit("--processes takes one --family, or all of them")
         base += ["--family", families[0]]
+    warm = {CACHE: str(tmp / "cache-warm")}
+    run_process([*base, "--out", str(tmp / "warm-up"), "--jobs", "2"], extra_env=warm)
+    run_process([*base, "--out", str(tmp / "warm-up-off"), "--jobs", "2"],
+                extra_env={CACHE: "off"})
+    if baseline is not None:
+        run_process([*base, "--out", str(tmp / "warm-up-baseline"), "--jobs", "2"],
+                    code=baseline)
     runs: dict[str, list[tuple[float, float]]] = {}
     for _ in range(repeat):
         for jobs in (1, 2):
             out = tmp / f"built-{jobs}"
             shutil.rmtree(out, ignore_errors=True)
-            runs.setdefault(f"fresh build, --jobs {jobs}", []).append(
-                run_process([*base, "--out", str(out), "--jobs", str(jobs)]))
+            runs.setdefault(f"fresh, --jobs {jobs}, caches warm", []).append(
+                run_process([*base, "--out", str(out), "--jobs", str(jobs)], extra_env=warm))
         runs.setdefault("second build, nothing changed", []).append(
-            run_process([*base, "--out", str(tmp / "built-2")]))
-        if cold_cache:  # the first build on a machine: numba compiles the PBSMT decoder
+            run_process([*base, "--out", str(tmp / "built-2")], extra_env=warm))
+        out = tmp / "built-off"
+        shutil.rmtree(out, ignore_errors=True)
+        runs.setdefault("fresh, --jobs 2, build cache off", []).append(
+            run_process([*base, "--out", str(out), "--jobs", "2"], extra_env={CACHE: "off"}))
+        if cold_cache:
             out, cache = tmp / "built-cold", tempfile.mkdtemp(dir=tmp)
             shutil.rmtree(out, ignore_errors=True)
-            runs.setdefault("fresh, --jobs 2, numba cache cold", []).append(
+            runs.setdefault("fresh, --jobs 2, caches cold", []).append(
                 run_process([*base, "--out", str(out), "--jobs", "2"],
-                            extra_env={"NUMBA_CACHE_DIR": cache}))
+                            extra_env={CACHE: cache}, drop_env=("NUMBA_CACHE_DIR",)))
         if baseline is not None:
             out = tmp / "built-baseline"
             shutil.rmtree(out, ignore_errors=True)
             runs.setdefault("baseline code, fresh, --jobs 2", []).append(
                 run_process([*base, "--out", str(out), "--jobs", "2"], code=baseline))
+    report(runs, families, repeat)
+
+
+def report(runs: dict[str, list[tuple[float, float]]], families: list[str],
+           repeat: int) -> None:
+    """Print the medians of :func:`processes` and the ratios between its runs."""
     print(f"\nwhole `consistency-bench build` processes ({', '.join(families)}), "
           f"median of {repeat} interleaved runs")
-    print(f"{'run':<34} {'wall s':>8} {'CPU s':>8}")
-    for name, samples in runs.items():
-        print(f"{name:<34} {statistics.median(r[0] for r in samples):>8.2f} "
-              f"{statistics.median(r[1] for r in samples):>8.2f}")
-    one = statistics.median(r[0] for r in runs["fresh build, --jobs 1"])
-    two = statistics.median(r[0] for r in runs["fresh build, --jobs 2"])
-    print(f"--jobs 2 against --jobs 1: {one / two:.2f}x faster (wall)")
-    if baseline is not None:
-        before = runs["baseline code, fresh, --jobs 2"]
-        after = runs["fresh build, --jobs 2"]
-        cpu_ratio = (statistics.median(r[1] for r in before)
-                     / statistics.median(r[1] for r in after))
-        print(f"fresh --jobs 2 against the baseline code: "
-              f"{statistics.median(r[0] for r in before) / two:.2f}x (wall), "
-              f"{cpu_ratio:.2f}x (CPU)")
+    print(f"{'run':<36} {'wall s':>8} {'CPU s':>8}")
+    medians = {name: (statistics.median(r[0] for r in samples),
+                      statistics.median(r[1] for r in samples))
+               for name, samples in runs.items()}
+    for name, (wall, cpu) in medians.items():
+        print(f"{name:<36} {wall:>8.2f} {cpu:>8.2f}")
+    one, two = medians["fresh, --jobs 1, caches warm"], medians["fresh, --jobs 2, caches warm"]
+    print(f"--jobs 2 against --jobs 1 (caches warm): {one[0] / two[0]:.2f}x faster (wall)")
+    off = medians["fresh, --jobs 2, build cache off"]
+    print(f"caches warm against build cache off: {off[0] / two[0]:.2f}x (wall), "
+          f"{off[1] / two[1]:.2f}x (CPU)")
+    for name in ("fresh, --jobs 2, caches cold", "baseline code, fresh, --jobs 2"):
+        if name in medians:
+            print(f"caches warm against {name}: {medians[name][0] / two[0]:.2f}x (wall), "
+                  f"{medians[name][1] / two[1]:.2f}x (CPU)")
 
 
 def pbsmt_scale(sources: Path, repeat: int) -> None:

@@ -34,6 +34,7 @@ from builders.card_data import (
     CORPORA,
     DEVIATIONS,
     FIELDS,
+    GRADIENT_NOTE,
     PAPER_SIZES,
     POOL_CORPORA,
     POOL_SOURCE_CORPUS,
@@ -345,11 +346,23 @@ def deviation_lines(manifest: Mapping[str, dict]) -> list[str]:
     )
     if absent:
         lines.append("- " + ABSENT_NOTE.format(names=", ".join(f"`{n}`" for n in absent)))
+    if "salad" in families:
+        lines.append("- " + gradient_note(manifest))
     lines.append("- Sizes: the word-salad paper prints no count; it transforms each task's "
                  "whole validation set (its section 5), so those configs show the size of "
                  "that split's labelled examples. "
                  "docs/suites/*.md in the toolkit documents each reading and measured size.")
     return lines
+
+
+def gradient_note(manifest: Mapping[str, dict]) -> str:
+    """The line on the model-dependent word-salad transformations, naming those present."""
+    made = sorted(n for n, e in manifest.items()
+                  if e["family"] == "salad" and n not in SUITES
+                  and re.search(r"_salad_(drop|repeat|replace|copyone)_", n))
+    present = ("In this folder: " + ", ".join(f"`{n}`" for n in made) + "." if made
+               else "This folder holds none.")
+    return GRADIENT_NOTE.format(present=present)
 
 
 def _corpora(manifest: Mapping[str, dict]) -> list[tuple[str, object]]:

@@ -417,11 +417,30 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "drops unknown words (Moses's -drop-unknown). An output that is a permutation of its "
         "source is replaced by the next hypothesis of the decoder's n-best list, or the row "
         "is dropped. Outputs that are an exact token permutation of the text the system "
-        "translated: mnli_salad_pbsmt 0 of 4,857 (0.0%), snli_salad_pbsmt 0 of 9,834 "
-        "(0.0%), sst2_salad_pbsmt 0 of 857 (0.0%); output tokens found in that text: "
-        "mnli_salad_pbsmt 54,031 of 59,505, snli_salad_pbsmt 68,743 of 87,138, "
-        "sst2_salad_pbsmt 2,114 of 4,323 (version 2.0.0; docs/suites/word-salad.md). The "
+        "translated: mnli_salad_pbsmt 0 of 3,745 (0.0%), snli_salad_pbsmt 0 of 9,642 "
+        "(0.0%), sst2_salad_pbsmt 0 of 515 (0.0%); output tokens found in that text: "
+        "mnli_salad_pbsmt 47,928 of 52,676, snli_salad_pbsmt 68,295 of 86,507, "
+        "sst2_salad_pbsmt 1,570 of 3,170 (version 3.0.0; docs/suites/word-salad.md). The "
         "PBSMT rows are comparable to the paper's in construction only, not in number."),
+    Deviation(
+        "Degenerate PBSMT outputs left out", _PBSMT,
+        "An output is degenerate when it has 2 or fewer word tokens, holds only function "
+        "words and punctuation (a closed list of English function words), or is a "
+        "contiguous run of the words of the text the system translated or of the text it "
+        "replaces (e.g. the premise without its first two words). Such an output destroys "
+        "little a model could be tested on. Version 2.0.0 kept them: degenerate outputs "
+        "mnli_salad_pbsmt 1,165 of 4,857 (24.0%), snli_salad_pbsmt 392 of 9,834 (4.0%), "
+        "sst2_salad_pbsmt 405 of 857 (47.3%). Version 3.0.0 takes the next hypothesis of "
+        "the decoder's n-best list (every hypothesis of its last stack, at most 22 distinct "
+        "outputs, instead of 3) and drops the row when none is usable: degenerate outputs "
+        "mnli_salad_pbsmt 0 of 3,745 (0.0%), snli_salad_pbsmt 0 of 9,642 (0.0%), "
+        "sst2_salad_pbsmt 0 of 515 (0.0%). Groups: mnli_salad_pbsmt 4,857 before, 3,745 "
+        "after (1,111 rows dropped for a degenerate output); snli_salad_pbsmt 9,834 before, "
+        "9,642 after (194 dropped); sst2_salad_pbsmt 857 before, 515 after (342 dropped). "
+        "The function words are the stand-in's: its per-label systems know few content "
+        "words of an unseen text, and a later hypothesis of the same system rarely has "
+        "other words (the longer n-best list keeps 25 MNLI, 50 SNLI and 28 SST-2 rows "
+        "that 3 hypotheses would have dropped)."),
     Deviation(
         "SST-2 PBSMT output replaces the whole sentence", ("sst2_salad_pbsmt",),
         "Inferred reading: the paper translates the first half of the sentence into a "
@@ -430,10 +449,12 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
         "Unchanged rows left out", _SALAD,
         "A source example whose transformation leaves the text unchanged (already sorted, "
-        "one token, no PBSMT hypothesis that is not empty, a copy of its source or target "
-        "or a permutation of its source) is left out with its "
-        "original; the paper transforms the whole validation set and says nothing of such "
-        "rows. Left out per config: see the list below."),
+        "one token, no PBSMT hypothesis that is not empty, a copy of its source or target, "
+        "a permutation of its source or degenerate) is left out with its original, and so "
+        "is one whose tokens have no order that keeps no bigram of the original (final "
+        "punctuation last): Shuffle cannot meet its rule there (mnli_salad_shuffle 2 rows: "
+        "\"it gets it.\" and \"no, no\"). The paper transforms the whole validation set and "
+        "says nothing of such rows. Left out per config: see the list below."),
     Deviation(
         "One shuffle seed", tuple(f"{t}_salad_shuffle" for t in ("mnli", "snli", "mrpc",
                                                                   "sst2", "qqp")),
@@ -515,6 +536,19 @@ ABSENT_NOTE = (
     "cannot be fetched or checksummed here); a local copy builds them (docs/suites/calm.md)."
 )
 
+#: The paper's gradient-based word-salad transformations (its Tables 3 and 6): never built by
+#: ``build``, because they depend on the model under test.
+GRADIENT_NOTE = (
+    "Not built, model-dependent: the word-salad paper's gradient-based transformations "
+    "Drop, Repeat, Replace and CopyOne (its Tables 3 and 6). Which tokens they drop, "
+    "repeat, replace or copy is chosen by the token importance (input embedding times the "
+    "gradient of the loss) of the model under test, so no config fits every model. "
+    "`consistency-bench salad --model PATH --suite <task>_salad_gradient --data DIR` makes "
+    "the four for one fine-tuned classifier and writes them into DIR as "
+    "`<task>_salad_<drop|repeat|replace|copyone>_<tag>` (CopyOne for pair tasks only), "
+    "with suites.json and this card updated (docs/suites/word-salad.md). {present}"
+)
+
 #: Every column a config can have, with its meaning (base columns first, then extras).
 FIELDS: dict[str, str] = {
     "id": "Unique row id, `<group>/<variant>`.",
@@ -551,11 +585,11 @@ FIELDS: dict[str, str] = {
     "raw_text": "CALM: the first sentence before formatting (task order).",
     "raw_text_pair": "CALM: the second sentence before formatting (task order).",
     "transform": "Word salad: the transformation that made the row (empty on originals).",
-    "transform_family": "Word salad: `lexical`, `gradient` or `statistical` (empty on "
-    "originals).",
+    "transform_family": "Word salad: `lexical` or `statistical` (`gradient` in the "
+    "model-specific configs that `consistency-bench salad` makes); empty on originals.",
     "agreement_with": "Word salad: what the transformed row's prediction is compared with: "
-    "`original` (the original row's prediction) or a default label name (CopySort, "
-    "CopyOne); empty on originals.",
+    "`original` (the original row's prediction) or a default label name (CopySort; CopyOne "
+    "in the model-specific configs); empty on originals.",
     "model": "Model-specific word salad: the model whose token importances chose the tokens.",
     "span_start": "Coherence: first unit (dialog turn or story sentence) of the span, 0-based.",
     "span_end": "Coherence: last unit of the span, inclusive.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -20,54 +21,53 @@ def _rows(root: Path, config: str, columns: list[str]) -> list[dict]:
     return pq.read_table(root / config / "test.parquet", columns=columns).to_pylist()
 
 
-def pbsmt_permutations(root: Path, config: str) -> tuple[int, int]:
-    """``(outputs that are a permutation of their source's tokens, outputs)`` of a PBSMT config.
+def _pbsmt_outputs(root: Path, config: str) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """``(source, replaced, output)`` tokens of each transformed row of a PBSMT config.
 
     The source is what the system translated (``builders.salad.suites.pbsmt_pair``: the
     premise, or the first half of an SST-2 sentence), lower-cased and tokenized as the build
-    does; the output is the transformed row's replaced text, tokenized the same way.
+    does; ``replaced`` is the text the output replaces (the hypothesis; SST-2: the whole
+    sentence); the output is the transformed row's replaced text, tokenized the same way.
     """
     from builders.salad import lexical
     from builders.salad.suites import Record, pbsmt_pair
 
     rows = _rows(root, config, ["group", "variant", "text", "text_pair", "label"])
     originals = {r["group"]: r for r in rows if r["variant"] == "original"}
-    same = total = 0
     for row in rows:
         if row["variant"] != "pbsmt":
             continue
         orig = originals[row["group"]]
-        record = Record(0, orig["text"], orig["text_pair"], orig["label"])
-        source, _ = pbsmt_pair(record)
-        output = row["text_pair"] if orig["text_pair"] is not None else row["text"]
+        source, target = pbsmt_pair(Record(0, orig["text"], orig["text_pair"], orig["label"]))
+        pair = orig["text_pair"] is not None
+        replaced = target if pair else lexical.tokenize(orig["text"], True)
+        yield source, replaced, lexical.tokenize(row["text_pair"] if pair else row["text"], True)
+
+
+def pbsmt_permutations(root: Path, config: str) -> tuple[int, int]:
+    """``(outputs that are a permutation of their source's tokens, outputs)`` of a PBSMT config.
+
+    Source and output as :func:`_pbsmt_outputs` reads them.
+    """
+    same = total = 0
+    for source, _, output in _pbsmt_outputs(root, config):
         total += 1
-        same += sorted(lexical.tokenize(output, True)) == sorted(source)
+        same += sorted(output) == sorted(source)
     return same, total
 
 
 def pbsmt_overlap(root: Path, config: str) -> dict[str, int]:
     """How much of a PBSMT config's outputs comes from the source the system translated.
 
-    Source and output as :func:`pbsmt_permutations` reads them. Returns integer counts:
+    Source and output as :func:`_pbsmt_outputs` reads them. Returns integer counts:
     ``outputs``; ``tokens`` (output tokens) and ``from_source`` (those found among the
     source's tokens); ``permutations`` (outputs that are a permutation of the source);
     ``mostly_source`` (outputs with at least 90% of their tokens found in the source and at
     least 80% of its length: the issue 21 audit's figure).
     """
-    from builders.salad import lexical
-    from builders.salad.suites import Record, pbsmt_pair
-
-    rows = _rows(root, config, ["group", "variant", "text", "text_pair", "label"])
-    originals = {r["group"]: r for r in rows if r["variant"] == "original"}
     out = dict.fromkeys(("outputs", "tokens", "from_source", "permutations",
                          "mostly_source"), 0)
-    for row in rows:
-        if row["variant"] != "pbsmt":
-            continue
-        orig = originals[row["group"]]
-        source, _ = pbsmt_pair(Record(0, orig["text"], orig["text_pair"], orig["label"]))
-        output = lexical.tokenize(
-            row["text_pair"] if orig["text_pair"] is not None else row["text"], True)
+    for source, _, output in _pbsmt_outputs(root, config):
         seen = set(source)
         found = sum(w in seen for w in output)
         out["outputs"] += 1
@@ -76,6 +76,25 @@ def pbsmt_overlap(root: Path, config: str) -> dict[str, int]:
         out["permutations"] += sorted(output) == sorted(source)
         out["mostly_source"] += (found >= 0.9 * len(output)
                                  and len(output) >= 0.8 * len(source))
+    return out
+
+
+def pbsmt_degenerate(root: Path, config: str) -> dict[str, int]:
+    """Degenerate outputs of a PBSMT config (``builders.salad.degenerate``), by reason.
+
+    Returns ``outputs``, ``degenerate`` (all reasons) and one count per reason (``short``,
+    ``function words``, ``source run``); source, replaced text and output as
+    :func:`_pbsmt_outputs` reads them.
+    """
+    from builders.salad.degenerate import FUNCTION, SHORT, SOURCE_RUN, degenerate
+
+    out = dict.fromkeys(("outputs", "degenerate", SHORT, FUNCTION, SOURCE_RUN), 0)
+    for source, replaced, output in _pbsmt_outputs(root, config):
+        out["outputs"] += 1
+        reason = degenerate(output, source, replaced)
+        if reason is not None:
+            out["degenerate"] += 1
+            out[reason] += 1
     return out
 
 
@@ -131,6 +150,7 @@ def measure(root: Path) -> dict[str, object]:
         if config in present:
             out[f"permutations:{config}"] = pbsmt_permutations(root, config)
             out[f"overlap:{config}"] = pbsmt_overlap(root, config)
+            out[f"degenerate:{config}"] = pbsmt_degenerate(root, config)
     for config in ("sst2_additive", "ag_news_additive"):
         if config in present:
             out[f"reversed:{config}"] = reversed_pairs(root, config)

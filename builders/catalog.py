@@ -1,15 +1,35 @@
-"""Every suite family, imported by name. Adding a family adds one line here (no scanning).
+"""Every suite of every declared family: the builder modules imported as declared.
 
-A family is declared in :mod:`bench.families` (paper, citation, licences, kinds, tasks, the
-suites it registers); its module here registers those suites (docs/extending.md).
+A family is declared once in :mod:`bench.families`; its ``builder`` names the module whose
+import registers its suites (``register_suite``). This module imports each declared builder
+in the declarations' order, so adding a family adds no line here (docs/extending.md), and
+:data:`SUITES` is the suite registry with every family registered.
 """
 
-from builders import (
-    becel,  # noqa: F401  (registers the 19 BECEL suites)
-    calm,  # noqa: F401  (registers the CALM suites)
-    coherence,  # noqa: F401  (registers the ConvEnt and ART span suites)
-)
-from builders.salad import suites as salad  # noqa: F401  (registers the word-salad suites)
-from builders.suite import SUITES, get_suite
+from __future__ import annotations
 
-__all__ = ["SUITES", "get_suite"]
+import importlib
+
+from bench.families import FAMILIES
+from bench.registry import Registry
+from builders import suite
+
+
+def load_families() -> Registry[suite.SuiteSpec]:
+    """Import the builder module of every declared family; the filled suite registry.
+
+    Importing a module twice is a no-op, so a builder imported earlier (a test, a script)
+    keeps its registrations and is not registered again.
+    """
+    for family in FAMILIES.values():
+        importlib.import_module(family.builder)
+    return suite.SUITES
+
+
+#: Every registered suite, by name (:data:`builders.suite.SUITES`, every family loaded).
+SUITES = load_families()
+
+
+def get_suite(name: str) -> suite.SuiteSpec:
+    """Look a suite up by name, with a did-you-mean error."""
+    return SUITES[name]

@@ -36,6 +36,7 @@ from consistency_bench.commands import (
     merge,
     predict,
     publish,
+    reproduce,
     salad,
     score,
     submit,
@@ -59,6 +60,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     leaderboard,
     publish,
     hub,
+    reproduce,
     salad,
 )
 

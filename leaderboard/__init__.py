@@ -11,3 +11,31 @@ static Space and adds the predictions to a publish. Submissions by pull request:
 ``leaderboard.hub_requests`` (``submit --hub``), ``leaderboard.review`` (``review``) and
 ``leaderboard.hub_verify`` (``verify``, and the Hub reads both use).
 """
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+
+class _Package(types.ModuleType):
+    """The package, callable as the Python API's ``cb.leaderboard(...)`` (docs/api.md).
+
+    Once the layer folders install under ``consistency_bench`` (issue 29), the package
+    ``consistency_bench.leaderboard`` and the function ``cb.leaderboard`` share one name: the
+    first import of a ``consistency_bench.leaderboard.*`` module sets that attribute of
+    ``consistency_bench`` to this package. Calling the package ranks as the function does.
+    """
+
+    def __call__(self, *, submissions: str | os.PathLike = "submissions",
+                 data: str | os.PathLike | None = None,
+                 warn: Callable[[str], None] | None = None) -> Any:
+        from leaderboard.build_site import stored_board
+
+        return stored_board(submissions, data, warn=warn)
+
+
+sys.modules[__name__].__class__ = _Package

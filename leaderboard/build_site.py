@@ -17,6 +17,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from leaderboard.ranking import Leaderboard
+    from leaderboard.submissions_meta import Submission
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,9 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
 
         verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
         subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
-    lb = rank([Entry(s.slug, s.results, s.meta) for s in subs], samples=samples)
+    subs, extras = _with_extras(subs, warn)
+    lb = rank([Entry(s.slug, s.results, {**s.meta, **extras[s.slug]}) for s in subs],
+              samples=samples)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
     explorer = _explorer(subs, data, folder, explorer_groups) if data else None
@@ -119,3 +126,70 @@ def _explorer(subs, data, old_site: Path, groups: int | None):
         return explorer_files(entries, stems, data, old_site, n)
 
     return make
+
+
+def stored_board(submissions: str | os.PathLike, data: str | os.PathLike | None = None, *,
+                 warn: Callable[[str], None] | None = None) -> Leaderboard:
+    """The board of :func:`rank_submissions` (the body of ``cb.leaderboard``, docs/api.md).
+
+    Entries left out are named by ``warn`` (default: a ``UserWarning``).
+    """
+    if warn is None:
+        import warnings
+
+        def warn(message: str) -> None:
+            warnings.warn(message, stacklevel=4)
+
+    board, _, _ = rank_submissions(submissions, data, warn=warn)
+    return board
+
+
+def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | None = None, *,
+                     warn: Callable[[str], None] = lambda message: None, cache: bool = True
+                     ) -> tuple[Leaderboard, list[Submission], list[str] | None]:
+    """Rank the readable entries of ``submissions``: the board, the entries, the recomputed.
+
+    The last item is, with ``data``, the entries scored again rather than verified from the
+    cache (None without ``data``). The ranking :func:`build_site` renders, without a site.
+    With ``data`` every entry is checked against what its stored predictions score (through
+    the verified-cells cache unless ``cache`` is False), and one whose hash or any stored
+    score differs is left out, named in a ``warn`` line.
+    """
+    from leaderboard.ranking import Entry, rank
+    from leaderboard.submissions import load_all
+
+    if data:
+        from bench.manifest import read_manifest
+
+        read_manifest(Path(data))  # not a built folder: stop before any entry is read
+    subs = load_all(submissions, on_error=warn)
+    samples = recomputed = None
+    if data:
+        from leaderboard.cache.verified import verify_entries
+
+        verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
+        subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
+    subs, extras = _with_extras(subs, warn)
+    board = rank([Entry(s.slug, s.results, {**s.meta, **extras[s.slug]}) for s in subs],
+                 samples=samples)
+    return board, subs, recomputed
+
+
+def _with_extras(subs: list, warn: Callable[[str], None]) -> tuple[list, dict[str, dict]]:
+    """Each entry's ``setup`` and ``reproduced`` (:mod:`leaderboard.reproduce.shown`).
+
+    An entry whose ``run.json`` or ``reproduction.json`` cannot be read is left out, named in
+    a warning.
+    """
+    from bench.errors import BenchError
+    from leaderboard.reproduce.shown import entry_extras
+
+    kept, extras = [], {}
+    for s in subs:
+        try:
+            extras[s.slug] = entry_extras(s.path, s.results)
+        except BenchError as exc:
+            warn(f"{exc}; not ranked")
+            continue
+        kept.append(s)
+    return kept, extras

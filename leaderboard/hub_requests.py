@@ -6,9 +6,11 @@ of each suite covered) and then opens one pull request adding::
 
     requests/<slug>/predictions.jsonl.gz   the prediction file as JSONL, gzip with mtime 0
     requests/<slug>/meta.yaml              the validated metadata
+    requests/<slug>/run.json               the run record, when the file has one (optional:
+                                           without it the entry is not reproducible)
 
 Results are never taken from the submitter: the local scores only check the file, and the
-maintainers score the request again from these two files.
+maintainers score the request again from the first two files.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.runrecord.schema import ENTRY_FILE as RUN_RECORD
+from bench.runrecord.schema import MAX_BYTES as MAX_RECORD_BYTES
 from bench.safe_yaml import MAX_YAML_BYTES
 from leaderboard.publish import Plan
 from leaderboard.submissions import META, PREDICTIONS, Scorer, gzip_bytes, read_meta, slugify
@@ -31,8 +35,11 @@ REQUESTS = "requests"
 #: ``benchmarks/request_size.py``); the committed entries are 0.27-7.9 MB (``minilm-ft``, with
 #: probabilities on every suite: 7,880,888 bytes). Raise it when suites are added.
 #: ``meta.yaml``: 256 KiB, the cap of every ``meta.yaml`` read
-#: (:data:`bench.safe_yaml.MAX_YAML_BYTES`).
-MAX_REQUEST_BYTES = {PREDICTIONS: 32 << 20, META: MAX_YAML_BYTES}
+#: (:data:`bench.safe_yaml.MAX_YAML_BYTES`). ``run.json`` (the optional run record): 1 MiB,
+#: the cap of every run record read (:data:`bench.runrecord.schema.MAX_BYTES`), so a file the
+#: review downloads is one it could read; the committed records are 2-8 KB (``submissions/*/
+#: run.json``: 2,015-7,721 bytes), a record is a few settings and hashes, not data.
+MAX_REQUEST_BYTES = {PREDICTIONS: 32 << 20, META: MAX_YAML_BYTES, RUN_RECORD: MAX_RECORD_BYTES}
 
 
 @dataclass(frozen=True)
@@ -42,7 +49,8 @@ class Request:
     Attributes:
         slug: Entry name (folder under ``requests/`` and later ``submissions/``).
         meta: The validated metadata.
-        files: Path in the repo -> content (``predictions.jsonl.gz`` and ``meta.yaml``).
+        files: Path in the repo -> content (``predictions.jsonl.gz``, ``meta.yaml`` and, when
+            the file has a run record, ``run.json``).
         results: The local scores (shown to the submitter, never sent).
 
     """
@@ -95,11 +103,15 @@ def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.Pa
 
     """
     from bench.errors import ConfigError
+    from leaderboard.reproduce.entry_files import entry_record
 
     slug = slugify(name)  # the one name rule (submissions_meta.slug_problem), first
     meta, jsonl, results = validate_files(predictions, meta_path, data_dir, scorer)
     files = {f"{REQUESTS}/{slug}/{PREDICTIONS}": gzip_bytes(jsonl),
              f"{REQUESTS}/{slug}/{META}": meta_bytes(meta)}
+    record = entry_record(predictions, jsonl)
+    if record is not None:
+        files[f"{REQUESTS}/{slug}/{RUN_RECORD}"] = record
     for path, data in files.items():
         cap = MAX_REQUEST_BYTES[path.rsplit("/", 1)[1]]
         if len(data) > cap:

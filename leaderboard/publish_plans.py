@@ -112,7 +112,9 @@ def leaderboard_card(site: Path, repo_id: str, configs: Sequence[Mapping] = (),
         + table
         + "\nFiles: `leaderboard.json` (everything), `index.html` (sortable page), "
         "`heatmap.png`, `submissions/<entry>/` (metadata, results and `predictions.jsonl.gz` "
-        "of each entry: `consistency-bench verify` re-scores them).\n"
+        "of each entry: `consistency-bench verify` re-scores them; `run.json`, how the "
+        "predictions were made, and `reproduction.json`, what `consistency-bench reproduce` "
+        "found, where the entry has them).\n"
         + "".join("\n" + section.rstrip("\n") + "\n"
                   for section in (*_plot_sections(site), *sections))
     )
@@ -154,11 +156,20 @@ def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | N
         root = Path(submissions)
         if root.is_symlink() or not root.is_dir():
             raise ConfigError(f"--submissions {submissions}: no such folder (or a link)")
-        for name, d in site_entries(read_owned(site), site, root).items():
-            for file in ("meta.yaml", "results.json"):
+        record = read_owned(site)
+        for name, d in site_entries(record, site, root).items():
+            shown = (record or {}).get("entries", {}).get(name) or {}
+            for file in ("meta.yaml", "results.json", *_optional_files(shown)):
                 files[f"submissions/{name}/{file}"] = d / file
     files["README.md"] = leaderboard_card(site, repo_id).encode("utf-8")
     return Plan(repo_id, "dataset", dict(sorted(files.items())), "Update leaderboard")
+
+
+def _optional_files(shown: Mapping) -> list[str]:
+    """The run record and reproduction of an entry, when the site was rendered with them."""
+    from leaderboard.reproduce.entry_files import REPRODUCTION, RUN
+
+    return [n for n in (RUN, REPRODUCTION) if n in shown]
 
 
 def _sha256(path: Path) -> str:

@@ -92,15 +92,19 @@ def render_markdown(lb: Leaderboard) -> str:
     tasks, names = task_summary(lb)
     keys = [*tasks, "all"]
     rows_by = {k: {r.name: r for r in lb.views[k].rows} for k in keys}
+    from leaderboard.reproduce.shown import MD_LEGEND, md_cell
+
     lines = [
-        "| Entry | " + " | ".join(md_text(lb.views[k].title) for k in keys) + " | Flags |",
-        "|---|" + "---|" * (len(keys) + 1),
+        "| Entry | " + " | ".join(md_text(lb.views[k].title) for k in keys)
+        + " | Flags | Reproduced |",
+        "|---|" + "---|" * (len(keys) + 2),
     ]
     for name in names:
         cells = [md_text(_md_cell(rows_by[k].get(name))) for k in keys]
         flags = rows_by["all"][name].flags if name in rows_by["all"] else []
+        shown = md_cell(lb.meta.get(name, {}).get("reproduced"))
         lines.append(f"| {md_text(name)} | " + " | ".join(cells)
-                     + f" | {md_text(', '.join(flags))} |")
+                     + f" | {md_text(', '.join(flags))} | {md_text(shown)} |")
     legend = "; ".join(f"`{k}`: {v}" for k, v in STATUS_LEGEND.items())
     flag_words = ", ".join(f"`{k}` ({v})" for k, v in FLAG_LEGEND.items())
     lines += [
@@ -108,7 +112,8 @@ def render_markdown(lb: Leaderboard) -> str:
         "Each cell: `#rank score / acc` (✗: ranked, but `failing` a kind; reason on the page). "
         + SCORE_NOTE + " Row status, the same words as on the page: " + legend
         + ". Flags, the same words as on the page: " + flag_words
-        + ". Full tables, rank intervals and paired tests: index.html / leaderboard.json.",
+        + ". Full tables, rank intervals and paired tests: index.html / leaderboard.json. "
+        + MD_LEGEND,
     ]
     return "\n".join(lines) + "\n"
 

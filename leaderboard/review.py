@@ -5,21 +5,25 @@ account (``whoami``), and takes each open pull request of the leaderboard's data
 (oldest first) from start to end before the next one (:func:`handle_request`):
 
 1. Its changed files (the pull request's git diff) must be exactly
-   ``requests/<slug>/predictions.jsonl.gz`` and ``requests/<slug>/meta.yaml``, one slug valid
-   by ``submit``'s name rule (checked first), not already taken (in ``submissions/``, on the
-   Hub, or by an earlier request of this run).
-2. Both files' sizes, from the file listing at the pull request's head, must be under their
+   ``requests/<slug>/predictions.jsonl.gz`` and ``requests/<slug>/meta.yaml`` (and optionally
+   ``requests/<slug>/run.json``, the run record), one slug valid by ``submit``'s name rule
+   (checked first), not already taken (in ``submissions/``, on the Hub, or by an earlier
+   request of this run).
+2. The files' sizes, from the file listing at the pull request's head, must be under their
    caps (:data:`leaderboard.hub_requests.MAX_REQUEST_BYTES`) before anything is downloaded.
-3. Both files are downloaded at the head commit and checked by the same code as ``submit``
-   (:func:`leaderboard.hub_requests.validate_files`): metadata, prediction file, coverage.
-   The scores are computed here, never taken from the submitter.
+3. The files are downloaded at the head commit and checked by the same code as ``submit``
+   (:func:`leaderboard.hub_requests.validate_files`): metadata, prediction file, coverage, and
+   that a ``run.json`` describes the predictions. The scores are computed here, never taken
+   from the submitter.
 4. Every scored suite's ``content_hash`` must equal the ``sha256`` of that suite in the
    published suites repo's ``suites.json`` (the suites ``load_dataset`` gives).
-5. One comment: the per-view results and flags (the entry ranked with the stored ones), or the
+5. With ``reproduce`` (``review --reproduce N``), an accepted entry is run again on a sample
+   (:func:`leaderboard.reproduce.review_step.reproduce_step`), before its comment.
+6. One comment: the per-view results and flags (the entry ranked with the stored ones), or the
    reason for the refusal, ending with a marker ``<!-- consistency-bench review VERDICT SHA -->``.
    A pull request whose last marker names its current head is not commented again; only
    markers that end a comment of the reviewing account count (anyone can write one).
-6. With ``merge``, an accepted request is stored in ``submissions/<slug>/`` (the atomic
+7. With ``merge``, an accepted request is stored in ``submissions/<slug>/`` (the atomic
    ``submit``), its head is read again, and it is merged unless pushed to since its review.
 
 Anything that goes wrong with one pull request (a Hub error, a timeout of
@@ -47,6 +51,8 @@ from pathlib import Path
 from bench.errors import BenchError, ConfigError
 from leaderboard.hub_requests import REQUESTS
 from leaderboard.hub_verify import hub_call, hub_timeout
+from leaderboard.reproduce.entry_files import RUN
+from leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
 from leaderboard.review_checks import (
     MARKER,
     MARKER_RE,
@@ -131,12 +137,17 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
                merge: bool = False, dry_run: bool = False, endpoint: str | None = None,
                token: str | None = None, log: Callable[[str], None] = print,
                scorer: Scorer | None = None,
-               timeout: float = DEFAULT_TIMEOUT) -> list[Review]:
+               timeout: float = DEFAULT_TIMEOUT,
+               reproduce: ReproduceStep | None = None) -> list[Review]:
     """Review every open request; comment; with ``merge``, store, merge and republish.
 
     Each pull request is handled start to end (:func:`handle_request`) before the next, and
     whatever goes wrong with one (a Hub error, a timeout, a bug) is recorded on its
     :class:`Review` (verdict ``failed``); the others are handled all the same.
+
+    With ``reproduce`` (``review --reproduce N``), each accepted request's entry is run again
+    after its review, before its comment (:func:`leaderboard.reproduce.review_step.
+    reproduce_step`); ``--merge`` stores a passed reproduction with the entry.
 
     Raises:
         ConfigError: No token, another review holds the lock, or ``--data`` differs from the
@@ -156,7 +167,8 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
                             scorer)
         suites = reviewer.published_suites()
         check_local_suites(data_dir, suites, suites_repo)
-        reviews = [handle_request(reviewer, pr.num, suites, merge=merge, dry_run=dry_run)
+        reviews = [handle_request(reviewer, pr.num, suites, merge=merge, dry_run=dry_run,
+                                  reproduce=reproduce)
                    for pr in reviewer.open_requests()]
         if dry_run:
             log("dry run: nothing commented, merged, stored or published")
@@ -166,19 +178,22 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
 
 
 def handle_request(reviewer: Reviewer, num: int, suites: dict[str, str], *, merge: bool,
-                   dry_run: bool) -> Review:
+                   dry_run: bool, reproduce: ReproduceStep | None = None) -> Review:
     """Pull request ``num`` from review to merge; a failure stays with it.
 
     The steps, in order: the review (:meth:`Reviewer.review`: paths and name, sizes, files,
-    scores, hashes), the comment, and with ``merge`` the store and the merge
-    (:func:`merge_request`). Any error is caught here and recorded (verdict ``failed``, the
-    error as ``reason``), so one pull request never stops the review or merge of the others.
+    scores, hashes), with ``reproduce`` the reproduction of an accepted entry
+    (:func:`leaderboard.reproduce.review_step.reproduce_step`), the comment, and with
+    ``merge`` the store and the merge (:func:`merge_request`). Any error is caught here and
+    recorded (verdict ``failed``, the error as ``reason``), so one pull request never stops
+    the review or merge of the others.
     """
     log = reviewer.log
     review = Review(num, "", "failed")
     try:
         review = reviewer.review(num, suites, merge)
         log(f"#{num}: {_said(review)}")
+        reproduce_step(review, reproduce, log)  # issue 28 item 13: after review, before comment
         if dry_run:
             if review.verdict != "unchanged" and review.posted:
                 log("  would comment:\n    " + comment_body(review).replace("\n", "\n    "))
@@ -232,7 +247,8 @@ def merge_request(reviewer: Reviewer, review: Review) -> None:
         stored = submit(review.files[PREDICTIONS], name=slug,
                         meta_path=review.files[META], root=submissions,
                         data_dir=reviewer.data_dir, scorer=reviewer.scorer,
-                        replace=review.replaces, arguments=_store_arguments(reviewer, review))
+                        replace=review.replaces, arguments=_store_arguments(reviewer, review),
+                        run_record=review.files.get(RUN), reproduction=review.reproduction)
         review.stored = True
         reviewer.stored.append(stored)
         log(f"stored {submissions / slug}")

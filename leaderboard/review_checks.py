@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import BenchError
+from bench.runrecord.schema import ENTRY_FILE as RUN_RECORD
 from leaderboard.hub_requests import REQUESTS
 from leaderboard.submissions import META, PREDICTIONS
 from leaderboard.submissions_meta import slug_problem
@@ -20,7 +21,11 @@ MARKER = "<!-- consistency-bench review {verdict} {head} -->"
 MARKER_RE = re.compile(r"<!-- consistency-bench review (accepted|refused) ([0-9a-f]{40}) -->")
 #: The marker that ends a comment (its last line): a marker quoted inside the text is not one.
 FINAL_MARKER_RE = re.compile(r"(?:\A|\n)" + MARKER_RE.pattern + r"[ \t\r\n]*\Z")
+#: The files every request adds.
 REQUEST_FILES = (META, PREDICTIONS)
+#: Files a request may add besides :data:`REQUEST_FILES` (the run record, issue 28 item 13;
+#: its size cap is in :data:`leaderboard.hub_requests.MAX_REQUEST_BYTES` like the others').
+OPTIONAL_REQUEST_FILES = (RUN_RECORD,)
 
 
 class Refused(BenchError):
@@ -45,13 +50,15 @@ class Review:
         reason: Why it was refused.
         comment: The comment (posted unless ``unchanged`` or reviewed before).
         results: The scores computed here (accepted only).
-        files: Local copies of ``meta.yaml`` and ``predictions.jsonl.gz`` (accepted only).
+        files: Local copies of ``meta.yaml``, ``predictions.jsonl.gz`` and ``run.json`` (when
+            the request has one) (accepted only).
         posted: Whether this run comments (False when the last marker names this head).
         stored: Whether ``submissions/<slug>`` holds these predictions (stored by an
             earlier, interrupted run or by this one).
         merged: Whether this run merged the pull request.
         replaces: Whether the store replaces an entry stored from an earlier head of this
             pull request that was never merged.
+        reproduction: ``review --reproduce``: the passed reproduction stored on merge.
 
     """
 
@@ -67,6 +74,7 @@ class Review:
     stored: bool = False
     merged: bool = False
     replaces: bool = False
+    reproduction: dict | None = None
 
 
 def changed_paths(diff: str) -> list[str]:
@@ -114,9 +122,10 @@ def request_slug(paths: list[str]) -> str:
     slugs = set()
     for p in paths:
         parts = p.split("/")
-        if len(parts) != 3 or "\\" in p or parts[2] not in REQUEST_FILES:
-            raise Refused(f"{p!r} is not {REQUESTS}/<name>/meta.yaml or "
-                          f"{REQUESTS}/<name>/{PREDICTIONS} with a name of a-z 0-9 . _ -")
+        if (len(parts) != 3 or "\\" in p
+                or parts[2] not in REQUEST_FILES + OPTIONAL_REQUEST_FILES):
+            raise Refused(f"{p!r} is not {REQUESTS}/<name>/meta.yaml, "
+                          f"{REQUESTS}/<name>/{PREDICTIONS} or {REQUESTS}/<name>/{RUN_RECORD}")
         problem = slug_problem(parts[1])  # the one name rule of submit (submissions_meta)
         if problem:
             raise Refused(f"{p!r}: the name {parts[1]!r} is not a valid entry name: {problem} "
@@ -129,6 +138,15 @@ def request_slug(paths: list[str]) -> str:
     if missing:
         raise Refused(f"{REQUESTS}/{slug}/ lacks {missing}")
     return slug
+
+
+def request_files(slug: str, paths: list[str]) -> tuple[str, ...]:
+    """The files request ``slug`` adds: :data:`REQUEST_FILES`, then the optional ones in ``paths``.
+
+    Each is size-checked from the listing, downloaded and checked by the review.
+    """
+    return (*REQUEST_FILES,
+            *(f for f in OPTIONAL_REQUEST_FILES if f"{REQUESTS}/{slug}/{f}" in paths))
 
 
 def last_review(events, reviewer: str) -> tuple[str, str] | None:

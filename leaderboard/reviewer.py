@@ -8,8 +8,10 @@ reproduction) without touching the others:
 
 1. :meth:`~Reviewer.read` the pull request: its head and this account's last marker;
 2. the paths and the name (:func:`~leaderboard.review_checks.request_slug`, the one name rule);
-3. :meth:`~Reviewer.check_sizes` from the file listing, before any download;
-4. :meth:`~Reviewer.download` and :meth:`~Reviewer.validate` (``submit``'s checks and scores);
+3. :meth:`~Reviewer.check_sizes` from the file listing, before any download (each file of the
+   request, :func:`~leaderboard.review_checks.request_files`);
+4. :meth:`~Reviewer.download` and :meth:`~Reviewer.validate` (``submit``'s checks and scores,
+   and that a ``run.json``, if the request has one, describes its predictions);
 5. :meth:`~Reviewer.check_name_free`; the suites' hashes
    (:func:`~leaderboard.review_checks.check_hashes`); the comment.
 """
@@ -32,6 +34,7 @@ from leaderboard.review_checks import (
     check_hashes,
     head_of,
     last_review,
+    request_files,
     request_slug,
     results_comment,
 )
@@ -139,8 +142,9 @@ class Reviewer:
         except Refused as exc:
             return self._refused(num, head, None, str(exc), before)
         try:
-            self.check_sizes(slug, head)
-            files = self.download(num, slug, head)
+            names = request_files(slug, paths)
+            self.check_sizes(slug, head, names)
+            files = self.download(num, slug, head, names)
             jsonl, results = self.validate(files, num)
             stored = self.check_name_free(slug, jsonl, num)
             check_hashes(results, published, self.suites_repo)
@@ -159,7 +163,7 @@ class Reviewer:
         return Review(num, head, "refused", slug, reason, comment,
                       posted=before != ("refused", head))
 
-    def check_sizes(self, slug: str, head: str) -> None:
+    def check_sizes(self, slug: str, head: str, names: tuple[str, ...] = REQUEST_FILES) -> None:
         """Each file's size from the listing at ``head``, before anything is downloaded.
 
         Raises:
@@ -167,11 +171,11 @@ class Reviewer:
                 MAX_REQUEST_BYTES`), or missing from the listing.
 
         """
-        paths = [f"{REQUESTS}/{slug}/{name}" for name in REQUEST_FILES]
+        paths = [f"{REQUESTS}/{slug}/{name}" for name in names]
         listed = hub_call(self.repo_id, "reading the file sizes", self.api.get_paths_info,
                           self.repo_id, paths, revision=head, repo_type="dataset")
         sizes = {f.path: getattr(f, "size", None) for f in listed}
-        for name, path in zip(REQUEST_FILES, paths, strict=True):
+        for name, path in zip(names, paths, strict=True):
             size = sizes.get(path)
             if not isinstance(size, int):
                 raise Refused(f"{path}: not a file at the pull request's head {head[:12]}")
@@ -180,23 +184,31 @@ class Reviewer:
                               f"bytes a request's {name} may have (not downloaded); "
                               "docs/submit.md says how large an entry may be")
 
-    def download(self, num: int, slug: str, head: str) -> dict[str, Path]:
-        """Both files of the request at its head commit."""
+    def download(self, num: int, slug: str, head: str,
+                 names: tuple[str, ...] = REQUEST_FILES) -> dict[str, Path]:
+        """The request's files (``names``) at its head commit."""
         folder = self.workdir / f"pr-{num}"
         return {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
-                               folder) for name in REQUEST_FILES}
+                               folder) for name in names}
 
     def validate(self, files: dict[str, Path], num: int) -> tuple[bytes, dict]:
         """``submit``'s checks of the files; the predictions (JSONL) and the scores.
+
+        A ``run.json``, when the request has one, must describe the request's predictions (as
+        ``submit`` checks it: :func:`leaderboard.reproduce.entry_files.entry_record`).
 
         Raises:
             Refused: Whatever the checks raise, with the download folder left out.
 
         """
+        from leaderboard.reproduce.entry_files import RUN, entry_record
+
         folder = str(self.workdir / f"pr-{num}") + os.sep
         try:
             _meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
                                                   self.data_dir, self.scorer)
+            if RUN in files:  # a run record must describe the request's predictions
+                entry_record(files[PREDICTIONS], jsonl, files[RUN])
         except BenchError as exc:
             raise Refused(str(exc).replace(folder, "")) from None
         except Exception as exc:

@@ -153,9 +153,22 @@ def site_record(root: str | os.PathLike, subs: list[Submission]) -> dict:
     """
     return {
         "submissions": str(root),  # as given, so the record does not depend on the machine
-        "entries": {s.slug: {name: _file_sha256(s.path / name) for name in (META, RESULTS)}
+        "entries": {s.slug: {name: _file_sha256(s.path / name) for name in _shown_files(s.path)}
                     for s in subs},
     }
+
+
+def _shown_files(entry: Path) -> list[str]:
+    """The files of an entry a site shows and ``publish`` sends.
+
+    ``meta.yaml`` and ``results.json``; ``run.json`` and ``reproduction.json`` when the entry
+    has them (issue 28 item 13: the page shows the setup and the reproduction).
+    """
+    from leaderboard.reproduce.entry_files import REPRODUCTION, RUN
+
+    optional = [n for n in (RUN, REPRODUCTION)
+                if (entry / n).is_file() and not (entry / n).is_symlink()]
+    return [META, RESULTS, *optional]
 
 
 def site_entries(record: Mapping | None, site: Path, root: Path) -> dict[str, Path]:
@@ -187,10 +200,13 @@ def site_entries(record: Mapping | None, site: Path, root: Path) -> dict[str, Pa
         if name not in found:
             problems.append(f"{name}: not in {root}")
             continue
-        for file in (META, RESULTS):
+        recorded = files if isinstance(files, Mapping) else {}
+        for file in sorted({*recorded, *_shown_files(found[name])}):
             path = found[name] / file
-            want = files.get(file) if isinstance(files, Mapping) else None
-            if path.is_symlink() or not path.is_file():
+            want = recorded.get(file)
+            if want is None:
+                problems.append(f"{name}/{file}: added since the site was rendered")
+            elif path.is_symlink() or not path.is_file():
                 problems.append(f"{name}/{file}: missing or a symbolic link")
             elif _file_sha256(path) != want:
                 problems.append(f"{name}/{file}: differs from the one the site was rendered "

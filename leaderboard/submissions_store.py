@@ -27,6 +27,12 @@ from bench.errors import ConfigError
 from bench.json_input import JsonFileError, load_json_file
 from bench.predictions import to_jsonl
 from bench.scoring import score_file
+from leaderboard.reproduce.entry_files import (
+    REPRODUCTION,
+    RUN,
+    entry_record,
+    entry_reproduction,
+)
 from leaderboard.submissions_meta import (
     META,
     PREDICTIONS,
@@ -128,15 +134,17 @@ def _stage(root: Path) -> Path:
 
 
 def _write_entry(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping,
-                 target: Path) -> None:
+                 target: Path, extra: Mapping[str, bytes] | None = None) -> None:
     try:
-        _write_files(stage, jsonl, meta, results)
+        _write_files(stage, jsonl, meta, results, extra or {})
     except OSError as exc:  # a full disk names no file: name the entry
         raise OSError(exc.errno, f"cannot write the entry ({exc.strerror or exc}); nothing "
                       "was stored", str(target)) from None
 
 
-def _write_files(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> None:
+def _write_files(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping,
+                 extra: Mapping[str, bytes] | None = None) -> None:
+    """Write the entry's files into ``stage``; ``extra``: other files (``run.json``)."""
     import yaml
 
     (stage / PREDICTIONS).write_bytes(gzip_bytes(jsonl))
@@ -146,7 +154,9 @@ def _write_files(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping) -> 
     (stage / RESULTS).write_text(
         json.dumps(results, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
     )
-    for name in (PREDICTIONS, META, RESULTS):
+    for name, data in (extra or {}).items():
+        (stage / name).write_bytes(data)
+    for name in (PREDICTIONS, META, RESULTS, *(extra or {})):
         with open(stage / name, "rb") as fh:
             os.fsync(fh.fileno())
 
@@ -182,11 +192,18 @@ def submit(
     replace: bool = False,
     scorer: Scorer | None = None,
     arguments: Mapping | None = None,
+    run_record: str | os.PathLike | None = None,
+    reproduction: Mapping | None = None,
 ) -> Submission:
     """Validate, score and store one submission; return it.
 
     The stored results are exactly what ``score`` computes for the same file, whatever its
     format: the file itself is scored, and the JSONL stored beside it scores the same.
+    The run record (``run_record``, else ``<PRED>.run.json`` beside the file, if any) is
+    stored as ``run.json`` when it describes this file
+    (:func:`leaderboard.reproduce.entry_files.entry_record`). ``reproduction`` (``review
+    --reproduce --merge``: the report of a passed reproduction of this file) is stored with
+    the entry, in the same rename, as ``reproduction.json``.
 
     Raises:
         ConfigError: Bad name or metadata, or the slug is taken and ``replace`` is false.
@@ -195,6 +212,8 @@ def submit(
     """
     from bench.results import provenance
 
+    # One piece (72 lines): checks, scoring, staging and the locked rename read in the order
+    # that makes a crash at any line safe (the module docstring of leaderboard.submissions).
     root = check_root(root)
     slug = slugify(name)
     meta = read_meta(meta_path)
@@ -203,6 +222,7 @@ def submit(
         raise ConfigError(_taken(slug, root))
     _check_same_name(target, name)
     jsonl = to_jsonl(os.fspath(predictions))
+    record = entry_record(predictions, jsonl, run_record)  # before the costly scoring
     scorer = scorer or score_file
     results = _score(predictions, data_dir, scorer, jsonl)
     results["provenance"] = provenance("submit", arguments or {
@@ -212,7 +232,8 @@ def submit(
     root.mkdir(parents=True, exist_ok=True)
     stage = _stage(root)
     try:
-        _write_entry(stage, jsonl, meta, results, target)
+        _write_entry(stage, jsonl, meta, results, target,
+                     _extra_files(record, reproduction, results, slug))
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
         with lock(root):
             if pause:
@@ -233,6 +254,15 @@ def submit(
         if stage.exists():
             shutil.rmtree(stage, ignore_errors=True)
     return Submission(slug, target, dict(meta), results)
+
+
+def _extra_files(record: bytes | None, reproduction: Mapping | None, results: Mapping,
+                 slug: str) -> dict[str, bytes]:
+    """The entry's ``run.json`` and ``reproduction.json``, those that it has."""
+    extra = {RUN: record} if record is not None else {}
+    if reproduction is not None:
+        extra[REPRODUCTION] = entry_reproduction(reproduction, results, slug)
+    return extra
 
 
 def check_root(root: str | os.PathLike) -> Path:

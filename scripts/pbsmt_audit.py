@@ -1,14 +1,19 @@
 """How the PBSMT word-salad rows come about, per suite: survivors and overlap with the source.
 
-Builds the rows of ``<task>_salad_pbsmt`` in memory (as the build does) and prints, per task,
-the evaluated records, the training records, each record's outcome
-(``builders.salad.suites.pbsmt_outcome``: ``best``, ``n-best``, ``permutation``, ``copy``,
-``empty``) and the overlap of the kept outputs with the source the system translated (the
-figures of ``builders.card_figures.pbsmt_overlap``). ``--copy-penalty`` and
-``--keep-unknown`` rebuild with another setting, to measure what each one does. Usage::
+Builds the rows of ``<task>_salad_pbsmt`` in memory (as the build does, without the build
+cache) and prints, per task, the evaluated records, the training records, each record's
+outcome (``builders.salad.pbsmt_rows.outcome_of``: ``best``, ``n-best:<why>``,
+``permutation``, ``copy``, ``empty``, ``short``, ``function words``, ``source run``), the kept
+rows and the dropped ones, the overlap of the kept outputs with the source the system
+translated (the figures of ``builders.card_figures.pbsmt_overlap``) and the degenerate kept
+outputs by reason (``builders.salad.degenerate``; ``degenerate_share`` of the kept rows).
+``--copy-penalty`` and ``--keep-unknown`` rebuild with another setting, to measure what each
+one does; ``--nbest 3 --keep-degenerate`` makes the rows of version 2.0.0 (an n-best list of
+the NLTK stack's 3 hypotheses, degenerate outputs kept), to measure what 3.0.0 changed.
+Usage::
 
     python scripts/pbsmt_audit.py --sources ../shared/corpora [--tasks mnli snli sst2]
-        [--copy-penalty W] [--keep-unknown]
+        [--copy-penalty W] [--keep-unknown] [--nbest N] [--keep-degenerate]
 
 Prints one JSON line per task. Takes about as long as building the suites (one process).
 """
@@ -20,7 +25,7 @@ import json
 from collections import Counter
 
 from bench.sources import SourceResolver
-from builders.salad import lexical, pbsmt
+from builders.salad import degenerate, lexical, pbsmt, pbsmt_decode, pbsmt_rows
 from builders.salad import suites as salad
 
 
@@ -32,11 +37,16 @@ def audit(task: str, resolver: SourceResolver) -> dict[str, object]:
     for part in salad.pbsmt_parts(task):
         rows += salad.part_rows(task, records, train, part, counts)
     out = dict.fromkeys(("tokens", "from_source", "permutations", "mostly_source"), 0)
+    degenerate_kept: Counter = Counter()
     for _, (original, changed) in rows:
         record = salad.Record(0, original["text"], original["text_pair"], original["label"])
-        source, _ = salad.pbsmt_pair(record)
+        source, target = salad.pbsmt_pair(record)
         text = changed["text_pair"] if original["text_pair"] is not None else changed["text"]
         output = lexical.tokenize(text, True)
+        replaced = target if record.text_pair is not None else lexical.tokenize(record.text, True)
+        reason = degenerate.degenerate(output, source, replaced)
+        if reason is not None:
+            degenerate_kept[reason] += 1
         seen = set(source)
         found = sum(w in seen for w in output)
         out["tokens"] += len(output)
@@ -52,7 +62,9 @@ def audit(task: str, resolver: SourceResolver) -> dict[str, object]:
         target_found += sum(w in seen for w in target)
     return {
         "suite": f"{task}_salad_pbsmt", "evaluated": len(records), "training": len(train),
-        "outcomes": dict(sorted(counts.items())), "kept": kept,
+        "outcomes": dict(sorted(counts.items())), "kept": kept, "dropped": len(records) - kept,
+        "degenerate": dict(sorted(degenerate_kept.items())),
+        "degenerate_share": round(sum(degenerate_kept.values()) / max(kept, 1), 4),
         "from_source": round(out["from_source"] / max(out["tokens"], 1), 4),
         "permutations": out["permutations"],
         "mostly_source": out["mostly_source"],
@@ -71,16 +83,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--copy-penalty", type=float, default=pbsmt.COPY_PENALTY)
     parser.add_argument("--keep-unknown", action="store_true",
                         help="pass unknown words through instead of dropping them")
+    parser.add_argument("--nbest", type=int, default=pbsmt_decode.NBEST,
+                        help="hypotheses of the last stack (2.0.0: 3)")
+    parser.add_argument("--keep-degenerate", action="store_true",
+                        help="keep degenerate outputs (as 2.0.0 did)")
     args = parser.parse_args(argv)
-    # the settings are default arguments; replaced here for this process only
+    # the settings are default arguments and module names; replaced for this process only
     pbsmt.train.__defaults__ = (args.copy_penalty,)
     for function in (pbsmt.translate, pbsmt.translate_nbest):
         function.__defaults__ = (not args.keep_unknown,)
+    pbsmt_decode.decode_nbest.__defaults__ = (pbsmt_decode.STACK_SIZE, args.nbest)
+    if args.keep_degenerate:
+        pbsmt_rows.degenerate = lambda *_: None
     resolver = SourceResolver(args.sources, download=False)
     for task in args.tasks:
         result = audit(task, resolver)
         result["settings"] = {"copy_penalty": args.copy_penalty,
-                              "drop_unknown": not args.keep_unknown}
+                              "drop_unknown": not args.keep_unknown, "nbest": args.nbest,
+                              "keep_degenerate": args.keep_degenerate}
         print(json.dumps(result), flush=True)
 
 

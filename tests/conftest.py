@@ -18,6 +18,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 _CACHE = tempfile.mkdtemp(prefix="cb-hf-datasets-")
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 os.environ["HF_DATASETS_CACHE"] = _CACHE
+# A private build cache (PBSMT n-best lists, numba's compiled decoder) per test session: tests
+# never read or fill the user's ~/.cache/consistency-bench/build (builders/cache/folder.py).
+_BUILD_CACHE = tempfile.mkdtemp(prefix="cb-build-cache-")
+atexit.register(shutil.rmtree, _BUILD_CACHE, ignore_errors=True)
+os.environ["CONSISTENCY_BENCH_BUILD_CACHE"] = _BUILD_CACHE
 # The key of the verified-cells cache (leaderboard/cache/store.py): one per test session, never
 # the user's ~/.cache.
 os.environ.setdefault("CONSISTENCY_BENCH_CACHE_KEY", os.path.join(_CACHE, "cells.key"))

@@ -78,20 +78,25 @@ def _future_table(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...
     return scores
 
 
-def _words_of_best(stack: list[_Hypothesis]) -> list[str]:
-    """The target words of the stack's best hypothesis, first to last; ``[]`` when empty."""
-    if not stack:
-        return []
+def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
+            stack_size: int = STACK_SIZE) -> list[str]:
+    """The best output of :func:`push_decode_nbest` (NLTK's output), ``[]`` when none."""
+    found = push_decode_nbest(table, lm, sentence, longest, stack_size)
+    return found[0] if found else []
+
+
+def _words(node: _Hypothesis) -> list[str]:
+    """The target words of a hypothesis, first to last."""
     out: list[tuple[str, ...]] = []
-    node = stack[0]
     while node.previous is not None:
         out.append(node.trg_phrase)
         node = node.previous
     return [word for phrase in reversed(out) for word in phrase]
 
 
-def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], longest: int,
-            stack_size: int = STACK_SIZE) -> list[str]:
+def push_decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
+                      longest: int, stack_size: int = STACK_SIZE,
+                      last_size: int | None = None) -> list[list[str]]:
     """``StackDecoder.translate`` (NLTK 3.9) with the same search and the same arithmetic.
 
     Every score is computed by the same float operations in the same order as NLTK's, the
@@ -102,8 +107,11 @@ def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
     instead of walking its chain for its translated positions, and carries its language-model
     history instead of walking back for it.
     ``longest``: the longest source phrase in ``table`` (no longer span is looked up).
+    Returns the words of every hypothesis of the last stack, best first; the last stack keeps
+    ``last_size`` hypotheses (default ``stack_size``, NLTK's), the others ``stack_size``.
     """
     n = len(sentence)
+    last_size = stack_size if last_size is None else last_size
     starts = _phrase_ends(table, sentence, longest)
     future = _future_table(table, lm, sentence, longest)
     options = {(a, b): table.translations_for(sentence[a:b])
@@ -137,7 +145,8 @@ def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
                         if b > last:
                             break
                         target = stacks[done + b - a]
-                        if len(target) >= stack_size and (
+                        size = last_size if done + b - a == n else stack_size
+                        if len(target) >= size and (
                             raw_before + best[(a, b)] + distortion + head + before
                             + (future[b][last] if b < last else 0.0) + tail + APPROXIMATE
                             <= target[-1].score
@@ -150,7 +159,7 @@ def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
                         for option in options[(a, b)]:
                             raw = raw_before
                             raw += option.log_prob
-                            if len(target) >= stack_size and (
+                            if len(target) >= size and (
                                 raw + LM_CHANGE_BOUND + distortion + cost <= target[-1].score
                             ):  # even the bound would not get in, nor would the options
                                 break  # after it (lower log_prob): skip the language model
@@ -164,12 +173,12 @@ def push_decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
                             at = len(target)
                             while at and target[at - 1].score < score:
                                 at -= 1
-                            if at >= stack_size:
+                            if at >= size:
                                 continue
                             context = (*hypothesis.context, *phrase)[-2:]
                             target.insert(at, _Hypothesis(raw, score, b, phrase, hypothesis,
                                                           rest, done + b - a, context))
-                            del target[stack_size:]
-    return _words_of_best(stacks[n])
+                            del target[size:]
+    return [_words(node) for node in stacks[n]]
 
 

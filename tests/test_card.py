@@ -201,6 +201,19 @@ def test_deviation_figures_are_measured_from_the_rows(all_folder):
         overlap = figures[f"overlap:{task}_salad_pbsmt"]
         assert f"{task}_salad_pbsmt {overlap['from_source']:,} of {overlap['tokens']:,}" in pbsmt
         assert overlap["permutations"] == same == 0  # issue 21: no output reorders its source
+    # issue 32 item 1: the degenerate share after, measured from the rows, at most 1% (0 by
+    # construction), and the groups after are the built ones
+    degenerate = _text("Degenerate PBSMT outputs left out")
+    manifest = read_manifest(all_folder)
+    for task in ("mnli", "snli", "sst2"):
+        name = f"{task}_salad_pbsmt"
+        found = figures[f"degenerate:{name}"]
+        assert found["degenerate"] <= 0.01 * found["outputs"]
+        share = found["degenerate"] / found["outputs"]
+        assert f"{name} {found['degenerate']:,} of {found['outputs']:,} ({share:.1%})" in degenerate
+        groups = manifest[name]["groups"]
+        assert groups == found["outputs"]
+        assert re.search(rf"{name} [\d,]+ before, {groups:,} after", degenerate), name
     additive = _text("Additive merge order and count")
     for name in ("sst2_additive", "ag_news_additive"):
         both, total = figures[f"reversed:{name}"]
@@ -214,6 +227,26 @@ def test_deviation_figures_are_measured_from_the_rows(all_folder):
     # BECEL label-3 rows (N(P,H), C(P,Z) -> not E(H,Z)) ask about (H, Z), as the paper's rule
     # does (docs/suites/becel.md said (Z, H) before): 1,657 exactly, 1 up to a leading space.
     assert figures["first_hypothesis_first:snli_transitive:not:entailment"] == (1657, 1658, 1658)
+
+
+def test_card_says_how_the_model_dependent_salad_configs_are_made(card):
+    """Issue 32 item 5: Drop, Repeat, Replace, CopyOne are named, and how to make them."""
+    section = _section(card, "Deviations from the papers")
+    line = next(x for x in section.splitlines() if "Not built, model-dependent" in x)
+    for name in ("Drop", "Repeat", "Replace", "CopyOne", "consistency-bench salad",
+                 "<task>_salad_gradient", "This folder holds none."):
+        assert name in line, name
+    # a field description names CopyOne only as a model-specific config's
+    fields = _section(card, "Data Fields")
+    assert "CopyOne)" not in fields and "CopyOne in the model-specific configs" in fields
+
+
+def test_gradient_note_names_the_model_configs_present():
+    from builders.card import gradient_note
+
+    manifest = {"mnli_salad_drop_tiny": {"family": "salad"},
+                "mnli_salad_sort": {"family": "salad"}}
+    assert "In this folder: `mnli_salad_drop_tiny`." in gradient_note(manifest)
 
 
 def test_salad_source_counts_are_the_validation_sizes(corpora):

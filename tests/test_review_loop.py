@@ -269,12 +269,28 @@ def test_an_oversized_request_is_refused_before_any_download(board, monkeypatch)
     assert fetched == []  # neither file was downloaded
 
 
+def test_an_oversized_run_record_is_refused_before_any_download(board, monkeypatch):
+    """``run.json`` (the optional third file, issue 28 item 13) has a cap of its own."""
+    from leaderboard import hub_requests
+
+    monkeypatch.setitem(hub_requests.MAX_REQUEST_BYTES, "run.json", 100)
+    board.request("rec", extra={"requests/rec/run.json": b"{" + b" " * 200 + b"}"})
+    n = len(board.hub.requests)
+    reviews = board.review()
+    fetched = [p for m, p in board.hub.requests[n:] if "/resolve/" in p and "requests/rec" in p]
+    assert verdicts(reviews) == [(1, "refused")]
+    assert "requests/rec/run.json: 202 bytes, above the 100 bytes" in reviews[0].reason
+    assert fetched == []  # none of the three files was downloaded
+
+
 def test_the_documented_cap_is_the_one_review_uses():
     from leaderboard.hub_requests import MAX_REQUEST_BYTES
 
-    assert MAX_REQUEST_BYTES == {"predictions.jsonl.gz": 32 << 20, "meta.yaml": 256 * 1024}
+    assert MAX_REQUEST_BYTES == {"predictions.jsonl.gz": 32 << 20, "meta.yaml": 256 * 1024,
+                                 "run.json": 1 << 20}
     docs = (Path(__file__).resolve().parents[1] / "docs" / "maintain.md").read_text()
     assert "32 MiB" in docs and "MAX_REQUEST_BYTES" in docs
+    assert "`run.json` at most 1 MiB" in docs
 
 
 # -- item 12: pushes, a stalled server, two runs at once ----------------------------------------

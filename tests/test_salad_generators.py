@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from builders.salad import gradient, lexical, pbsmt
+from builders.salad import gradient, lexical, pbsmt, pbsmt_decode
 
 WORDS = st.sampled_from(["a", "the", "cat", "Dog", "sat", "on", "mat", ",", "n't", "big", "b"])
 TOKENS = st.lists(WORDS, min_size=0, max_size=12)
@@ -41,23 +42,52 @@ def test_reverse_keeps_final_punctuation():
     assert lexical.reverse_tokens(["a", "b", "c", "."]) == ["c", "b", "a", "."]
 
 
+def _bigram_free_exists(tokens: list[str]) -> bool:
+    """Whether any order of the body (final punctuation last) keeps no original bigram."""
+    body, tail = lexical.split_final(tokens)
+    seen = lexical.bigrams(tokens)
+    return any(not any(p in seen for p in itertools.pairwise([*order, *tail]))
+               for order in set(itertools.permutations(body)))
+
+
 @given(
-    st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=3), max_size=10),
+    st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=3), max_size=7),
     FINAL,
     st.integers(0, 2**32),
 )
-def test_shuffle_leaves_no_original_bigram_when_possible(tokens, final, seed):
+def test_shuffle_leaves_no_original_bigram(tokens, final, seed):
     tokens = tokens + ([final] if final else [])
     out = lexical.shuffle_tokens(tokens, lexical.rng_for(seed, "k"))
-    assert Counter(out) == Counter(tokens)
     assert out == lexical.shuffle_tokens(tokens, lexical.rng_for(seed, "k"))  # deterministic
-    protected = bool(final) and len(tokens) >= 2
-    if protected:
+    if out is None:  # issue 32 item 7: no order meets the rule, the row is left out
+        assert not _bigram_free_exists(tokens)
+        return
+    assert Counter(out) == Counter(tokens)
+    if bool(final) and len(tokens) >= 2:
         assert out[-1] == final
-    # With >= 4 distinct body tokens a bigram-free order exists (and 1000 tries find it).
-    body = tokens[:-1] if protected else tokens
-    if len(body) == len(set(body)) >= 4 and final not in body:
+    assert lexical.surviving_bigrams(tokens, out) == 0
+
+
+@given(st.lists(st.sampled_from(["it", "no", ",", "a", "gets", "."]), max_size=7))
+def test_bigram_free_order_is_found_whenever_one_exists(tokens):
+    body, tail = lexical.split_final(tokens)
+    out = lexical.bigram_free_order(body, tail, lexical.bigrams(tokens))
+    assert (out is not None) == _bigram_free_exists(tokens)
+    if out is not None:
+        assert Counter(out) == Counter(tokens) and out[len(body):] == tail
         assert lexical.surviving_bigrams(tokens, out) == 0
+
+
+def test_shuffle_leaves_out_texts_without_a_bigram_free_order():
+    """mnli r03025 and r08650 (issue 32 item 7): before, "it it gets ." and ", no no"."""
+    for text in ("it gets it.", "no, no"):
+        assert lexical.shuffle_tokens(lexical.tokenize(text, True), lexical.rng_for(1, "x")) is None
+        assert lexical.shuffle_text(text, lexical.rng_for(1, "x")) is None
+    # a repetitive text that has one: the search orders it
+    tokens = ["a", "a", "b", "b", "c", "c", "."]
+    body, tail = lexical.split_final(tokens)
+    found = lexical.bigram_free_order(body, tail, lexical.bigrams(tokens))
+    assert found is not None and lexical.surviving_bigrams(tokens, found) == 0
 
 
 def test_shuffle_of_real_sentence_has_no_original_bigram():
@@ -78,6 +108,39 @@ def test_text_level_transforms():
         "do", "n't"]
     assert lexical.rng_for(3, "a").random() == lexical.rng_for(3, "a").random()
     assert lexical.rng_for(3, "a").random() != lexical.rng_for(3, "b").random()
+
+
+TRICKY = st.lists(st.sampled_from([*"aAcnotdyegimlwrsTI'\"`.,:;!?()[]{}<>-$%&@# \t\n\x1c",
+                                   "cannot", "'tis", "wanna ", "n't ", "'ll ", "...", "--",
+                                   "ſ", "ı", "İ", "K", "1", "٣"]), max_size=14)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TRICKY)
+def test_treebank_port_is_nltks_tokenizer(parts):
+    """Issue 32 item 12: the tokenizer run with ``re`` gives NLTK's tokens."""
+    from nltk.tokenize import TreebankWordTokenizer
+
+    from builders.salad import treebank
+
+    text = "".join(parts)
+    assert treebank.tokenize(text) == TreebankWordTokenizer().tokenize(text)
+
+
+def test_treebank_port_on_real_texts(corpora):
+    """MNLI dev matched, every premise and hypothesis (scripts/treebank_compare.py: all)."""
+    import json
+
+    from nltk.tokenize import TreebankWordTokenizer
+
+    from builders.salad import treebank
+
+    nltk = TreebankWordTokenizer()
+    with open(corpora / "mnli/dev_matched.generative-nli.jsonl", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
+    texts = dict.fromkeys(t for row in rows for t in (row["premise"], row["hypothesis"]))
+    assert len(texts) > 13000
+    assert all(treebank.tokenize(t) == nltk.tokenize(t) for t in texts)
 
 
 # ----------------------------------------------------------------------------- PBSMT
@@ -332,17 +395,39 @@ REORDERED = [("a b c d".split(), "d c b a".split()), ("b c d e".split(), "e d c 
 def test_choose_output_rejects_permutations_copies_and_empty_outputs():
     from builders.salad import suites as salad
 
-    source, target = "a b c".split(), "x y".split()
-    assert salad.choose_output([["c", "b", "a"], ["a", "z"]], source, target) == (
+    source, target = "dogs chase red balls".split(), "animals play outside".split()
+    other = "cats sleep indoors".split()
+    assert salad.choose_output([["balls", "red", "chase", "dogs"], other], source, target) == (
         1, "n-best:permutation")
-    assert salad.choose_output([["x", "y"], [], ["a", "z"]], source, target) == (
-        2, "n-best:copy")
-    assert salad.choose_output([["a", "z"]], source, target) == (0, "best")
-    assert salad.choose_output([["c", "a", "b"], ["a", "b", "c"], ["x", "y"], []],
+    assert salad.choose_output([target, [], other], source, target) == (2, "n-best:copy")
+    assert salad.choose_output([other], source, target) == (0, "best")
+    assert salad.choose_output([["red", "dogs", "chase", "balls"], source, target, []],
                                source, target) == (None, "permutation")
-    assert salad.choose_output([["a", "b", "c"]], source, target) == (None, "copy")
+    assert salad.choose_output([source], source, target) == (None, "copy")
     assert salad.choose_output([], source, target) == (None, "empty")
-    assert salad.choose_output([["a", "b"]], source, target) == (0, "best")  # not all tokens
+    assert salad.choose_output([["dogs", "chase", "cats"]], source, target) == (0, "best")
+
+
+def test_choose_output_rejects_degenerate_outputs():
+    """Issue 32 item 1: the issue's examples, and falling through to a later hypothesis."""
+    from builders.salad import suites as salad
+    from builders.salad.degenerate import degenerate
+
+    source = "a young boy playing in the grass .".split()
+    target = "a child is outside .".split()
+    for output, reason in ((["."], "short"), (["the"], "short"), (["as", "as"], "short"),
+                           ([",", "and", "the", "and"], "function words"),
+                           (["with", "the", "and"], "function words"), (["--", "."], "short"),
+                           (["boy", "playing", "in", "the", "grass"], "source run"),
+                           (["child", "is", "outside"], "source run")):
+        assert degenerate(output, source, target) == reason, output
+        assert salad.choose_output([output], source, target) == (None, reason)
+    kept = "boy child grass playing outside".split()
+    assert degenerate(kept, source, target) is None
+    assert salad.choose_output([["the", "."], kept], source, target) == (1, "n-best:short")
+    # SST-2: a run of the whole sentence the output replaces is degenerate too
+    assert salad.choose_output([["child", "is", "outside"]], ["x"], ["y"],
+                               replaced=target) == (None, "source run")
 
 
 def test_pbsmt_output_is_never_a_permutation_of_its_source():
@@ -376,7 +461,8 @@ def test_nbest_starts_with_the_best_and_is_at_most_a_stack():
     model = pbsmt.train(PAIRS)
     tokens = "a woman plays a guitar on the grass .".split()
     nbest = pbsmt.translate_nbest(model, tokens)
-    assert 1 <= len(nbest) <= pbsmt.STACK_SIZE and nbest[0] == pbsmt.translate(model, tokens)
+    assert 1 <= len(nbest) <= pbsmt_decode.NBEST and nbest[0] == pbsmt.translate(model, tokens)
+    assert len(set(map(tuple, nbest))) == len(nbest)  # distinct outputs
 
 
 # Best-first stacks (issue 12): the decoder must return what the arrival-order one returned.
@@ -397,6 +483,30 @@ def test_best_first_decoder_is_the_arrival_order_decoder(corpus, sentences, stac
         table, sentence = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
         assert (pbsmt.decode(table, model.lm, sentence, model.longest, stack_size)
                 == push_decode(table, model.lm, sentence, model.longest, stack_size))
+
+
+@settings(max_examples=200, deadline=None)
+@given(CORPUS, st.lists(st.lists(SENTENCE_WORDS, min_size=1, max_size=14), min_size=1,
+                        max_size=4), st.integers(1, 5), st.integers(1, 40))
+def test_longer_last_stack_is_the_arrival_order_decoders(corpus, sentences, stack_size, nbest):
+    """Issue 32: the n-best list of a longer last stack, against the reference decoder.
+
+    The NLTK-sized list (``nbest = stack_size``) is a prefix of every longer one: the last
+    stack feeds no other, so keeping more there changes nothing before it.
+    """
+    from tests.pbsmt_push_decoder import push_decode_nbest
+
+    model = pbsmt.train(corpus)
+    for tokens in sentences:
+        table, sentence = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
+        longer = pbsmt.decode_nbest(table, model.lm, sentence, model.longest, stack_size,
+                                    nbest)
+        reference = push_decode_nbest(table, model.lm, sentence, model.longest, stack_size,
+                                      max(stack_size, nbest))
+        assert longer == list(map(list, dict.fromkeys(map(tuple, reference))))
+        short = pbsmt.decode_nbest(table, model.lm, sentence, model.longest, stack_size,
+                                   stack_size)
+        assert longer[: len(short)] == short
 
 
 def test_best_first_decoder_on_many_sentences_of_a_real_size():

@@ -113,6 +113,11 @@ def test_loglikelihood_agrees_with_local_predict(fresh, folder, gpt2, tmp_path, 
     assert record["api"]["served_model"] == "tiny"
     assert record["api"]["server_model"]["max_model_len"] == 1024
     assert record["api"]["usage"]["prompt_tokens"] > 0
+    from bench.runrecord.schema import describes, read_record  # issue 28 item 13's format
+
+    checked = read_record(Path(str(api) + ".run.json"))
+    assert describes(checked, api) and checked["model"]["source"] == "api"
+    assert sum(s["rows"] for s in checked["suites"]) == checked["predictions"]["rows"]
 
 
 def test_identical_rerun_sends_nothing_and_writes_the_same_file(fresh, folder, tmp_path, capsys):
@@ -319,6 +324,23 @@ def test_generate_counts_invalid_answers_and_label_only_rows(fresh, folder, tmp_
     assert counted["count"] == invalid
     record = json.loads(Path(str(out) + ".run.json").read_text())
     assert record["mode"] == "generate" and record["api"]["system_fingerprints"] == ["standin-1"]
+    # issue 28 item 13: submit stores the record; the page shows the setup, not reproducible
+    meta = tmp_path / "meta.yaml"
+    meta.write_text("model: tiny\nrevision: served\nlicense: MIT\n"
+                    "link: https://example.org/tiny\ncontact: me@example.org\n")
+    subs = tmp_path / "subs"
+    assert main(["submit", str(out), "--name", "served-gen", "--meta", str(meta), "--data",
+                 str(folder), "--submissions", str(subs)]) == 0
+    assert "with its run record" in capsys.readouterr().out
+    assert json.loads((subs / "served-gen/run.json").read_text()) == record
+    from leaderboard.reproduce.shown import entry_extras
+
+    shown = entry_extras(subs / "served-gen",
+                         json.loads((subs / "served-gen/results.json").read_text()))
+    assert shown["setup"]["mode"] == "generate" and shown["setup"]["model"] == "tiny"
+    assert shown["setup"]["api"]["endpoint"] == record["api"]["endpoint"]
+    assert shown["reproduced"]["status"] == "not-reproducible"
+    assert "served model" in shown["reproduced"]["reason"]
 
 
 def test_generate_json_schema_is_label_only(fresh, folder, tmp_path, capsys):

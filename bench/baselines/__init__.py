@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -146,16 +146,30 @@ def run_baseline(
     out: str | os.PathLike,
     ctx: Context,
     suites: Sequence[str] | None = None,
+    *,
+    only: Mapping[str, frozenset[str]] | None = None,
+    record: bool = True,
 ) -> dict[str, int]:
     """Predict every built suite the baseline covers; write JSONL atomically.
+
+    Args:
+        name: The baseline.
+        data_dir: Built suite folder.
+        out: Prediction file to write.
+        ctx: The source mirror and the seed.
+        suites: Suites to predict (default: every built suite it covers).
+        only: Only these row ids per suite (``reproduce``'s sample); None: every row. A
+            baseline fits on its training data, never on the rows, and whether a suite is
+            skipped is decided on all its rows, so a sampled row gets its full-run prediction.
+        record: Write the run record ``<out>.run.json`` (:mod:`bench.runrecord`).
 
     Returns:
         Rows written per suite.
 
     """
-    import pyarrow.parquet as pq
+    import time
 
-    from bench.manifest import parquet_path, read_manifest
+    from bench.manifest import read_manifest
 
     baseline = get_baseline(name)
     root = Path(data_dir)
@@ -163,29 +177,54 @@ def run_baseline(
     chosen = list(suites) if suites else sorted(manifest)
     predictors: dict[str, SuitePredictor] = {}
     written: dict[str, int] = {}
+    start = time.perf_counter()
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as handle:
         for suite in chosen:
             if suite not in manifest:
                 raise UnknownNameError("built suite", suite, manifest)
-            task = manifest[suite]["task"]
-            if task not in baseline.tasks:
-                continue
-            if task not in predictors:
-                predictors[task] = baseline.prepare(get_task(task), ctx)
-            rows = pq.read_table(parquet_path(root, suite)).to_pylist()
-            single_string = all(r["text_pair"] is None for r in rows)
-            if baseline.reads_pairs and get_task(task).is_pair and single_string:
-                continue  # e.g. CALM: the pair is one formatted string
-            for row, (label, probs) in zip(rows, predictors[task](rows), strict=True):
-                record = {"id": row["id"], "label": label}
-                if probs is not None:
-                    record["probs"] = [round(p, 6) for p in probs]
-                handle.write(json.dumps(record) + "\n")
-            written[suite] = len(rows)
+            lines = _suite_lines(baseline, root, suite, manifest[suite]["task"], predictors,
+                                 ctx, only)
+            if lines is not None:
+                handle.writelines(lines)
+                written[suite] = len(lines)
         if not written:  # raised inside the block: the temporary file is removed
             raise ConfigError(
                 f"baseline {name!r} covers none of the chosen suites "
                 f"({', '.join(chosen[:5])}{', ...' if len(chosen) > 5 else ''}); it covers the "
                 f"tasks {', '.join(baseline.tasks)} (pair baselines skip single-string suites)"
             )
+    if record:
+        from bench.runrecord.baseline_record import baseline_record
+        from bench.runrecord.schema import record_path, write_record
+
+        write_record(record_path(out), baseline_record(
+            name, seed=ctx.seed, written=written, data_dir=root, out=out,
+            sources=ctx.resolver.used(), seconds=time.perf_counter() - start))
     return written
+
+
+def _suite_lines(baseline: Baseline, root: Path, suite: str, task: str,
+                 predictors: dict[str, SuitePredictor], ctx: Context,
+                 only: Mapping[str, frozenset[str]] | None) -> list[str] | None:
+    """The JSONL lines of one suite, or None when the baseline does not cover it."""
+    import pyarrow.parquet as pq
+
+    from bench.manifest import parquet_path
+
+    if task not in baseline.tasks:
+        return None
+    if task not in predictors:
+        predictors[task] = baseline.prepare(get_task(task), ctx)
+    rows = pq.read_table(parquet_path(root, suite)).to_pylist()
+    single_string = all(r["text_pair"] is None for r in rows)
+    if baseline.reads_pairs and get_task(task).is_pair and single_string:
+        return None  # e.g. CALM: the pair is one formatted string
+    if only is not None:
+        rows = [r for r in rows if r["id"] in only.get(suite, frozenset())]
+    lines = []
+    for row, (label, probs) in zip(rows, predictors[task](rows), strict=True):
+        item: dict = {"id": row["id"], "label": label}
+        if probs is not None:
+            item["probs"] = [round(p, 6) for p in probs]
+        lines.append(json.dumps(item) + "\n")
+    return lines

@@ -54,6 +54,7 @@ class ModelInfo:
         tokenizer: Its tokenizer.
         kind: ``"classifier"``, ``"seq2seq"`` or ``"causal"`` (:func:`model_kind`).
         id2label: Output index -> label name (classifiers only).
+        revision: Hub revision (branch, tag or commit) the files were read at, or None.
 
     """
 
@@ -62,6 +63,7 @@ class ModelInfo:
     tokenizer: object
     kind: str
     id2label: dict[int, str]
+    revision: str | None = None
 
     @property
     def is_seq2seq(self) -> bool:

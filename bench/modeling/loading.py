@@ -35,8 +35,11 @@ def _load_errors() -> tuple[type[BaseException], ...]:
     return (*_LOAD_ERRORS, SafetensorError)
 
 
-def inspect_model(name_or_path) -> ModelInfo:
+def inspect_model(name_or_path, revision: str | None = None) -> ModelInfo:
     """Read a model's config and tokenizer (no weights) and decide its kind.
+
+    ``revision``: a Hub branch, tag or commit (``predict --revision``; ``reproduce`` passes
+    the recorded commit).
 
     Raises:
         ConfigError: The model cannot be found, its config or tokenizer cannot be read, or it
@@ -46,9 +49,10 @@ def inspect_model(name_or_path) -> ModelInfo:
     from transformers import AutoConfig, AutoTokenizer
 
     _check_model_path(name_or_path)
+    at = {"revision": revision} if revision else {}
     try:
-        config = AutoConfig.from_pretrained(str(name_or_path))
-        tokenizer = AutoTokenizer.from_pretrained(str(name_or_path))
+        config = AutoConfig.from_pretrained(str(name_or_path), **at)
+        tokenizer = AutoTokenizer.from_pretrained(str(name_or_path), **at)
     except (OSError, ValueError, KeyError) as exc:
         raise ConfigError(f"cannot load model {name_or_path!r}: {_first_line(exc)}") from exc
     kind = model_kind(config)
@@ -64,7 +68,7 @@ def inspect_model(name_or_path) -> ModelInfo:
                 "so inputs cannot be batched"
             )
         tokenizer.pad_token = tokenizer.eos_token
-    return ModelInfo(str(name_or_path), config, tokenizer, kind, id2label)
+    return ModelInfo(str(name_or_path), config, tokenizer, kind, id2label, revision)
 
 
 def load_model(info: ModelInfo, device=None, dtype=None, device_map: str | None = None,
@@ -122,7 +126,7 @@ def load_model(info: ModelInfo, device=None, dtype=None, device_map: str | None 
     )
     if kind == "causal" and multimodal_loader(info.config):
         cls = AutoModelForImageTextToText  # run on text alone (TEXT_ONLY_FAMILIES)
-    kwargs: dict = {}
+    kwargs: dict = {"revision": info.revision} if info.revision else {}
     if torch_dtype is None and kind == "causal" and device.type == "cuda":
         torch_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if torch_dtype is not None:

@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +67,15 @@ def suite_task(entry: dict) -> TaskSpec:
     return TaskSpec(entry["task"], names, text="text", text_pair="text_pair")
 
 
+def _kept(suite: str, rows: list[dict], only: Mapping[str, frozenset[str]] | None
+          ) -> list[dict]:
+    """The rows of ``suite`` a run predicts: all, or those ``only`` names (a sample)."""
+    if only is None:
+        return rows
+    wanted = only.get(suite, frozenset())
+    return [r for r in rows if r["id"] in wanted]
+
+
 def _read_suites(data_dir, suites: Sequence[str]):
     """``(suite, manifest entry, rows)`` of each suite, with clean errors."""
     import pyarrow.parquet as pq
@@ -88,9 +97,12 @@ def _read_suites(data_dir, suites: Sequence[str]):
 
 
 def collect_inputs(
-    data_dir: str | os.PathLike, suites: Sequence[str], *, seq2seq: bool, wic_format: str
+    data_dir: str | os.PathLike, suites: Sequence[str], *, seq2seq: bool, wic_format: str,
+    only: Mapping[str, frozenset[str]] | None = None,
 ) -> CollectedInputs:
     """Read the suites from a built folder and deduplicate their model inputs.
+
+    ``only``: predict just these row ids per suite (:attr:`RunnerOptions.rows`).
 
     Raises:
         DataError: A suite is not in the folder's manifest or its Parquet file is missing.
@@ -104,7 +116,7 @@ def collect_inputs(
     for suite, entry, rows in _read_suites(data_dir, suites):
         task = entry["task"]
         ids, used = [], []
-        for row in rows:
+        for row in _kept(suite, rows, only):
             key = model_input(row, task, seq2seq=seq2seq, wic_format=wic_format)
             if key not in index:
                 index[key] = len(unique)
@@ -207,7 +219,7 @@ def collect_causal_inputs(
             demos = [(render(spec.template, d), spec.choices[int(d["label"])]) for d in chosen]
         conts = CHOICE_SEP.join(delimiter + c for c in spec.choices)
         ids, used = [], []
-        for row in rows:
+        for row in _kept(suite, rows, options.rows):
             key = (build_context(render(spec.template, row), demos, chat_template=chat), conts)
             if key not in index:
                 index[key] = len(unique)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bench.errors import ConfigError
@@ -31,6 +32,9 @@ class RunnerOptions:
         chat: Causal LMs: wrap the prompt in the tokenizer's chat template.
         num_fewshot: Causal LMs: demonstrations from the suite's few-shot pool.
         seed: Seed that orders each few-shot pool (``bench.fewshot.seed_order``).
+        rows: Only these row ids per suite (``reproduce``'s sample of groups); None: every
+            row. A suite's prompt and pair form are decided on all its rows, so a sampled
+            row gets exactly the input it gets in a full run.
 
     """
 
@@ -46,6 +50,7 @@ class RunnerOptions:
     chat: bool = False
     num_fewshot: int = 0
     seed: int = 0
+    rows: Mapping[str, frozenset[str]] | None = None
 
     def __post_init__(self) -> None:
         if self.max_length is not None and self.max_length < 1:

@@ -119,7 +119,8 @@ def prepare(
         collected = collect_causal_inputs(data_dir, suites, options, model.tokenizer)
     else:
         collected = collect_inputs(
-            data_dir, suites, seq2seq=model.is_seq2seq, wic_format=options.wic_format
+            data_dir, suites, seq2seq=model.is_seq2seq, wic_format=options.wic_format,
+            only=options.rows,
         )
     mappings = {}
     if not model.is_seq2seq and not causal:

@@ -2,5 +2,6 @@
 
 The contract they share is :mod:`bench.scorers.contract`. This package imports none of the
 family modules itself (so importing the contract stays cheap): ``bench.scoring.get_scorer``
-imports them on first use, which fills the registry.
+imports, on first use, the ``scorer`` module each family declares in :mod:`bench.families`,
+which fills the registry.
 """

@@ -1,4 +1,4 @@
-"""The family parameters of scoring (``score --param KEY=VALUE``): the known keys and checks.
+"""The parameters of scoring: the family ``--param KEY=VALUE`` keys, the bootstrap, their checks.
 
 Every key a scorer reads from ``ScoreOptions.params`` (bench/scorers/) is listed in
 :data:`KNOWN_PARAMS` with what it means, and checked by :data:`PARAM_CHECKS`; anything else is
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 from bench.errors import ConfigError, shorten
 
@@ -44,6 +44,37 @@ PARAM_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
                                  and math.isfinite(v) and v > 0),
         'a positive number or "fit"'),
 }
+
+
+#: Most bootstrap resamples (each costs 8 bytes per suite and a draw; 10^12 asked for 7 TiB).
+MAX_N_BOOT = 1_000_000
+
+
+def check_bootstrap(seed: object, n_boot: object) -> None:
+    """Refuse a bootstrap seed or resample count before any work (``score``, the Python API).
+
+    Raises:
+        ConfigError: ``n_boot`` not an integer in 1..:data:`MAX_N_BOOT`, or ``seed`` not an
+            integer >= 0.
+
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or not 1 <= n_boot <= MAX_N_BOOT:
+        raise ConfigError(f"--n-boot {shorten(n_boot)}: must be 1 to {MAX_N_BOOT:,} "
+                          "(default 10000)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"--seed {shorten(seed)}: must be >= 0")
+
+
+def param_items(params: Mapping[str, object] | Iterable[str] | None) -> list[str]:
+    """``KEY=VALUE`` strings from a mapping (values as JSON) or from the strings themselves."""
+    if params is None:
+        return []
+    if isinstance(params, Mapping):
+        return [f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+                for key, value in params.items()]
+    if isinstance(params, str):
+        return [params]
+    return [str(item) for item in params]
 
 
 def parse_params(items: list[str]) -> dict[str, object]:

@@ -27,7 +27,7 @@ from bench.served.preflight import (
     loglikelihood_problem,
     probe,
 )
-from bench.served.record import api_block, run_record, write_run_record
+from bench.served.record import api_block, run_record, suites_of, write_run_record
 
 
 def resolve_max_length(given: int | None, window: int | None) -> int:
@@ -78,7 +78,7 @@ def _usage_of(responses: list[dict]) -> dict:
 
 
 def _finish(request: ServedRequest, endpoint: Endpoint, server: ServerInfo, responses,
-            usage: Usage, settings: dict) -> dict:
+            usage: Usage, settings: dict, collected) -> dict:
     """Write the run record; return the usage of every response of the file."""
     for resp in responses:
         fingerprint = resp.get("system_fingerprint")
@@ -88,7 +88,8 @@ def _finish(request: ServedRequest, endpoint: Endpoint, server: ServerInfo, resp
     requests = {"distinct": len(responses), "sent": usage.sent, "cached": usage.cached,
                 "retried": usage.retried}
     api = api_block(endpoint, server, usage, usage_all, requests)
-    write_run_record(request.out, run_record(request.mode, request.model, settings, api))
+    write_run_record(request.out, run_record(request.mode, request.model, settings, api),
+                     suites_of(collected, request.data))
     return usage_all
 
 
@@ -151,7 +152,7 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
     cache.close()
     outcome.usage = usage
     outcome.usage_all = _finish(request, endpoint, server, responses, usage,
-                                _settings(request, max_length))
+                                _settings(request, max_length), collected)
     return outcome
 
 
@@ -200,7 +201,7 @@ def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenize
     cache.close()
     outcome.usage = usage
     outcome.usage_all = _finish(request, endpoint, server, responses, usage,
-                                _settings(request, None))
+                                _settings(request, None), collected)
     return outcome
 
 

@@ -14,8 +14,6 @@ import hashlib
 import json
 from pathlib import Path
 
-#: Version of the record written here (``schema_version``).
-SCHEMA_VERSION = 1
 #: What a run record is named: the prediction file's name plus this.
 RUN_SUFFIX = ".run.json"
 
@@ -54,26 +52,40 @@ def api_block(endpoint, server, usage_sent, usage_all, requests: dict) -> dict:
 
 
 def run_record(mode: str, model: str, settings: dict, api: dict) -> dict:
-    """The whole record (the keys of the run-record contract in TEAM.md).
+    """The served part of the record: ``mode``, ``model``, ``settings``, ``api``.
 
-    ``schema_version``, ``harness_version``, ``mode``, ``model`` (the served name; the
-    server's ``root`` as ``served_root``), ``settings`` (with ``prompts_version``), ``api``.
+    ``model`` is the served name, with the server's ``root`` as ``served_root``; ``settings``
+    carry ``prompts_version``. :func:`write_run_record` completes it with the fields every
+    run record has (:func:`bench.runrecord.schema.new_record`: version, date, suites, the
+    file's sha256).
     """
-    from bench import __version__
-
     revision = api.get("server_model", {}).get("root")
-    return {"schema_version": SCHEMA_VERSION, "harness_version": __version__, "mode": mode,
-            "model": {"id": model, "revision": None, "served_root": revision},
+    return {"mode": mode,
+            "model": {"id": model, "source": "api", "revision": None, "served_root": revision},
             "settings": {**settings, "prompts_version": prompts_version()}, "api": api}
 
 
-def write_run_record(out: str | Path, record: dict) -> Path:
-    """Write ``<out>.run.json`` atomically; return its path."""
-    from bench.atomic import atomic_path
+def suites_of(collected, data_dir) -> list[dict]:
+    """``[{name, sha256, rows}]`` of the suites a served run predicted (run-record format)."""
+    from bench.manifest import read_manifest
 
-    path = Path(out)
-    path = path.with_name(path.name + RUN_SUFFIX)
-    with atomic_path(path) as tmp:
-        Path(tmp).write_text(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False)
-                             + "\n", encoding="utf-8")
-    return path
+    manifest = read_manifest(Path(data_dir))
+    return [{"name": s.suite, "sha256": manifest[s.suite].get("sha256"), "rows": len(s.ids)}
+            for s in collected.suites]
+
+
+def write_run_record(out: str | Path, record: dict, suites: list[dict]) -> Path:
+    """Write ``<out>.run.json`` atomically (validated, bench.runrecord); return its path.
+
+    Plugged into ``repro``'s format (issue 28 item 13) when ``repro`` merged main: the served
+    fields of :func:`run_record` plus the shared ones, ``model.source`` ``api``; ``reproduce``
+    never runs such a record again, and the leaderboard shows it as not reproducible.
+    """
+    from bench.runrecord.environment import package_versions
+    from bench.runrecord.schema import new_record, record_path, write_record
+
+    full = new_record(mode=record["mode"], model=record["model"], settings=record["settings"],
+                      suites=suites, predictions=out, rows=sum(s["rows"] for s in suites),
+                      device=None, packages=package_versions(),
+                      run={"shard": None, "processes": 1, "seconds": None}, api=record["api"])
+    return write_record(record_path(out), full)

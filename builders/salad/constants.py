@@ -8,8 +8,13 @@ VERSION = "1.1.0"
 #: ``<task>_salad_pbsmt``: 1.2.0 drops outputs that copy the source side (issue 13 audit);
 #: 2.0.0 trains on data disjoint from the evaluated rows (MNLI: a fixed held-out half by
 #: premise, so only the other half is evaluated), prefers translation over copying and
-#: rejects outputs that are a permutation of their source (issue 21).
-PBSMT_VERSION = "2.0.0"
+#: rejects outputs that are a permutation of their source (issue 21); 3.0.0 rejects degenerate
+#: outputs (2 or fewer word tokens, only function words, a run of the source: issue 32) and
+#: falls through a longer n-best list (every hypothesis of the last stack).
+PBSMT_VERSION = "3.0.0"
+#: ``<task>_salad_shuffle``: 1.2.0 leaves out a text with no bigram-free order (issue 32),
+#: which 1.1.0 kept with the fewest surviving bigrams (2 MNLI rows).
+SHUFFLE_VERSION = "1.2.0"
 SEED = 20210202
 #: Lower-case the transformed texts, as every example in the paper is (issue 13).
 LOWER = True

@@ -12,7 +12,8 @@ DESCRIPTIONS = {
     "pairs disjoint from the evaluated rows. Stand-in for the paper's per-label Moses PBSMT, "
     "built from NLTK's IBM Model 1 alignments, phrase extraction and stack decoder with a "
     "per-label trigram language model; copied words are penalised and unknown words dropped, "
-    "and no output is a permutation of its source. Not numerically comparable to the paper's "
+    "and no output is a permutation of its source or degenerate (2 or fewer words, only "
+    "function words, or a run of the source). Not numerically comparable to the paper's "
     "PBSMT row.",
     "drop": "The 50% least important tokens (embedding x gradient) dropped.",
     "repeat": "The 50% least important tokens replaced by important ones.",

@@ -11,10 +11,16 @@ import math
 from collections.abc import Sequence
 
 from bench.errors import ConfigError
+from builders.cache.compiled import use_cache_folder
 from builders.salad.pbsmt_lm import BOS, TrigramLM
 from builders.salad.pbsmt_train import PhraseModel, _Entry
 
 STACK_SIZE = 3
+#: Hypotheses kept in the last stack: the n-best list the rows choose from
+#: (``pbsmt_rows.choose_output``). Its first ``STACK_SIZE`` are NLTK's last stack whatever its
+#: length (the last stack feeds no other); version 3.0.0 keeps more, so that a row whose best
+#: outputs are degenerate can fall through to a later one (issue 32).
+NBEST = 100
 #: Leave out source words that no source phrase of the table contains (Moses's
 #: ``-drop-unknown``) instead of passing them through unchanged.
 DROP_UNKNOWN = True
@@ -59,11 +65,14 @@ def decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], long
 
 
 def decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
-                 longest: int, stack_size: int = STACK_SIZE) -> list[list[str]]:
-    """The hypotheses of the last stack of ``StackDecoder.translate`` (NLTK 3.9), best first.
+                 longest: int, stack_size: int = STACK_SIZE,
+                 nbest: int = NBEST) -> list[list[str]]:
+    """The distinct outputs of the last stack of ``StackDecoder.translate`` (NLTK 3.9), best first.
 
-    The first is NLTK's output; the others (at most ``stack_size`` in all) are the n-best
-    list, in the stack's order (score, then arrival). ``[]`` when the last stack is empty.
+    The first is NLTK's output; the others are the n-best list: the hypotheses of the last
+    stack, which keeps ``max(stack_size, nbest)`` of them, in the stack's order (score, then
+    arrival), an output that an earlier hypothesis gave already left out (two segmentations
+    of a sentence may give the same words). ``[]`` when the last stack is empty.
 
     NLTK pushes every expansion into its target stack as it is made; a stack keeps the
     ``stack_size`` best by score, a later arrival after an earlier one of equal score (its
@@ -81,6 +90,7 @@ def decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...]
     """
     import numpy as np  # local: keeps ``import builders`` light
 
+    use_cache_folder()  # before the compiled module is imported (builders/cache/compiled.py)
     try:
         from builders.salad import stack_decoder  # local: numba compiles on first use
     except ImportError as exc:
@@ -120,14 +130,14 @@ def decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...]
         np.array(length, dtype=np.int64).reshape(len(spans), rows),
         np.array(words, dtype=np.int64).reshape(len(spans), rows, width),
         np.array(best, dtype=np.float64),
-        longest, stack_size, ids[BOS], arrays,
+        longest, stack_size, max(stack_size, nbest), ids[BOS], arrays,
     )
     out: list[list[str]] = []
     for q, s, rank in paths.tolist():
         if q == len(out):
             out.append([])
         out[q].extend(found[s][rank].trg_phrase)
-    return out
+    return list(map(list, dict.fromkeys(map(tuple, out))))
 
 
 def translate(model: PhraseModel, source: Sequence[str],

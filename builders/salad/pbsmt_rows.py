@@ -1,22 +1,23 @@
 """Rows of the statistical word-salad suites (``<task>_salad_pbsmt``), whole or per part.
 
 Per-label phrase-based systems trained on data disjoint from the evaluated rows, their
-n-best outputs filtered (no copy, no permutation of the source).
+n-best outputs filtered (no copy, no permutation of the source, nothing degenerate).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 
 from bench.sources import SourceResolver
 from bench.tasks import get_task
 from builders.additive import maximal_phrases
 from builders.salad import lexical, pbsmt
 from builders.salad.constants import LOWER
+from builders.salad.degenerate import degenerate
 from builders.salad.rows import _pair_rows
 from builders.salad.sources import TASK_SOURCES, Record, _resolve, read_records
-from builders.suite import KeyedRows, Row, merge_parts
+from builders.suite import KeyedRows
 
 #: Training pairs per label and model (the first ones in file order): NLTK's IBM models and
 #: decoder are pure Python, so the stand-in trains on fewer pairs than Moses would.
@@ -67,31 +68,59 @@ def is_permutation(output: Sequence[str], source: Sequence[str]) -> bool:
 
 
 def choose_output(nbest: Sequence[Sequence[str]], source: Sequence[str],
-                  target: Sequence[str]) -> tuple[int | None, str]:
+                  target: Sequence[str],
+                  replaced: Sequence[str] | None = None) -> tuple[int | None, str]:
     """The first usable hypothesis of the decoder's n-best list, and why.
 
     A hypothesis is not usable when it is empty, equals the source or the target (a copy:
-    nothing destroyed), or is a permutation of the source (that is Shuffle, not PBSMT), also
-    once its text is tokenized again (as ``builders.card_figures`` measures it).
+    nothing destroyed), is a permutation of the source (that is Shuffle, not PBSMT), also
+    once its text is tokenized again (as ``builders.card_figures`` measures it), or is
+    degenerate (:func:`builders.salad.degenerate.degenerate`: 2 or fewer word tokens, only
+    function words and punctuation, or a contiguous run of the source or of ``replaced``,
+    the text the output replaces; default ``target``; SST-2: the whole sentence).
     Returns ``(0, KEPT)`` for the best, ``(rank, "n-best:<reason>")`` for a later one
     (``reason``: why the best was not usable), and ``(None, reason)`` when none is usable
     (``reason``: that of the best hypothesis).
     """
     if not nbest:
         return None, EMPTY
+    replaced = target if replaced is None else replaced
     first = None
     for rank, output in enumerate(nbest):
+        again = lexical.tokenize(lexical.detokenize(output), LOWER) if output else []
         if not output:
             reason = EMPTY
         elif list(output) in (list(source), list(target)):
             reason = COPY
-        elif is_permutation(output, source) or is_permutation(
-                lexical.tokenize(lexical.detokenize(output), LOWER), source):
+        elif is_permutation(output, source) or is_permutation(again, source):
             reason = PERMUTATION
         else:
-            return rank, (KEPT if rank == 0 else f"{NBEST}:{first}")
+            reason = degenerate(again, source, replaced)
+            if reason is None:
+                return rank, (KEPT if rank == 0 else f"{NBEST}:{first}")
         first = first or reason
     return None, first
+
+
+#: The decoder's n-best lists of one part, by source tokens (``None``: no system was trained
+#: for the part's label, so none of its records has a row).
+NbestLists = dict[tuple[str, ...], list[list[str]]]
+
+
+def outcome_of(record: Record, nbest: Sequence[Sequence[str]]) -> tuple[str | None, str]:
+    """The record's text chosen from the n-best list of its source, and the outcome.
+
+    The text is the first usable hypothesis (:func:`choose_output`): not a copy of the text
+    it replaces or of the source it was translated from (a hypothesis that copies its premise
+    makes an entailed pair, not a word salad), not a permutation of that source, and not
+    degenerate. ``None`` (with the reason) when no hypothesis is usable: the row is dropped.
+    """
+    source, target = pbsmt_pair(record)
+    replaced = target if record.text_pair is not None else lexical.tokenize(record.text, LOWER)
+    rank, reason = choose_output(nbest, source, target, replaced)
+    if rank is None:
+        return None, reason
+    return lexical.detokenize(nbest[rank]), reason
 
 
 def pbsmt_outcome(models: dict[int, pbsmt.PhraseModel], record: Record,
@@ -99,28 +128,21 @@ def pbsmt_outcome(models: dict[int, pbsmt.PhraseModel], record: Record,
                   ) -> tuple[str | None, str]:
     """The record's source side translated by the system of its label, and the outcome.
 
-    The text is the first usable hypothesis of the decoder's n-best list
-    (:func:`choose_output`): not a copy of the text it replaces or of the source it was
-    translated from (a hypothesis that copies its premise makes an entailed pair, not a word
-    salad), and not a permutation of that source. ``None`` (with the reason) when no system
-    was trained for the label or no hypothesis is usable: the row is dropped.
-    ``memo``: n-best lists already made by the same system, by source tokens (decoding is
-    deterministic; a premise recurs in 4-6% of the MNLI and SNLI records of one label).
+    :func:`outcome_of` the decoder's n-best list; ``(None, NO_SYSTEM)`` when no system was
+    trained for the label. ``memo``: n-best lists already made by the same system, by source
+    tokens (decoding is deterministic; a premise recurs in 4-6% of the MNLI and SNLI records
+    of one label).
     """
     model = models.get(record.label)
     if model is None:
         return None, NO_SYSTEM
-    source, target = pbsmt_pair(record)
-    if memo is None:
+    source = tuple(pbsmt_pair(record)[0])
+    nbest = None if memo is None else memo.get(source)
+    if nbest is None:
         nbest = pbsmt.translate_nbest(model, source)
-    else:
-        nbest = memo.get(tuple(source))
-        if nbest is None:
-            nbest = memo[tuple(source)] = pbsmt.translate_nbest(model, source)
-    rank, reason = choose_output(nbest, source, target)
-    if rank is None:
-        return None, reason
-    return lexical.detokenize(nbest[rank]), reason
+        if memo is not None:
+            memo[source] = nbest
+    return outcome_of(record, nbest)
 
 
 def pbsmt_text(models: dict[int, pbsmt.PhraseModel], record: Record,
@@ -173,27 +195,64 @@ def disjoint(train: Sequence[Record], records: Sequence[Record]) -> list[Record]
     return [r for r in train if not _texts(r) & seen]
 
 
+def part_nbest(records: Sequence[Record], train: Sequence[Record],
+               label: int) -> NbestLists | None:
+    """The n-best list of every source of the records of ``label``, by that label's system.
+
+    The system is trained on ``train`` (:func:`train_label`); each distinct source is decoded
+    once (decoding is deterministic). ``None`` when no system could be trained.
+    """
+    model = train_label(train, label)
+    if model is None:
+        return None
+    out: NbestLists = {}
+    for record in records:
+        if record.label == label:
+            source = tuple(pbsmt_pair(record)[0])
+            if source not in out:
+                out[source] = pbsmt.translate_nbest(model, source)
+    return out
+
+
+def nbest_rows(task: str, records: Sequence[Record], label: int, nbest: NbestLists | None,
+               counts: Counter | None = None) -> KeyedRows:
+    """Rows of the records of ``label``, keyed by record position, from their n-best lists.
+
+    ``nbest``: :func:`part_nbest` of these records (``None``: no system, no row).
+    ``counts``: when given, receives one :func:`outcome_of` reason per record of the label.
+    """
+    suite, path = f"{task}_salad_pbsmt", TASK_SOURCES[task].path
+    out: KeyedRows = []
+    for position, record in enumerate(records):
+        if record.label != label:
+            continue
+        if nbest is None:
+            new, reason = None, NO_SYSTEM
+        else:
+            new, reason = outcome_of(record, nbest[tuple(pbsmt_pair(record)[0])])
+        if counts is not None:
+            counts[reason] += 1
+        if new is not None:
+            out.append((position, list(_pair_rows(suite, task, "pbsmt", record, path, new))))
+    return out
+
+
 def part_rows(task: str, records: Sequence[Record], train: Sequence[Record],
               part: PbsmtPart, counts: Counter | None = None) -> KeyedRows:
     """Rows of one part, keyed by record position: its system trained, its records translated.
 
     ``records``: the evaluated records; ``train``: the training records (disjoint from them).
-    ``counts``: when given, receives one :func:`pbsmt_outcome` reason per record of the part.
+    ``counts``: when given, receives one :func:`outcome_of` reason per record of the part.
+    No cache is read or written (``builders.salad.statistical`` builds the suites with one).
     """
     _, label = part
-    suite, path = f"{task}_salad_pbsmt", TASK_SOURCES[task].path
-    model = train_label(train, label)
-    models = {label: model} if model is not None else {}
-    out: KeyedRows = []
-    memo: dict[tuple[str, ...], list[list[str]]] = {}  # one system: same source, same output
-    for position, record in enumerate(records):
-        if record.label == label:
-            new, reason = pbsmt_outcome(models, record, memo)
-            if counts is not None:
-                counts[reason] += 1
-            if new is not None:
-                out.append((position, list(_pair_rows(suite, task, "pbsmt", record, path, new))))
-    return out
+    return nbest_rows(task, records, label, part_nbest(records, train, label), counts)
+
+
+def evaluated_records(task: str, resolver: SourceResolver) -> list[Record]:
+    """The records ``<task>_salad_pbsmt`` translates: the first of :func:`pbsmt_inputs`."""
+    records = read_records(task, resolver)
+    return held_out(records)[0] if TASK_SOURCES[task].train_path is None else records
 
 
 def pbsmt_inputs(task: str, resolver: SourceResolver) -> tuple[list[Record], list[Record]]:
@@ -222,30 +281,3 @@ def pbsmt_counts(task: str, resolver: SourceResolver) -> Counter:
     for part in pbsmt_parts(task):
         part_rows(task, records, train, part, counts)
     return counts
-
-
-def statistical_rows(task: str) -> Callable[[SourceResolver], Iterator[Row]]:
-    """Rows of ``<task>_salad_pbsmt``: the transformed text comes from the per-label system.
-
-    Pair tasks replace the second text; SST-2 replaces the sentence by the translation of its
-    first half. Systems train on data disjoint from the evaluated rows
-    (:func:`pbsmt_inputs`). The rows are those of every part (:func:`pbsmt_parts`), merged in
-    record order.
-    """
-
-    def build(resolver: SourceResolver) -> Iterator[Row]:
-        records, train = pbsmt_inputs(task, resolver)
-        yield from merge_parts(part_rows(task, records, train, part)
-                               for part in pbsmt_parts(task))
-
-    return build
-
-
-def statistical_part(task: str) -> Callable[[SourceResolver, PbsmtPart], KeyedRows]:
-    """Rows of one part of ``<task>_salad_pbsmt`` (a pool task), keyed by record position."""
-
-    def build_part(resolver: SourceResolver, part: PbsmtPart) -> KeyedRows:
-        records, train = pbsmt_inputs(task, resolver)
-        return part_rows(task, records, train, part)
-
-    return build_part

@@ -106,7 +106,7 @@ def _future_costs(source, span_first, span_end, option_logprob, longest, lm):
 
 @njit(cache=True)
 def decode(source, span_first, span_end, option_count, option_logprob, option_upper,
-           option_length, option_words, best_bound, longest, stack_size, bos, lm):
+           option_length, option_words, best_bound, longest, stack_size, last_size, bos, lm):
     """The last stack's hypotheses, best first, as rows of their phrases.
 
     Args:
@@ -122,13 +122,16 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
         best_bound: Per span, the highest ``log_prob + upper`` of its options.
         longest: The longest source phrase of the table.
         stack_size: Hypotheses kept per stack.
+        last_size: Hypotheses kept in the last stack (the n-best list), at least
+            ``stack_size``. The last stack feeds no other, so its ``stack_size`` best are the
+            same for any ``last_size``: a longer list only adds hypotheses after them.
         bos: The id of ``<s>``.
         lm: The language model's arrays (``TrigramLM.arrays``).
 
     Returns:
         The n-best list: an ``(m, 3)`` array of ``(hypothesis rank, span, option rank)``
         rows, the phrases of the last stack's best hypothesis first to last, then those of
-        the second best, and so on (at most ``stack_size`` hypotheses); empty when the last
+        the second best, and so on (at most ``last_size`` hypotheses); empty when the last
         stack is empty.
 
     The stacks are those of NLTK's decoder: each keeps the ``stack_size`` best expansions
@@ -142,7 +145,8 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
     closed = future.copy()  # an empty span costs 0 (NLTK skips it)
     for i in range(n + 1):
         closed[i, i] = 0.0
-    capacity = (n + 1) * stack_size
+    size = max(stack_size, last_size)
+    capacity = n * stack_size + size  # the empty hypothesis, stacks 1..n-1, the last stack
     most_spans = n // 2 + 2
     h_raw = np.zeros(capacity)
     h_end = np.full(capacity, -1, np.int64)  # -1: the empty hypothesis (NLTK's None)
@@ -153,18 +157,19 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
     h_c2 = np.full(capacity, bos, np.int64)
     h_spans = np.zeros((capacity, most_spans, 2), np.int64)  # untranslated spans, in order
     h_nspans = np.zeros(capacity, np.int64)
-    stack_of = np.zeros((n + 1, stack_size), np.int64)  # hypothesis ids per stack
+    stack_of = np.zeros((n + 1, size), np.int64)  # hypothesis ids per stack
     stack_count = np.zeros(n + 1, np.int64)
     made = 1
     if n > 0:
         h_spans[0, 0, 0], h_spans[0, 0, 1], h_nspans[0] = 0, n, 1
     stack_count[0] = 1
-    kept_score = np.zeros(stack_size)
-    kept_raw = np.zeros(stack_size)
-    kept_key = np.zeros((stack_size, 4), np.int64)  # (stack, index, a, rank): arrival order
-    kept_entry = np.zeros((stack_size, 4), np.int64)  # (hypothesis, k, b, span)
+    kept_score = np.zeros(size)
+    kept_raw = np.zeros(size)
+    kept_key = np.zeros((size, 4), np.int64)  # (stack, index, a, rank): arrival order
+    kept_entry = np.zeros((size, 4), np.int64)  # (hypothesis, k, b, span)
     rest = np.zeros((most_spans, 2), np.int64)
     for j in range(1, n + 1):
+        limit = last_size if j == n else stack_size
         # the expansions aimed at stack j, in order of arrival, with their bounds
         hypotheses = 0
         for done in range(max(0, j - longest), j):
@@ -181,7 +186,7 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
         order = _by_bound(bounds)
         kept = 0
         for o in order:
-            if kept >= stack_size and bounds[o] < kept_score[kept - 1]:
+            if kept >= limit and bounds[o] < kept_score[kept - 1]:
                 break
             h, done, index, k, a, b, s = entries[o]
             first, last = h_spans[h, k, 0], h_spans[h, k, 1]
@@ -198,7 +203,7 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
             for rank in range(option_count[s]):
                 raw = h_raw[h]
                 raw += option_logprob[s, rank]
-                if kept >= stack_size and (
+                if kept >= limit and (
                     raw + option_upper[s, rank] + LM_CHANGE_BOUND + distortion + cost
                     < kept_score[kept - 1]
                 ):
@@ -214,9 +219,9 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
                         and _later(kept_key[place - 1], done, index, a, rank))
                 ):
                     place -= 1
-                if place >= stack_size:
+                if place >= limit:
                     continue
-                last_kept = min(kept, stack_size - 1)
+                last_kept = min(kept, limit - 1)
                 for q in range(last_kept, place, -1):  # shift down; the last one drops
                     kept_score[q], kept_raw[q] = kept_score[q - 1], kept_raw[q - 1]
                     for c in range(4):
@@ -227,7 +232,7 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
                 kept_key[place, 2], kept_key[place, 3] = a, rank
                 kept_entry[place, 0], kept_entry[place, 1] = h, k
                 kept_entry[place, 2], kept_entry[place, 3] = b, s
-                kept = min(kept + 1, stack_size)
+                kept = min(kept + 1, limit)
         for q in range(kept):  # the kept expansions become stack j's hypotheses
             h, k, b, s = kept_entry[q]
             a, rank = kept_key[q, 2], kept_key[q, 3]

@@ -18,6 +18,7 @@ The suite specs are registered here; the parts live in modules of one job each:
 :mod:`~builders.salad.constants` (versions, seed, transformations),
 :mod:`~builders.salad.sources` (the examples), :mod:`~builders.salad.rows` (a group's rows),
 :mod:`~builders.salad.lexical_rows`, :mod:`~builders.salad.pbsmt_rows`,
+:mod:`~builders.salad.statistical` (the PBSMT rows with the build cache),
 :mod:`~builders.salad.gradient_rows` and :mod:`~builders.salad.descriptions`. Their names
 are importable from here too.
 """
@@ -39,6 +40,7 @@ from builders.salad.constants import (
     PBSMT_VERSION,
     SALAD,
     SEED,
+    SHUFFLE_VERSION,
     SPLIT,
     STATISTICAL,
     VERSION,
@@ -66,8 +68,6 @@ from builders.salad.pbsmt_rows import (
     pbsmt_pair,
     pbsmt_parts,
     pbsmt_text,
-    statistical_part,
-    statistical_rows,
     train_label,
     train_pbsmt,
 )
@@ -82,12 +82,14 @@ from builders.salad.sources import (
     TaskSource,
     read_records,
 )
+from builders.salad.statistical import statistical_part, statistical_rows
 from builders.suite import SuiteSpec, register_suite
 
 __all__ = [
     "COPY", "DESCRIPTIONS", "EMPTY", "FAMILY", "GRADIENT", "KEPT", "KIND", "LEXICAL", "LOWER",
     "MAX_TRAIN_PAIRS", "NBEST", "NO_STATISTICAL", "NO_SYSTEM", "PAIR_ONLY", "PBSMT_BUILD_COST",
-    "PBSMT_VERSION", "PERMUTATION", "QQP_DEV", "QQP_TRAIN", "SALAD", "SEED", "SPLIT",
+    "PBSMT_VERSION", "PERMUTATION", "QQP_DEV", "QQP_TRAIN", "SALAD", "SEED", "SHUFFLE_VERSION",
+    "SPLIT",
     "STATISTICAL", "SUFFIX", "TASK_SOURCES", "VERSION", "PbsmtPart", "Record", "TaskSource",
     "choose_output", "disjoint", "gradient_specs", "gradient_text", "held_out",
     "is_permutation", "lexical_rows", "lexical_text", "part_rows", "pbsmt_counts",
@@ -111,7 +113,8 @@ def _static_suites() -> Iterator[SuiteSpec]:
                 continue
             yield SuiteSpec(
                 name=f"{task}_salad_{transform}", task=task, family=FAMILY, kind=KIND,
-                version=VERSION, sources=(source.path,), build=lexical_rows(task, transform),
+                version=SHUFFLE_VERSION if transform == "shuffle" else VERSION,
+                sources=(source.path,), build=lexical_rows(task, transform),
                 description=DESCRIPTIONS[transform] + SUFFIX, main_metric="agreement",
                 higher_is_better=False, extras=salad_extras(), citation=SALAD.citation,
                 license=SALAD.licenses[task],

@@ -41,11 +41,14 @@ def check_args(args: argparse.Namespace) -> None:
     from bench.baselines import get_baseline
     from bench.errors import ConfigError
     from bench.manifest import read_manifest
+    from bench.runrecord.schema import record_path
     from bench.sources import source_folders
 
     if not 0 <= args.seed <= MAX_SEED:
         raise ConfigError(f"--seed {args.seed}: must be 0 to {MAX_SEED}")
-    check_output_file(args.out, inputs=source_folders(args.sources))
+    sources = source_folders(args.sources)  # inputs: never written over
+    check_output_file(args.out, inputs=sources)
+    check_output_file(record_path(args.out), inputs=sources, flag="run record")
     baseline = get_baseline(args.name)
     if args.suites:
         manifest = read_manifest(args.data)
@@ -70,5 +73,5 @@ def run(args: argparse.Namespace) -> int:
     ctx = Context(SourceResolver(args.sources, download=not args.no_download), seed=args.seed)
     written = run_baseline(args.name, args.data, args.out, ctx, args.suites)
     print(f"{args.name}: wrote {sum(written.values())} rows of {len(written)} suites to "
-          f"{args.out} in {time.perf_counter() - start:.1f}s")
+          f"{args.out} in {time.perf_counter() - start:.1f}s; run record {args.out}.run.json")
     return 0

@@ -40,6 +40,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                         help="most seconds to wait for one answer of the Hub; a pull request "
                         "whose call runs out of time fails, the others go on")
+    parser.add_argument("--reproduce", type=int, default=None, metavar="N",
+                        help="reproduce each accepted request whose run.json names an open, "
+                        "loadable model (or a baseline) on N groups per suite, on --device, "
+                        "and report the figures in the comment; a failed reproduction refuses "
+                        "the request (docs/maintain.md, Reproduction)")
+    parser.add_argument("--device", default=None,
+                        help="with --reproduce: cpu, cuda, cuda:1 (default: auto)")
     add_dry_run(parser, "review and print the comments; comment, merge and write nothing")
     parser.set_defaults(func=run_review)
 
@@ -63,6 +70,7 @@ def run_review(args: argparse.Namespace) -> int:
     from bench.errors import ConfigError
     from bench.manifest import read_manifest
     from leaderboard.publish import check_repo_id
+    from leaderboard.reproduce.review_step import ReproduceStep
     from leaderboard.review import run_review as review
 
     repo = check_repo_id(args.hub, "--hub")
@@ -71,8 +79,13 @@ def run_review(args: argparse.Namespace) -> int:
     read_manifest(args.data)  # a bad --data is refused before the Hub is asked
     if not 0 < args.timeout <= 3600:
         raise ConfigError(f"--timeout {args.timeout}: expected seconds in (0, 3600]")
+    if args.reproduce is not None and args.reproduce < 1:
+        raise ConfigError(f"--reproduce {args.reproduce}: use 1 or more groups per suite")
+    step = (None if args.reproduce is None
+            else ReproduceStep(args.data, args.reproduce, device=args.device))
     reviews = review(repo, args.data, suites, submissions=args.submissions, site=args.site,
-                     space=space, merge=args.merge, dry_run=args.dry_run, timeout=args.timeout)
+                     space=space, merge=args.merge, dry_run=args.dry_run, timeout=args.timeout,
+                     reproduce=step)
     counts = {v: sum(r.verdict == v for r in reviews)
               for v in ("accepted", "refused", "unchanged", "other", "changed", "failed")}
     merged = sum(r.merged for r in reviews)

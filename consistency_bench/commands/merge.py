@@ -25,11 +25,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Merge and print a summary line."""
-    from bench.atomic import check_output_file
-    from bench.runner import merge_parts
+    """Merge (with the parts' run records, when they have them) and print a summary line."""
+    from bench.runrecord.merge import merge_with_record
 
-    check_output_file(args.out, inputs=tuple(args.parts))
-    rows = merge_parts(args.parts, args.out, args.data)
-    print(f"wrote {rows} rows from {len(args.parts)} parts to {args.out}")
+    rows, record = merge_with_record(args.parts, args.out, args.data)
+    note = (f"; run record {record}" if record
+            else "; not every part has a run record, so none was written")
+    print(f"wrote {rows} rows from {len(args.parts)} parts to {args.out}{note}")
     return 0

@@ -23,6 +23,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--model", required=True, metavar="NAME_OR_PATH",
                         help="Hub model id or local model folder")
+    parser.add_argument("--revision", default=None, metavar="REV",
+                        help="Hub model: the branch, tag or commit to load (the commit loaded "
+                        "is recorded in <out>.run.json either way)")
     add_data(parser)
     add_predictions_out(parser)
     add_suites(parser, "suites to predict (default: every built suite whose task the model's "
@@ -192,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         length_norm=args.length_norm, chat=args.chat, num_fewshot=args.num_fewshot,
         fewshot_seed=args.fewshot_seed, shard=args.shard, device_map=args.device_map,
         max_memory=args.max_memory, amp=not args.no_amp, progress=not args.no_progress,
+        revision=args.revision,
     ))
     if outcome.main:
         stats, shard = outcome.stats, outcome.shard
@@ -200,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {what}{stats.rows} rows of {stats.suites} suites to {args.out}: "
             f"{stats.unique} unique inputs ({stats.resumed} resumed, {stats.computed} computed"
             + (f" on rank 0 of {outcome.world}" if outcome.world else "")
-            + f") in {stats.seconds:.1f}s, {stats.rows_per_second:.0f} rows/s"
+            + f") in {stats.seconds:.1f}s, {stats.rows_per_second:.0f} rows/s; run record "
+            f"{args.out}.run.json"
         )
     return 0

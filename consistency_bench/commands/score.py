@@ -6,7 +6,7 @@ import argparse
 import json
 import time
 
-from bench.scorers.params import KNOWN_PARAMS, parse_params
+from bench.scorers.params import KNOWN_PARAMS, check_bootstrap, parse_params
 from consistency_bench.arguments import add_data, add_suites
 
 
@@ -37,26 +37,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-#: Most bootstrap resamples (each costs 8 bytes per suite and a draw; 10^12 asked for 7 TiB).
-MAX_N_BOOT = 1_000_000
-
-
 def check_args(args: argparse.Namespace) -> None:
     """Reject bad option values before any work.
 
     Raises:
-        ConfigError: ``--n-boot`` outside 1..:data:`MAX_N_BOOT`, ``--seed`` < 0, a bad
+        ConfigError: ``--n-boot`` outside 1..``MAX_N_BOOT``, ``--seed`` < 0, a bad
             ``--param``, ``--out`` a folder or the input.
 
     """
     from bench.atomic import check_output_file
-    from bench.errors import ConfigError
 
-    if not 1 <= args.n_boot <= MAX_N_BOOT:
-        raise ConfigError(f"--n-boot {args.n_boot}: must be 1 to {MAX_N_BOOT:,} "
-                          "(default 10000)")
-    if args.seed < 0:
-        raise ConfigError(f"--seed {args.seed}: must be >= 0")
+    check_bootstrap(args.seed, args.n_boot)
     parse_params(args.param)
     if args.out:
         check_output_file(args.out, inputs=(args.predictions,))

@@ -23,6 +23,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_data(parser)
     add_submissions(parser)
     parser.add_argument("--replace", action="store_true", help="overwrite an existing entry")
+    parser.add_argument("--run-record", metavar="RUN.json", default=None,
+                        help="the run record to store as the entry's run.json (default: "
+                        "PREDICTIONS.run.json beside the file, written by predict or baseline, "
+                        "if there is one); an entry without one is not reproducible")
     parser.add_argument("--hub", metavar="ORG/LEADERBOARD",
                         help="instead of storing the entry, validate it the same way and open a "
                              "pull request adding requests/<slug>/ (predictions.jsonl.gz, "
@@ -59,13 +63,18 @@ def run_submit(args: argparse.Namespace) -> int:
     sub = submit(
         args.predictions, name=args.name, meta_path=args.meta, root=args.submissions,
         data_dir=args.data, replace=args.replace, arguments=arguments(args),
+        run_record=args.run_record,
     )
     warning = invalid_warning(sub.results, args.predictions)
     if warning:
         print(warning)
     suites = sub.results.get("suites", {})
+    from leaderboard.reproduce.entry_files import RUN
+
+    record = ("with its run record" if (sub.path / RUN).is_file()
+              else "no run record: not reproducible")
     print(f"stored {sub.path} ({len(suites)} suites scored, "
-          f"{len(sub.results.get('skipped', {}))} skipped)")
+          f"{len(sub.results.get('skipped', {}))} skipped; {record})")
     return 0
 
 
@@ -77,6 +86,9 @@ def run_submit_hub(args: argparse.Namespace) -> int:
     if args.replace:
         raise ConfigError("--replace is for the local submissions folder; a pull request "
                           "replaces nothing (ask the maintainers to remove an entry)")
+    if args.run_record:
+        raise ConfigError("--run-record is for a local submit; with --hub the record beside "
+                          "the prediction file (PREDICTIONS.run.json) is sent")
     submit_request(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data,
                    repo_id=args.hub, dry_run=args.dry_run)
     return 0

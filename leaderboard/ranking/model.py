@@ -206,7 +206,8 @@ class Leaderboard:
                     "kinds": list(v.kinds),
                     "rows": [
                         asdict(r) | {"complete": r.complete, "status": r.status,
-                                     "flags": r.flags, "vs_next": _test_dict(r.vs_next)}
+                                     "flags": r.flags, "vs_next": _test_dict(r.vs_next),
+                                     "reproduced": self.meta.get(r.name, {}).get("reproduced")}
                         for r in v.rows
                     ],
                 }
