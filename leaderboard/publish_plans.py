@@ -68,18 +68,21 @@ def site_files(site: Path) -> dict[str, Path]:
 
 
 def leaderboard_card(site: Path, repo_id: str) -> str:
-    """Dataset card of the results repo: YAML header, rendered table, layout."""
+    """Dataset card of the results repo: YAML header (its ``configs:`` list), table, layout."""
+    import yaml
+
+    from leaderboard.dataset.records import RESULTS_FILE, card_configs
+
     table = (site / "leaderboard.md").read_text(encoding="utf-8")
+    header = {"license": "apache-2.0", "pretty_name": "consistency-bench leaderboard",
+              "tags": ["leaderboard", "consistency"], "configs": card_configs()}
     return (
-        "---\n"
-        "license: apache-2.0\n"
-        "pretty_name: consistency-bench leaderboard\n"
-        "tags:\n- leaderboard\n- consistency\n"
-        "configs:\n- config_name: results\n  data_files: leaderboard.json\n"
-        "---\n\n"
+        "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n\n"
         f"# consistency-bench leaderboard ({repo_id})\n\n"
         + table
-        + "\nFiles: `leaderboard.json` (everything), `index.html` (sortable page), "
+        + f"\nFiles: `{RESULTS_FILE}` (config `results`: one row per view and entry, "
+        "`load_dataset(\"" + repo_id + "\", \"results\", split=\"train\")`), "
+        "`leaderboard.json` (everything), `index.html` (sortable page), "
         "`heatmap.png`, `submissions/<entry>/` (metadata, results and `predictions.jsonl.gz` "
         "of each entry: `consistency-bench verify` re-scores them).\n"
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 from bench.errors import BenchError
 from leaderboard.hub_requests import REQUESTS, validate_files
 from leaderboard.hub_verify import download, hub_call, published_entries
+from leaderboard.intake.duplicates import check_request
 from leaderboard.review_checks import (
     REQUEST_FILES,
     Refused,
@@ -116,7 +117,7 @@ class Reviewer:
         files = {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
                                 folder) for name in REQUEST_FILES}
         try:
-            _meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
+            meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
                                                   self.data_dir, self.scorer)
         except BenchError as exc:
             raise Refused(str(exc).replace(str(folder) + os.sep, "")) from None
@@ -132,6 +133,7 @@ class Reviewer:
             if not same:
                 raise Refused(f"the name {slug!r} is taken; choose another --name")
             stored = True  # an interrupted review stored it already: merge and publish
+        check_request(slug, jsonl, meta, self.stored, stored, Refused)  # one model, one entry
         check_hashes(results, published, self.suites_repo)
         self.taken.add(slug)
         comment = results_comment(slug, results, self.stored)

@@ -534,7 +534,7 @@ def test_value_checks_of_another_ranked_statistic():
             "consistent_accuracy": 0.09, "consistent_accuracy_chance": 0.5,
             "consistent_accuracy_cc": cc, "metrics": metrics}}}
 
-    spec = {"statistic": "salad_no_signal", "n_labels": 2, "copy": True}
+    spec = {"statistic": "salad_no_signal_confidence", "n_labels": 2, "copy": True}
     check_values(results(0.02, spec), "r.json")  # not (0.09 - 0.5) / 0.5, and fine
     with pytest.raises(ConfigError, match="does not follow from consistent_accuracy"):
         check_values(results(0.02), "r.json")

@@ -152,28 +152,31 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         "index.html",
         "leaderboard.json",
         "leaderboard.md",
+        "results.parquet",
         "submissions/a/meta.yaml",
         "submissions/a/results.json",
         "submissions/b/meta.yaml",
         "submissions/b/results.json",
     ]
-    assert commit["lfs"] == {"heatmap.png"}  # the Hub stores PNG through LFS
-    for path in ("index.html", "heatmap.png", "leaderboard.json"):
+    assert commit["lfs"] == {"heatmap.png", "results.parquet"}  # PNG, Parquet through LFS
+    for path in ("index.html", "heatmap.png", "leaderboard.json", "results.parquet"):
         assert commit["files"][path] == (site / "site" / path).read_bytes()
     card = commit["files"]["README.md"].decode()
     assert card.startswith("---\n")
     assert (site / "site" / "leaderboard.md").read_text() in card  # the rendered table, as is
-    oid = hashlib.sha256((site / "site" / "heatmap.png").read_bytes()).hexdigest()
-    assert hub.requests == [
+    oids = [hashlib.sha256((site / "site" / f).read_bytes()).hexdigest()
+            for f in ("heatmap.png", "results.parquet")]
+    assert hub.requests[:4] == [
         ("POST", "/api/repos/create"),
         ("POST", "/api/validate-yaml"),
         ("POST", "/api/datasets/org/board/preupload/main"),
         ("POST", "/datasets/org/board.git/info/lfs/objects/batch"),
-        ("PUT", f"/lfs/upload/{oid}"),
-        ("POST", f"/lfs/verify/{oid}"),
-        ("POST", "/api/datasets/org/board/commit/main"),
     ]
-    assert "published 9 files to org/board" in proc.stdout
+    assert sorted(hub.requests[4:-1]) == sorted(
+        [("PUT", f"/lfs/upload/{oid}") for oid in oids]
+        + [("POST", f"/lfs/verify/{oid}") for oid in oids])
+    assert hub.requests[-1] == ("POST", "/api/datasets/org/board/commit/main")
+    assert "published 10 files to org/board" in proc.stdout
 
 
 def test_publish_suites_lfs_eval_yaml_and_unchanged_republish(data, tmp_path):
@@ -536,7 +539,8 @@ def test_publish_results_refuses_a_degenerate_entry_unless_flagged(tmp_path):
     n = sum(r["consistent_accuracy_cc"] is not None for r in results["suites"].values())
     assert n == 34  # rte_symmetric and snli_symmetric have single-class originals: no score
     assert f"degenerate or incomplete on {n} suite(s)" in refused.stderr
-    assert "rte_semantic: degenerate (near-constant predictions" in refused.stderr
+    assert "rte_semantic: degenerate (RTE (" in refused.stderr
+    assert "): near-constant predictions on the originals (100% one label))" in refused.stderr
     assert "--include-flagged" in refused.stderr and "Traceback" not in refused.stderr
     assert flagged.returncode == 0, flagged.stderr
     [commit] = hub.commits

@@ -117,7 +117,7 @@ def board():
     return rank([
         Entry("alpha", res(s1=suite(0.1, **src), s2=suite(0.9, hib=True, kind="cr"),
                            r1=suite(0.2, task="rte", kind="cr")),
-              {"model": "org/alpha-110m", "parameters": "110M", "date": "2026-01-02",
+              {"model": "org/alpha-110m", "parameters": 110_000_000, "date": "2026-01-02",
                "link": "https://example.org/alpha"}),
         Entry("beta", res(s1=suite(0.2, **src), s2=suite(0.95, hib=True, kind="cr"),
                           r1=suite(0.1, task="rte", kind="cr")),
@@ -177,7 +177,7 @@ def test_render_all_outputs_deterministic(board, tmp_path):
     files = render_all(board, tmp_path / "a", subs)
     names = sorted(str(p.relative_to(tmp_path / "a")) for p in files)
     assert names == ["heatmap.png", "index.html", "leaderboard.json", "leaderboard.md",
-                     "submissions/alpha/meta.yaml"]
+                     "results.parquet", "submissions/alpha/meta.yaml"]
     render_all(board, tmp_path / "b", subs)
     for n in names:
         assert (tmp_path / "a" / n).read_bytes() == (tmp_path / "b" / n).read_bytes(), n

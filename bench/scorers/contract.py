@@ -138,6 +138,28 @@ class SuiteData:
             return np.zeros(len(self.variant_codes), dtype=bool)
         return self.variant_codes == self.variant_names.index(variant)
 
+    def original_keys(self, rows: np.ndarray) -> pa.Array:
+        """The text identity of each row in ``rows``, the same in every suite of a task.
+
+        ``text``, then ``text_pair`` (or, where a suite formats its inputs, as CALM does, the
+        unformatted ``raw_text`` / ``raw_text_pair``), joined by a unit separator.
+        """
+        names = self._parquet.schema_arrow.names
+        take = indices(np.asarray(rows, dtype=np.int64))
+        parts = []
+        for raw, plain in (("raw_text", "text"), ("raw_text_pair", "text_pair")):
+            column = raw if raw in names else plain if plain in names else None
+            if column is not None:
+                parts.append(pc.fill_null(self.arrow(column).combine_chunks().take(take), ""))
+        if not parts:
+            raise ValueError(f"suite {self.name}: no text column to identify its originals")
+        return pc.binary_join_element_wise(*parts, "\x1f")
+
+    def group_names(self, rows: np.ndarray) -> list[str]:
+        """The ``group`` string of each row in ``rows``."""
+        return self._group_dictionary.take(indices(self.group[np.asarray(rows, dtype=np.int64)])
+                                           ).to_pylist()
+
     def units(self, rows: np.ndarray, outcomes: np.ndarray) -> Mapping[str, float]:
         """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group).
 
@@ -269,6 +291,8 @@ class SuiteScore:
             ranked score), for paired tests and rank bootstraps between submissions; not
             written into the results JSON.
         consistent: Consistent accuracy and its chance level (bench.metrics.consistent).
+        originals: Row positions of the originals the degenerate statistics are taken over
+            (``metrics.n_original`` ...); pooled per task by the scoring layer.
 
     """
 
@@ -279,6 +303,7 @@ class SuiteScore:
     best_near: float | None = None
     units: Mapping[str, float] | None = field(default=None, repr=False)
     consistent: Consistent | None = field(default=None, repr=False)
+    originals: np.ndarray | None = field(default=None, repr=False)
 
 
 Scorer = Callable[[SuiteData, Aligned, ScoreOptions], SuiteScore]

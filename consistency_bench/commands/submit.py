@@ -23,6 +23,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_data(parser)
     add_submissions(parser)
     parser.add_argument("--replace", action="store_true", help="overwrite an existing entry")
+    parser.add_argument("--variant", metavar="TEXT",
+                        help="what differs from a stored entry of the same model and revision "
+                             "(e.g. '5-shot, chat template'); stored as meta.yaml's variant. "
+                             "Without it such an entry is refused, as is one whose predictions "
+                             "are byte-identical to a stored entry's")
     parser.add_argument("--hub", metavar="ORG/LEADERBOARD",
                         help="instead of storing the entry, validate it the same way and open a "
                              "pull request adding requests/<slug>/ (predictions.jsonl.gz, "
@@ -59,6 +64,7 @@ def run_submit(args: argparse.Namespace) -> int:
     sub = submit(
         args.predictions, name=args.name, meta_path=args.meta, root=args.submissions,
         data_dir=args.data, replace=args.replace, arguments=arguments(args),
+        variant=args.variant,
     )
     warning = invalid_warning(sub.results, args.predictions)
     if warning:
@@ -78,7 +84,7 @@ def run_submit_hub(args: argparse.Namespace) -> int:
         raise ConfigError("--replace is for the local submissions folder; a pull request "
                           "replaces nothing (ask the maintainers to remove an entry)")
     submit_request(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data,
-                   repo_id=args.hub, dry_run=args.dry_run)
+                   repo_id=args.hub, dry_run=args.dry_run, variant=args.variant)
     return 0
 
 
