@@ -8,6 +8,9 @@ is no import circle (``tests/test_layers.py``).
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -142,17 +145,35 @@ class SuiteData:
         """The text identity of each row in ``rows``, the same in every suite of a task.
 
         ``text``, then ``text_pair`` (or, where a suite formats its inputs, as CALM does, the
-        unformatted ``raw_text`` / ``raw_text_pair``), joined by a unit separator.
+        unformatted ``raw_text`` / ``raw_text_pair``), joined by a unit separator. Kept per
+        suite file and rows (:data:`_KEYS`): every entry scored against the suite asks for the
+        same rows, and reading the text columns is most of the cost.
         """
+        rows = np.asarray(rows, dtype=np.int64)
+        cache = (self.info.get("sha256"), hashlib.blake2b(rows.tobytes()).hexdigest())
+        with _KEYS_LOCK:  # suites are scored on threads
+            found = _KEYS.get(cache) if cache[0] else None
+            if found is not None:
+                _KEYS.move_to_end(cache)
+                return found
+        keys = self._original_keys(rows)
+        if cache[0]:
+            with _KEYS_LOCK:
+                _KEYS[cache] = keys
+                while len(_KEYS) > KEYS_CACHED:
+                    _KEYS.popitem(last=False)
+        return keys
+
+    def _original_keys(self, rows: np.ndarray) -> pa.Array:
         names = self._parquet.schema_arrow.names
-        take = indices(np.asarray(rows, dtype=np.int64))
-        parts = []
-        for raw, plain in (("raw_text", "text"), ("raw_text_pair", "text_pair")):
-            column = raw if raw in names else plain if plain in names else None
-            if column is not None:
-                parts.append(pc.fill_null(self.arrow(column).combine_chunks().take(take), ""))
-        if not parts:
+        wanted = [raw if raw in names else plain for raw, plain in (
+            ("raw_text", "text"), ("raw_text_pair", "text_pair")) if raw in names or plain in names]
+        if not wanted:
             raise ValueError(f"suite {self.name}: no text column to identify its originals")
+        # read for this only, not kept with the suite's columns: the keys are kept (_KEYS)
+        table = self._parquet.read(columns=wanted, use_threads=False)
+        take = indices(rows)
+        parts = [pc.fill_null(table.column(c).combine_chunks().take(take), "") for c in wanted]
         return pc.binary_join_element_wise(*parts, "\x1f")
 
     def group_names(self, rows: np.ndarray) -> list[str]:
@@ -168,6 +189,14 @@ class SuiteData:
         """
         return Units(self._group_dictionary, self.group[np.asarray(rows, dtype=np.int64)],
                      np.asarray(outcomes, dtype=float))
+
+
+#: Original keys of the suites scored last, by (suite sha256, rows digest); at most
+#: :data:`KEYS_CACHED` suites (about one built folder's: the keys of its originals take tens
+#: of MB).
+KEYS_CACHED = 64
+_KEYS: OrderedDict[tuple[str, str], pa.Array] = OrderedDict()
+_KEYS_LOCK = threading.Lock()
 
 
 class Units(Mapping):

@@ -16,7 +16,15 @@ from bench.contamination import contamination, parse_training_data
 from bench.errors import BenchError
 from bench.metrics.consistent import NEAR_CONSTANT
 from leaderboard.paired import Z95, binom_tail_ge, format_p
-from leaderboard.ranking.model import ALPHA, TASKS, Cell, Entry, SuiteInfo, consistency
+from leaderboard.ranking.model import (
+    ALPHA,
+    TASKS,
+    Cell,
+    Entry,
+    SuiteInfo,
+    consistency,
+    kind_weights,
+)
 
 #: A word-salad cell of a file without probabilities (``Cell.unjudged``).
 UNJUDGED = ("confidence could not be judged (no probabilities): judged on agreement alone "
@@ -195,8 +203,6 @@ def _task_verdict(entry: Entry, task: str, mine: Mapping[str, Cell],
                  else f"{int(stats['n_original']):,} originals of one suite")
         return f"{name} ({where}): {reason}"
     # no suite of the task can test accuracy (every one >= 95% one gold class): at chance?
-    from leaderboard.ranking.views import kind_weights  # views imports this module
-
     weights = kind_weights(list(mine), {s: infos[s].kind for s in mine})
     sds = {s: c.sd_goodness for s, c in mine.items() if c.sd_goodness is not None}
     sd = (float(np.sqrt(sum((weights[s] * v) ** 2 for s, v in sds.items())))

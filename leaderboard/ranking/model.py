@@ -294,6 +294,18 @@ def suite_info(name: str, result: Mapping, where: str = "") -> SuiteInfo:
         raise BenchError(f"{where}suite {name!r}: results lack field {exc.args[0]!r}") from None
 
 
+def kind_weights(slots: Sequence[str], kind_of: Mapping[str, str]) -> dict[str, float]:
+    """Weight of each slot in a view score: ``1 / (kinds * slots of its kind)``.
+
+    Every consistency kind weighs the same however many suites it has (MTEB's
+    "Mean (TaskType)"): five word-salad transformations are one kind, as one negation suite is.
+    """
+    groups: dict[str, list[str]] = {}
+    for s in slots:
+        groups.setdefault(kind_of[s], []).append(s)
+    return {s: 1.0 / (len(groups) * len(g)) for g in groups.values() for s in g}
+
+
 def _order_key(value: str, order: Sequence[str]) -> tuple[int, str]:
     return (order.index(value), value) if value in order else (len(order), value)
 

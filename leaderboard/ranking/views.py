@@ -33,6 +33,7 @@ from leaderboard.ranking.model import (
     SuiteInfo,
     View,
     _order_key,
+    kind_weights,
 )
 
 
@@ -82,18 +83,6 @@ def format_slots(suites: Sequence[str]) -> tuple[list[str], dict[str, str]]:
                if s.endswith(FORMAT_VARIANT) and s[: -len(FORMAT_VARIANT)] in suites}
     folded = set(variant.values())
     return [s for s in suites if s not in folded], variant
-
-
-def kind_weights(slots: Sequence[str], kind_of: Mapping[str, str]) -> dict[str, float]:
-    """Weight of each slot in a view score: ``1 / (kinds * slots of its kind)``.
-
-    Every consistency kind weighs the same however many suites it has (MTEB's
-    "Mean (TaskType)"): five word-salad transformations are one kind, as one negation suite is.
-    """
-    groups: dict[str, list[str]] = {}
-    for s in slots:
-        groups.setdefault(kind_of[s], []).append(s)
-    return {s: 1.0 / (len(groups) * len(g)) for g in groups.values() for s in g}
 
 
 def _kind_mean(values: Mapping[str, float | None], kind_of: Mapping[str, str]) -> float | None:

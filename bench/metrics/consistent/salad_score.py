@@ -21,8 +21,8 @@ from bench.metrics.consistent.score import EPS, correct
 SALAD_STATISTIC = "salad_no_signal_confidence"
 #: Statistics of earlier versions: results naming one are refused with "rescore".
 OLD_SALAD_STATISTICS = ("salad_no_signal",)
-#: Levels of the per-unit uncertainty kept in a code: ``u = q / UNCERTAINTY_STEPS``.
-UNCERTAINTY_STEPS = 100
+#: Levels of the uncertainty kept in a code: ``u = q / UNCERTAINTY_STEPS``.
+UNCERTAINTY_STEPS = 10_000
 #: Code level of a unit whose confidence is unknown (a file without ``probs``).
 UNJUDGED = UNCERTAINTY_STEPS + 1
 _LEVELS = UNCERTAINTY_STEPS + 2
@@ -58,25 +58,35 @@ def salad_codes(
     pair (reference label, salad label), and the salad answer's uncertainty (:func:`uncertainty`)
     in :data:`UNCERTAINTY_STEPS` steps, or :data:`UNJUDGED` without probabilities
     (``salad_uncertainty`` None). The gold class of the original is kept for the class
-    balance. Codes are small integers, so units with equal codes are interchangeable and the
-    leaderboard's bootstrap resamples their counts.
+    balance.
+
+    The uncertainty kept is the mean over the units of the same *group* (same class, gated or
+    not, declined or not, reference and salad label): the score needs only its class-weighted
+    mean over the gated units, and a unit's weight depends on its class alone, so the suite's
+    score is the same (to 1 / :data:`UNCERTAINTY_STEPS`), while the codes stay few (one per
+    group). Units with equal codes are interchangeable, and the leaderboard's bootstrap
+    resamples their counts; it does not resample the spread of the uncertainty within a
+    group (docs/metrics.md, "Codes").
     """
     orig_pred, salad_pred = np.asarray(orig_pred), np.asarray(salad_pred)
     reference, gold = np.asarray(reference), np.asarray(orig_gold)
     n = len(orig_pred)
     orig_rejected = np.zeros(n, bool) if orig_rejected is None else np.asarray(orig_rejected)
     salad_rejected = np.zeros(n, bool) if salad_rejected is None else np.asarray(salad_rejected)
+    gated = correct(orig_pred, gold) & ~orig_rejected & (reference >= 0)
+    declined = salad_rejected | (salad_pred == INVALID)
+    pair = 1 + np.clip(reference, 0, None) * n_labels + np.clip(salad_pred, 0, None)
+    cls = np.where(gold >= 0, gold, -1).astype(np.int64)
+    group = (cls + 1) * _base(n_labels) + np.where(gated, 1 + _LEVELS * np.where(
+        declined, 0, pair), 0).astype(np.int64)  # the code without its uncertainty level
     if salad_uncertainty is None:
         level = np.full(n, UNJUDGED, dtype=np.int64)
     else:
         u = np.clip(np.asarray(salad_uncertainty, dtype=float), 0.0, 1.0)
-        level = np.rint(u * UNCERTAINTY_STEPS).astype(np.int64)
-    gated = correct(orig_pred, gold) & ~orig_rejected & (reference >= 0)
-    declined = salad_rejected | (salad_pred == INVALID)
-    pair = 1 + np.clip(reference, 0, None) * n_labels + np.clip(salad_pred, 0, None)
-    inner = 1 + level + _LEVELS * np.where(declined, 0, pair)
-    cls = np.where(gold >= 0, gold, -1).astype(np.int64)
-    return ((cls + 1) * _base(n_labels) + np.where(gated, inner, 0)).astype(np.int64)
+        _, which = np.unique(group, return_inverse=True)
+        mean = np.bincount(which, weights=u) / np.maximum(np.bincount(which), 1)
+        level = np.rint(mean[which] * UNCERTAINTY_STEPS).astype(np.int64)
+    return (group + np.where(gated, level, 0)).astype(np.int64)
 
 
 def _base(n_labels: int) -> int:
