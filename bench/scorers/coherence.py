@@ -131,7 +131,8 @@ def score_coherence_theta(data: SuiteData, aligned: Aligned, options: ScoreOptio
     # The ranked score (consistent accuracy): each half of the examples at the θ that is best
     # on the other half, never at a θ chosen on itself (bench.metrics.calibration).
     ranked, chosen = cross_fit_choice(
-        np.stack([r.strict_per_example for r in sweep.results]), halves(data.group_names(end)))
+        np.stack([r.strict_per_example for r in sweep.results]),
+        data.memo("halves", end, lambda rows: halves(data.group_names(rows))))
     metrics["theta_ranked"] = {"cross_fitted": len(sweep.grid) > 1,
                                "halves": [sweep.grid[i] for i in chosen]}
     labelled = np.bincount(data.group, weights=data.gold >= 0, minlength=len(end))

@@ -146,23 +146,31 @@ class SuiteData:
 
         ``text``, then ``text_pair`` (or, where a suite formats its inputs, as CALM does, the
         unformatted ``raw_text`` / ``raw_text_pair``), joined by a unit separator. Kept per
-        suite file and rows (:data:`_KEYS`): every entry scored against the suite asks for the
+        suite file and rows (:meth:`memo`): every entry scored against the suite asks for the
         same rows, and reading the text columns is most of the cost.
         """
+        return self.memo("original_keys", rows, self._original_keys)
+
+    def memo(self, what: str, rows: np.ndarray, compute: Callable[[np.ndarray], object]):
+        """``compute(rows)``, kept per suite file, ``what`` and rows (:data:`_KEYS`).
+
+        For what depends on the suite's rows alone, not on the predictions (original keys, the
+        cross-fitting halves): every entry scored against the suite asks for the same.
+        """
         rows = np.asarray(rows, dtype=np.int64)
-        cache = (self.info.get("sha256"), hashlib.blake2b(rows.tobytes()).hexdigest())
+        cache = (self.info.get("sha256"), what, hashlib.blake2b(rows.tobytes()).hexdigest())
         with _KEYS_LOCK:  # suites are scored on threads
             found = _KEYS.get(cache) if cache[0] else None
             if found is not None:
                 _KEYS.move_to_end(cache)
                 return found
-        keys = self._original_keys(rows)
+        value = compute(rows)
         if cache[0]:
             with _KEYS_LOCK:
-                _KEYS[cache] = keys
+                _KEYS[cache] = value
                 while len(_KEYS) > KEYS_CACHED:
                     _KEYS.popitem(last=False)
-        return keys
+        return value
 
     def _original_keys(self, rows: np.ndarray) -> pa.Array:
         names = self._parquet.schema_arrow.names
@@ -191,11 +199,11 @@ class SuiteData:
                      np.asarray(outcomes, dtype=float))
 
 
-#: Original keys of the suites scored last, by (suite sha256, rows digest); at most
-#: :data:`KEYS_CACHED` suites (about one built folder's: the keys of its originals take tens
-#: of MB).
-KEYS_CACHED = 64
-_KEYS: OrderedDict[tuple[str, str], pa.Array] = OrderedDict()
+#: What :meth:`SuiteData.memo` keeps for the suites scored last, by (suite sha256, what, rows
+#: digest); at most :data:`KEYS_CACHED` items (about two per suite of one built folder: the
+#: keys of its originals take tens of MB).
+KEYS_CACHED = 128
+_KEYS: OrderedDict[tuple[str, str, str], object] = OrderedDict()
 _KEYS_LOCK = threading.Lock()
 
 

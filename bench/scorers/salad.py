@@ -148,7 +148,8 @@ def _cross_fit(
     theta = options.params.get("salad_theta")
     return cross_fit(
         probs[first], aligned.pred[first], data.gold[first], probs[second],
-        aligned.pred[second], halves(data.group_names(first)),
+        aligned.pred[second],
+        data.memo("halves", first, lambda rows: halves(data.group_names(rows))),
         temperature=_temperature(options.params.get("salad_temperature")),
         theta=None if theta is None else float(theta),  # type: ignore[arg-type]
         tolerance=float(options.params.get("salad_tolerance", TOLERANCE)),  # type: ignore[arg-type]
