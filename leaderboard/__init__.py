@@ -2,7 +2,8 @@
 
 ``leaderboard.ranking`` is pure (a table of results in, ranks out); ``leaderboard.submissions``
 owns the ``submissions/`` folder; ``leaderboard.render`` writes Markdown, HTML, PNG and JSON
-(the page in ``leaderboard.page`` with its CSS, script and CSP in ``leaderboard.page_assets``;
+(the page in ``leaderboard.page`` with its CSS, script and CSP in ``leaderboard.page_assets``
+and its content as data, lazily loaded files included, in ``leaderboard.webpage``;
 escaping and number formatting in ``leaderboard.render_format``);
 ``leaderboard.publish`` pushes to the Hugging Face Hub; ``leaderboard.hub_eval`` writes the Hub
 Eval Results files (``eval.yaml``, ``.eval_results/*.yaml``); ``leaderboard.space`` makes the

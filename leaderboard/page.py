@@ -1,20 +1,28 @@
-"""The static HTML page of a ranked ``Leaderboard`` (``index.html``).
+"""The static HTML page of a ranked ``Leaderboard`` (``index.html``) and its lazily loaded files.
 
-Self-contained: inline CSS and script, both allowed by hash in the page's Content-Security-Policy
-(``page_assets.csp``), so no other script (an injected ``<script>``, an ``on...=`` handler, a
-``javascript:`` link) can run even if a value escaped its escaping. Every value from results,
-``meta.yaml`` or entry names is escaped (``render_format``); ids are sanitised, the raw key is a
-``data-key`` attribute.
+The first page does not grow with the board: it carries the first view's first
+:data:`~leaderboard.webpage.tables.PAGE_ROWS` rows and the heatmap's first :data:`HEAT_ROWS`
+entries; every other view, the remaining rows, the per-suite tables, each entry's details and
+heatmap row, and the index the filters search are files under ``data/`` that the page's
+script loads when the reader asks for them (``leaderboard.webpage.lazy``). Those files hold
+the same nodes this module writes as HTML (``leaderboard.webpage.nodes``), so both render
+alike.
+
+Self-contained otherwise: inline CSS and script, allowed by hash in the page's
+Content-Security-Policy (``page_assets.csp``), so no other script (an injected ``<script>``, an
+``on...=`` handler, a ``javascript:`` link) can run even if a value escaped its escaping. Every
+value from results, ``meta.yaml`` or entry names is escaped (``render_format``); ids are
+sanitised, the raw key is a ``data-key`` attribute.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from urllib.parse import quote
+from dataclasses import dataclass
 
-from leaderboard.page_assets import CSS, JS, csp, heat_class
-from leaderboard.paired import PairedResult
-from leaderboard.ranking.model import Cell, Leaderboard, Row, View
+from leaderboard.page_assets import CSS, JS, csp
+from leaderboard.ranking.model import Leaderboard, View
+from leaderboard.ranking.views import format_slots
 from leaderboard.render_format import (
     FLAG_LEGEND,
     STATUS_LEGEND,
@@ -22,16 +30,23 @@ from leaderboard.render_format import (
     dom_id,
     html_attr,
     html_text,
-    humanize,
-    model_url,
-    p_text,
-    parameters,
-    pct,
+)
+from leaderboard.webpage.entries import CSV_HEAD, details_node, heat_row, index_record
+from leaderboard.webpage.lazy import INDEX, data_path, data_script
+from leaderboard.webpage.nodes import el, frag, to_html
+from leaderboard.webpage.tables import (
+    FLAG_MARKS,
+    PAGE_ROWS,
+    body_nodes,
+    suite_head,
+    suite_rows,
+    view_columns,
+    view_head,
+    view_row,
 )
 
-#: Views with at most this many suites show one column per suite in their table.
-MAX_SUITE_COLUMNS = 6
-BLOCK = {"ranked": 0, "reference": 1, "partial": 2}
+#: Entries in the first page's heatmap (and the PNG); the reader can add any other.
+HEAT_ROWS = 25
 
 SCORE_NOTE = (
     "Score: chance-corrected consistent accuracy in % (0 = a uniform random predictor, "
@@ -43,6 +58,31 @@ SCORE_NOTE = (
     "answer (agreement near its chance level, or the salad rejected by confidence): always "
     "keeping the answer and always changing it both score 0."
 )
+#: The steps of docs/submit.md, shown on the page (a test keeps the commands in step).
+SUBMIT_STEPS = (
+    ("the published suites, exactly as the leaderboard scores them",
+     "hf download ORG/consistency-bench --repo-type dataset --local-dir consistency-bench"),
+    ("your model's predictions: one JSON line per suite row (docs/predictions.md)",
+     "consistency-bench predict --model YOUR/MODEL --data consistency-bench --out "
+     "predictions.jsonl"),
+    ("a pull request to the leaderboard",
+     "consistency-bench submit predictions.jsonl --meta meta.yaml --name my-model "
+     "--hub ORG/leaderboard"),
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    """The page and its lazily loaded files.
+
+    Attributes:
+        html: ``index.html``.
+        files: Path (relative to the page, ``data/...``) -> text of each lazily loaded file.
+
+    """
+
+    html: str
+    files: dict[str, str]
 
 
 def view_ids(lb: Leaderboard) -> dict[str, str]:
@@ -51,266 +91,92 @@ def view_ids(lb: Leaderboard) -> dict[str, str]:
     return {key: dom_id("view", key, taken) for key in lb.views}
 
 
-def _attrs(**attrs: object) -> str:
-    """HTML attributes, every value escaped; ``None`` and ``False`` leave the attribute out."""
-    out = []
-    for k, v in attrs.items():
-        if v is None or v is False:
-            continue
-        name = k.rstrip("_").replace("_", "-")
-        out.append(f' {name}="{html_attr(v)}"')
-    return "".join(out)
-
-
-def _num(x: float | None) -> str:
-    """A sort key: 6 significant digits (enough to order scores, short in the page)."""
-    return "" if x is None else f"{float(x):.6g}"
-
-
-def _td(text: str, value: object = None, cls: str | None = None, csv: object = None) -> str:
-    """A cell: ``text`` is already HTML; ``value`` (sort key) and ``csv`` are escaped here."""
-    return (f"<td{_attrs(class_=cls, data_value='' if value is None else value, data_csv=csv)}>"
-            f"{text}</td>")
-
-
-def _th(text: str, best: str | None = None, cls: str | None = None, title: str | None = None,
-        csv: str | None = None) -> str:
-    return f"<th{_attrs(class_=cls, data_best=best, title=title, data_csv=csv)}>{text}</th>"
-
-
-def _flag_html(kind: str, mark: str, reason: str | None, long: int = 140) -> str:
-    """A flag with its reason as visible text; long reasons fold (tap to open, works on touch)."""
-    if not reason:
-        return ""
-    text = humanize(reason)
-    for lead in (kind + " ", "fails "):  # "degenerate on 8 of 8 suites" under "⚠ degenerate"
-        if text.startswith(lead):
-            text = text[len(lead):]
-            break
-    cls = "flag failing" if kind == "failing" else "flag"
-    if len(text) <= long:
-        return f'<div class="{cls}"><b>{mark} {kind}</b>: {html_text(text)}</div>'
-    return (f'<div class="{cls}"><b>{mark} {kind}</b>: {html_text(text[:long].rstrip())}… '
-            f"<details><summary>more</summary>{html_text(text)}</details></div>")
-
-
-def _row_flags(row: Row) -> str:
-    return (_flag_html("degenerate", "⚠", row.degenerate)
-            + _flag_html("failing", "✗", row.failing)
-            + _flag_html("contaminated", "☣", row.contaminated))
-
-
-def _rank_html(row: Row) -> str:
-    if row.status == "reference":
-        return '<span class="status reference">reference</span>'
-    if row.status == "partial" or row.rank is None:
-        return '<span class="status partial">partial</span>'
-    if row.rank_low is None:
-        return str(row.rank)
-    return f"{row.rank} <small>[{row.rank_low}–{row.rank_high}]</small>"
-
-
-def _vs(test: PairedResult | None) -> str:
-    if test is None:
-        return ""
-    return ("&gt; " if test.distinguishable else "≈ ") + html_text(p_text(test.p_value))
-
-
-def _entry_cells(name: str, meta: Mapping) -> tuple[str, dict[str, object]]:
-    """The entry cell (name, link to its meta.yaml) and the row's filter attributes."""
-    href = "submissions/" + quote(clean(name), safe="") + "/meta.yaml"
-    cell = f'<a href="{html_attr(href)}">{html_text(name)}</a>'
-    _, count = parameters(meta)
-    search = " ".join(clean(x) for x in (name, meta.get("model", "")) if x).lower()
-    return cell, {"data_params": _num(count), "data_search": search}
-
-
-def _count(n: float) -> str:
-    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g}{suffix}"
-    return f"{n:g}"
-
-
-def _meta_cells(meta: Mapping) -> str:
-    short, count = parameters(meta)
-    shown = (_count(count) if count is not None
-             else f"<small>{html_text(short[:16] + ('…' if len(short) > 16 else ''))}</small>")
-    url = model_url(meta)
-    link = ("" if url is None else
-            f'<a href="{html_attr(url)}" rel="noopener noreferrer nofollow">model page</a>')
-    date = clean(meta.get("date", ""))[:10]
-    return (_td(shown, _num(count), "meta nowrap", short)
-            + _td(link, url or "", "meta nowrap", url or "")
-            + _td(html_text(date), date, "meta nowrap"))
-
-
-_META_HEAD = (_th("Params", "desc", "meta") + _th("Model", "asc", "meta")
-              + _th("Date", "desc", "meta"))
-
-
-def _view_table(lb: Leaderboard, v: View, table_id: str) -> str:
-    per_suite = list(v.suites) if len(v.suites) <= MAX_SUITE_COLUMNS else []
-    kinds = list(v.kinds) if len(v.kinds) > 1 else []  # one kind: its mean is the score
-    head = (
-        "<tr>" + _th("Rank <small>[95%]</small>", "asc", "nowrap", csv="Rank")
-        + _th("Entry", "asc", "name")
-        + _th("Score %", "desc", title="ranked score: mean over the view's kinds or suites")
-        + _th("± 95%", "asc", title="half width of the score's 95% interval")
-        + "".join(_th(f"{html_text(k)} %", "desc", title=f"mean score on kind {clean(k)}",
-                      csv=f"{clean(k)} %") for k in kinds)
-        + _th("Flags", cls="flags")
-        + _th("Acc %", "desc") + _th("Consistency %", "desc") + _th("Borda", "desc")
-        + _th("Win rate %", "desc") + _th("vs next") + _th("Coverage", "desc")
-        + _META_HEAD
-        + "".join(_th(f"{html_text(s)}<br><small>score / acc</small>", "desc",
-                      title=f"kind: {clean(lb.suites[s].kind)}", csv=f"{clean(s)} score %")
-                  for s in per_suite)
-        + "</tr>"
-    )
-    body = [_view_row(lb, row, per_suite, kinds) for row in v.rows if row.covered]
-    return (f'<div class="scroll"><table class="sortable view-table" id="{html_attr(table_id)}">'
-            f"<thead>{head}</thead><tbody>" + "".join(body) + "</tbody></table></div>")
-
-
-def _suite_cell(c: Cell | None) -> str:
-    if c is None:
-        return _td("–", None, csv="")
-    marks = ("⚠" if c.degenerate else "") + ("✗" if c.failing else "") + (
-        "☣" if c.contaminated else "")
-    return _td(f"{pct(c.goodness)} <small>/ {pct(c.accuracy)}</small>{marks}", _num(c.goodness),
-               csv=pct(c.goodness))
-
-
-def _view_row(lb: Leaderboard, row: Row, per_suite: Sequence[str], kinds: Sequence[str]) -> str:
-    meta = lb.meta.get(row.name, {})
-    entry, attrs = _entry_cells(row.name, meta)
-    half = None if row.sd_mean is None else 1.96 * row.sd_mean
-    tr = _attrs(class_=row.status, data_entry=row.name, data_block=BLOCK[row.status],
-                data_contaminated="1" if row.contaminated else "0", **attrs)
-    rank_csv = row.rank if row.status == "ranked" else row.status
-    return (
-        f"<tr{tr}>"
-        + _td(_rank_html(row), row.rank, "nowrap", rank_csv)
-        + _td(entry, row.name, "name")
-        + _td(pct(row.mean), _num(row.mean))
-        + _td(pct(half), _num(half))
-        + "".join(_td(pct(row.kind_means.get(k)), _num(row.kind_means.get(k))) for k in kinds)
-        + _td(_row_flags(row), " ".join(row.flags), "flags")
-        + _td(pct(row.accuracy), _num(row.accuracy))
-        + _td(pct(row.consistency), _num(row.consistency))
-        + _td(f"{row.borda:g}", row.borda)
-        + _td(pct(row.win_rate), _num(row.win_rate))
-        + _td(_vs(row.vs_next), None, "nowrap")
-        + _td(f"{row.covered}/{row.total}", row.covered)
-        + _meta_cells(meta)
-        + "".join(_suite_cell(lb.cells[s].get(row.name)) for s in per_suite)
-        + "</tr>"
-    )
-
-
-def _cell_block(c: Cell) -> tuple[int, str]:
-    if c.goodness is None:
-        return 2, "not ranked"
-    return (0, str(c.rank)) if c.rank is not None else (1, "reference")
-
-
-def _interval(ci: tuple[float, float] | None) -> str:
-    return "–" if ci is None else f"[{pct(ci[0])}, {pct(ci[1])}]"
-
-
-def _score_interval(c: Cell) -> tuple[float, float] | None:
-    """The ranked score's 95% interval: the ranking's own, else ±1.96 binomial standard errors."""
-    if c.goodness_ci95 is not None:
-        return c.goodness_ci95
-    if c.goodness is None or c.sd_goodness is None:
-        return None
-    return (c.goodness - 1.96 * c.sd_goodness, c.goodness + 1.96 * c.sd_goodness)
-
-
-def _suite_table(lb: Leaderboard, suite: str, table_id: str) -> str:
-    info = lb.suites[suite]
-    metric = html_text(info.main_metric)
-    head = (
-        "<tr>" + _th("Rank", "asc") + _th("Entry", "asc", "name")
-        + _th("Score %", "desc", title="ranked score (chance-corrected consistent accuracy)")
-        + _th("Score 95% CI", "asc", "nowrap", title="interval of the ranked score")
-        + _th("Score n", "desc", title="units of the ranked score")
-        + _th("Consistent acc. %", "desc") + _th("Chance %", "desc") + _th("Acc %", "desc")
-        + _th(f"{metric} % <small>({html_text(info.direction)})</small>", "desc",
-              title="the paper's metric; sorts by its direction-normalised value, best first",
-              csv=f"{clean(info.main_metric)} %")
-        + _th(f"{metric} 95% CI", cls="nowrap", csv=f"{clean(info.main_metric)} 95% CI")
-        + _th(f"{metric} n", "desc", csv=f"{clean(info.main_metric)} n")
-        + _th("vs next") + _th("Flags", cls="flags") + "</tr>"
-    )
-    order = lb.suite_order[suite]
-    tests = lb.suite_tests[suite] + [None] * (len(order) - len(lb.suite_tests[suite]))
-    body = []
-    for name, test in zip(order, tests, strict=True):
-        c = lb.cells[suite][name]
-        block, rank_text = _cell_block(c)
-        meta = lb.meta.get(name, {})
-        _, attrs = _entry_cells(name, meta)
-        tr = _attrs(class_="reference" if block == 1 else None, data_entry=name,
-                    data_block=block, data_contaminated="1" if c.contaminated else "0", **attrs)
-        flags = (_flag_html("degenerate", "⚠", c.degenerate)
-                 + _flag_html("failing", "✗", c.failing)
-                 + _flag_html("contaminated", "☣", c.contaminated))
-        body.append(
-            f"<tr{tr}>" + _td(html_text(rank_text), c.rank, None, rank_text)
-            + _td(html_text(name), name, "name")
-            + _td(pct(c.goodness), _num(c.goodness))
-            + _td(_interval(_score_interval(c)), None, "nowrap")
-            + _td("–" if c.goodness_n is None else html_text(c.goodness_n), c.goodness_n)
-            + _td(pct(c.consistent_accuracy), _num(c.consistent_accuracy))
-            + _td(pct(c.chance), _num(c.chance))
-            + _td(pct(c.accuracy), _num(c.accuracy))
-            + _td(pct(c.score), _num(c.consistency))
-            + _td(_interval(c.ci95), None, "nowrap")
-            + _td("–" if c.n is None else html_text(c.n), c.n)
-            + _td(_vs(test), None, "nowrap") + _td(flags, None, "flags") + "</tr>"
-        )
-    return (
-        f"<h4>{html_text(suite)} <small>{html_text(info.family)} · {html_text(info.task)} · "
-        f"{html_text(info.kind)} · {metric}: {html_text(info.direction)} is better</small></h4>"
-        f'<div class="scroll"><table class="sortable suite" id="{html_attr(table_id)}">'
-        f"<thead>{head}</thead><tbody>" + "".join(body) + "</tbody></table></div>"
-    )
-
-
-def _heat_table(lb: Leaderboard, names: Sequence[str], references: set[str]) -> str:
-    """The heatmap as an HTML table (scrolls sideways, entry column sticky): readable on a phone."""
-    suites = list(lb.suites)
-    head = ('<tr><th class="entry">Entry</th>'
-            + "".join(f'<th class="suite"{_attrs(title=s)}>{html_text(s)}</th>' for s in suites)
-            + "</tr>")
-    rows = []
-    for n in names:
-        ref = n in references
-        label = html_text(n) + (' <span class="status reference">reference</span>' if ref else "")
-        cells = []
-        for s in suites:
-            c = lb.cells[s].get(n)
-            if c is None:
-                cells.append("<td></td>")
-            elif c.goodness is None:
-                cells.append('<td class="nr" title="not ranked">n.r.</td>')
-            else:
-                v = 100 * c.goodness
-                cls = heat_class(v) + (" ref" if c.degenerate else "")
-                tip = f"{clean(n)} · {clean(s)}: {pct(c.goodness)}" + (
-                    " (reference: degenerate)" if c.degenerate else "")
-                cells.append(f"<td{_attrs(class_=cls, title=tip)}>{v:.0f}</td>")
-        rows.append(f'<tr{_attrs(class_="reference" if ref else None)}>'
-                    f'<th class="entry">{label}</th>' + "".join(cells) + "</tr>")
-    return ('<div class="scroll"><table class="heat" id="heat-table"><thead>' + head
-            + "</thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+def _stems(prefix: str, keys: Sequence[str]) -> dict[str, str]:
+    """A unique file stem per key (sorted first, so a stem does not depend on the order)."""
+    taken: set[str] = set()
+    return {k: dom_id(prefix, k, taken) for k in sorted(keys)}
 
 
 def _plural(n: int, word: str) -> str:
     """``1 kind``, ``4 kinds``."""
     return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _scored(v: View) -> str:
+    """The header count: kinds and suites as the Coverage column counts them (one per slot)."""
+    slots, variant = format_slots(v.suites)
+    text = (f"{_plural(len(v.kinds), 'kind')}, " if v.kinds else "") + _plural(len(slots), "suite")
+    if len(variant) == 1:
+        (slot, alt), = variant.items()
+        text += f" ({alt} counted as {slot}: the same items, another format)"
+    elif variant:
+        text += f" ({len(variant)} text-to-text formats counted with their suite)"
+    return text
+
+
+def _suite_details(lb: Leaderboard, suite: str, table_id: str, stem: str) -> list:
+    info = lb.suites[suite]
+    about = (f"{info.family} · {info.task} · {info.kind} · {info.main_metric}: "
+             f"{info.direction} is better")
+    return el("details", {"class": "suite", "data-file": data_path("suite", stem),
+                          "data-table": table_id},
+              el("summary", None, el("h4", None, suite, " ", el("small", None, about))))
+
+
+def _per_suite(lb: Leaderboard, v: View, sid: str, stems: Mapping[str, str]) -> list:
+    """The per-suite list of a view: one folded table per suite, loaded when opened."""
+    taken: set[str] = set()
+    items = [_suite_details(lb, s, dom_id("suite-" + sid, s, taken), stems[s]) for s in v.suites]
+    if v.unranked_suites:
+        items.append(el("p", None, el(
+            "small", None, "Not ranked (the originals have a single gold class, so a constant "
+            "predictor is right on all of them): " + ", ".join(v.unranked_suites))))
+        items += [_suite_details(lb, s, dom_id("suite-" + sid, s, taken), stems[s])
+                  for s in v.unranked_suites]
+    return el("details", {"class": "per-suite"},
+              el("summary", None, f"per suite ({len(v.suites) + len(v.unranked_suites)})"),
+              *items)
+
+
+def _pager(table_id: str, total: int | None) -> list:
+    """The line under a table: how many rows are shown, "show more", "show all".
+
+    ``total`` ``None``: left for the script to fill (a view file's section).
+    """
+    shown = None if total is None else min(PAGE_ROWS, total)
+    count = "" if total is None else ("no rows" if total == 0 else
+                                      f"rows 1–{shown} of {total}")
+    hidden = "" if total is not None and shown is not None and shown >= total else None
+    return el("p", {"class": "pager", "data-table": table_id},
+              el("span", {"class": "count"}, count), " ",
+              el("button", {"type": "button", "class": "page-more", "hidden": hidden},
+                 f"show {PAGE_ROWS} more"), " ",
+              el("button", {"type": "button", "class": "page-all", "hidden": hidden}, "show all"))
+
+
+def _shell(lb: Leaderboard, v: View, sid: str, head: list, rows: Sequence[dict] | None,
+           stems: Mapping[str, str]) -> list:
+    """A view section's content: title, note, CSV button, table, pager, per-suite list.
+
+    ``rows`` ``None``: an empty body (the view's file; the script fills it from its rows).
+    """
+    table_id = "table-" + sid
+    note = getattr(v, "note", None)  # issue 27, item 5 (rank): why the view ranks nobody
+    body = [] if rows is None else body_nodes(rows, head)
+    return frag(
+        el("h2", None, v.title, " ", el("small", None, _scored(v))),
+        el("p", {"class": "note", "role": "note"}, clean(note)) if note else None,
+        el("p", None, el("button", {"type": "button", "class": "csv", "data-table": table_id,
+                                    "data-download": sid + ".csv"}, "Download CSV"), " ",
+           el("small", None, "(every row of the view as the filters leave it, each cell in "
+              "full, with the entries' metadata)")),
+        el("div", {"class": "scroll"},
+           el("table", {"class": "sortable view-table", "id": table_id,
+                        "data-file": data_path("view", sid), "data-csv-extra": "Coverage"},
+              el("thead", None, head), el("tbody", None, *body))),
+        _pager(table_id, None if rows is None else len(rows)),
+        _per_suite(lb, v, sid, stems),
+    )
 
 
 def _legend(words: Mapping[str, str], marks: Mapping[str, str] | None = None) -> str:
@@ -321,42 +187,149 @@ def _legend(words: Mapping[str, str], marks: Mapping[str, str] | None = None) ->
     return f'<dl class="legend">{items}</dl>'
 
 
-#: The mark each flag word carries in the tables.
-FLAG_MARKS = {"degenerate": "⚠", "failing": "✗", "contaminated": "☣"}
-
-
 def _filters() -> str:
     return (
         '<div class="filters" role="search">'
-        '<label><input type="checkbox" id="f-contaminated"> hide contaminated</label>'
+        '<label><input type="checkbox" id="f-contaminated"> hide contaminated '
+        "<small>(rows of entries that declared training on a file a suite of the view draws "
+        "from)</small></label>"
+        '<label><input type="checkbox" id="f-reproduced"> reproduced only '
+        "<small>(entries whose predictions a maintainer re-ran and matched)</small></label>"
         '<label>parameters from <input type="number" id="f-pmin" min="0" step="any"> to '
-        '<input type="number" id="f-pmax" min="0" step="any"> million</label>'
+        '<input type="number" id="f-pmax" min="0" step="any"> million '
+        "<small>(entries without a count stay, marked “parameters unknown”)</small></label>"
         '<label>search <input type="search" id="f-search" placeholder="entry or model"></label>'
         "</div>"
     )
 
 
-def render_page(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str],
-                references: set[str]) -> str:
-    """The whole ``index.html``.
+def _how_to_submit() -> str:
+    steps = "".join(f"<li>{html_text(what)}:<br><code>{html_text(cmd)}</code></li>"
+                    for what, cmd in SUBMIT_STEPS)
+    return (
+        '<details class="intro" id="how-to-submit"><summary>How to submit</summary>'
+        f"<ol>{steps}</ol><p><code>meta.yaml</code> describes the entry (required: "
+        "<code>model</code>, <code>revision</code>, <code>license</code>, <code>link</code>, "
+        "<code>contact</code>; optional: <code>parameters</code> (an integer), "
+        "<code>date</code>, <code>notes</code>, <code>training_data</code>). "
+        "<code>ORG/consistency-bench</code> is the suites repo and "
+        "<code>ORG/leaderboard</code> the leaderboard's dataset repo. The maintainers score "
+        "the pull request again against the published suites and comment on it "
+        "(docs/submit.md in the consistency-bench repository).</p></details>"
+    )
 
-    Args:
-        lb: The ranked leaderboard.
-        heatmap_png: File name of the PNG heatmap next to the page, or ``None``.
-        names: Entries in heatmap order.
-        references: Entries marked as references in the heatmap.
 
-    """
-    ids = view_ids(lb)
-    keys = list(lb.views)
+def _intro() -> list[str]:
+    return [
+        "<details class=\"intro\"><summary>How to read this page</summary>",
+        f"<p>{html_text(SCORE_NOTE)} Rank [95%]: the rank and its 95% interval from a paired "
+        "bootstrap over the units the ranked entries share. <em>vs next</em>: &gt; "
+        "distinguishable from the next entry (p &lt; 0.05), ≈ not. "
+        "Each view has its own address "
+        "(<code>#task:snli</code>). The first click on a column sorts best first; rows are "
+        "sorted within their block (ranked, reference, partial), so a baseline never moves "
+        "into the ranking. A partial row shows its coverage instead of a score; its mean "
+        "over the suites it covers is labelled as such. Filters hide rows; they do not "
+        f"re-rank. Tables show {PAGE_ROWS} rows at a time; ▸ opens an entry's details "
+        "(model, parameters, setup, reproduction).</p>",
+        "<p>Row status:</p>" + _legend(STATUS_LEGEND),
+        "<p>Flags, shown with their reason:</p>" + _legend(FLAG_LEGEND, FLAG_MARKS), "</details>",
+    ]
+
+
+def _heatmap(lb: Leaderboard, names: Sequence[str], references: set[str],
+             heatmap_png: str | None) -> list[str]:
+    """The heatmap's first :data:`HEAT_ROWS` entries, and the picker that adds any other."""
+    shown = list(names[:HEAT_ROWS])
+    head = el("tr", None, el("th", {"class": "entry"}, "Entry"),
+              *(el("th", {"class": "suite", "title": s}, s) for s in lb.suites))
+    table = el("div", {"class": "scroll"}, el(
+        "table", {"class": "heat", "id": "heat-table"}, el("thead", None, head),
+        el("tbody", None, *(heat_row(lb, n, n in references) for n in shown))))
+    more = (f"The first {len(shown)} of {len(names)} entries (the order of the per-task "
+            "summary); add any other below. " if len(names) > len(shown) else "")
+    parts = [
+        "<h2>All suites at a glance</h2>",
+        f"<p><small>{html_text(more)}Score % per entry and suite (0 = chance); dashed cells "
+        "and <em>reference</em> entries are degenerate (baselines); n.r. = not ranked; "
+        "blank = not covered. The table scrolls sideways.</small></p>",
+        '<p class="heat-picker"><label>add an entry <input type="search" id="heat-pick" '
+        'list="heat-names" placeholder="entry name"></label> '
+        '<button type="button" id="heat-add">add to the heatmap</button> '
+        '<span id="heat-status" role="status"></span><datalist id="heat-names"></datalist></p>',
+        to_html(table),
+    ]
+    if heatmap_png:
+        parts.append(f'<p><img class="heatmap" src="{html_attr(heatmap_png)}" loading="lazy" '
+                     f'alt="heatmap of the first {len(shown)} entries by suite (score %)"></p>')
+    return parts
+
+
+def _tabs(lb: Leaderboard, ids: Mapping[str, str]) -> str:
     buttons, group = [], None
-    for i, key in enumerate(keys):
+    for i, (key, v) in enumerate(lb.views.items()):
         kind = key.partition(":")[0]
         if group is not None and kind != group:
             buttons.append('<span class="sep"></span>')
         group = kind
-        buttons.append(f'<button type="button"{_attrs(role="tab", data_view=ids[key], data_key=key, class_="active" if i == 0 else None)}>'  # noqa: E501
-                       f"{html_text(lb.views[key].title)}</button>")
+        active = ' class="active"' if i == 0 else ""
+        buttons.append(f'<button type="button" role="tab" data-view="{html_attr(ids[key])}" '
+                       f'data-key="{html_attr(key)}"{active}>{html_text(v.title)}</button>')
+    return '<nav class="tabs" role="tablist">' + "".join(buttons) + "</nav>"
+
+
+def _data_files(lb: Leaderboard, names: Sequence[str], references: set[str],
+                files: Mapping[str, str], stems: Mapping[str, str]) -> dict[str, str]:
+    """The suite, entry and index files (the view files are made with their sections)."""
+    # the rows' own reproduction record, for an entry whose meta has none (TEAM contracts)
+    rows = {r.name: getattr(r, "reproduced", None) for v in lb.views.values() for r in v.rows}
+    out = {}
+    for s in lb.suites:
+        path = data_path("suite", stems[s])
+        out[path] = data_script(path, {"head": suite_head(lb, s), "rows": suite_rows(lb, s)})
+    for name in names:
+        meta = lb.meta.get(name, {})
+        path = data_path("entry", files[name])
+        out[path] = data_script(path, {"name": name,
+                                       "details": details_node(name, meta, rows.get(name)),
+                                       "heat": heat_row(lb, name, name in references)})
+    out[INDEX] = data_script(INDEX, {
+        "csv_head": list(CSV_HEAD),
+        "entries": [index_record(n, lb.meta.get(n, {}), files[n], rows.get(n)) for n in names]})
+    return out
+
+
+def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str],
+                references: set[str]) -> Page:
+    """``index.html`` and its lazily loaded files.
+
+    Args:
+        lb: The ranked leaderboard.
+        heatmap_png: File name of the PNG heatmap next to the page, or ``None``.
+        names: Every entry, in heatmap order (the first :data:`HEAT_ROWS` are in the page).
+        references: Entries marked as references in the heatmap.
+
+    """
+    ids = view_ids(lb)
+    names = list(names) + sorted(set(lb.meta) - set(names))
+    files, stems = _stems("entry", names), _stems("suite", list(lb.suites))
+    data: dict[str, str] = {}
+    sections = []
+    for i, (key, v) in enumerate(lb.views.items()):
+        sid = ids[key]
+        path = data_path("view", sid)
+        per_suite, kinds = view_columns(v)
+        head = view_head(lb, v, per_suite, kinds)
+        rows = [view_row(lb, r, per_suite, kinds, files[r.name]) for r in v.rows if r.covered]
+        data[path] = data_script(path, {"key": key,
+                                        "shell": _shell(lb, v, sid, head, None, stems),
+                                        "rows": rows})
+        attrs = (f'class="view{" active" if i == 0 else ""}" id="{html_attr(sid)}" '
+                 f'data-key="{html_attr(key)}" data-file="{html_attr(path)}"')
+        inner = (to_html(_shell(lb, v, sid, head, rows, stems)) if i == 0 else
+                 f'<h2>{html_text(v.title)}</h2><p class="loading">loading…</p>')
+        sections.append(f"<section {attrs}>{inner}</section>")
+    data.update(_data_files(lb, names, references, files, stems))
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -366,49 +339,12 @@ def render_page(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
         "<title>consistency-bench leaderboard</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>consistency-bench leaderboard</h1>",
-        "<details class=\"intro\"><summary>How to read this page</summary>",
-        f"<p>{html_text(SCORE_NOTE)} Rank [95%]: the rank and its 95% interval from a paired "
-        "bootstrap over the units the ranked entries share. <em>vs next</em>: &gt; "
-        "distinguishable from the next entry (p &lt; 0.05), ≈ not. "
-        "Each view has its own address "
-        "(<code>#task:snli</code>). The first click on a column sorts best first; rows are "
-        "sorted within their block (ranked, reference, partial), so a baseline never moves "
-        "into the ranking. Filters hide rows; they do not re-rank.</p>",
-        "<p>Row status:</p>" + _legend(STATUS_LEGEND),
-        "<p>Flags, shown with their reason:</p>" + _legend(FLAG_LEGEND, FLAG_MARKS), "</details>",
-        '<nav class="tabs" role="tablist">' + "".join(buttons) + "</nav>",
-        _filters(),
+        '<p class="links"><a href="#how-to-submit">How to submit</a></p>',
+        *_intro(), _how_to_submit(),
+        _tabs(lb, ids), '<p id="view-notice" role="status"></p>', _filters(), *sections,
     ]
-    for i, key in enumerate(keys):
-        v = lb.views[key]
-        sid = ids[key]
-        active = " active" if i == 0 else ""
-        scored = f"{_plural(len(v.kinds), 'kind')}, " if v.kinds else ""
-        scored += _plural(len(v.suites), "suite")
-        parts.append(
-            f'<section class="view{active}"{_attrs(id=sid, data_key=key)}>'
-            f"<h2>{html_text(v.title)} <small>{scored}</small></h2>"
-            f'<p><button type="button" class="csv"{_attrs(data_table="table-" + sid, data_file=sid + ".csv")}>'  # noqa: E501
-            "Download CSV</button> <small>(this table, rows the filters leave)</small></p>")
-        parts.append(_view_table(lb, v, "table-" + sid))
-        parts.append("<details><summary>per suite</summary>")
-        taken: set[str] = set()
-        parts.extend(_suite_table(lb, s, dom_id("suite-" + sid, s, taken)) for s in v.suites)
-        if v.unranked_suites:
-            parts.append("<p><small>Not ranked (the originals have a single gold class, so a "
-                         "constant predictor is right on all of them): "
-                         + ", ".join(html_text(s) for s in v.unranked_suites) + "</small></p>")
-            parts.extend(_suite_table(lb, s, dom_id("suite-" + sid, s, taken))
-                         for s in v.unranked_suites)
-        parts.append("</details></section>")
     if lb.suites:
-        parts.append("<h2>All suites at a glance</h2>")
-        parts.append("<p><small>Score % per entry and suite (0 = chance); dashed cells and "
-                     "<em>reference</em> entries are degenerate (baselines); n.r. = not ranked; "
-                     "blank = not covered. The table scrolls sideways.</small></p>")
-        parts.append(_heat_table(lb, names, references))
-        if heatmap_png:
-            parts.append(f'<p><img class="heatmap"{_attrs(src=heatmap_png)} '
-                         'alt="heatmap of entries by suite (score %)"></p>')
+        parts += _heatmap(lb, names, references, heatmap_png)
     parts.append(f"<script>{JS}</script></body></html>")
-    return "\n".join(parts) + "\n"
+    return Page("\n".join(parts) + "\n", dict(sorted(data.items())))
+

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
 from leaderboard.dataset.records import RESULTS_FILE, parquet_bytes
-from leaderboard.page import MAX_SUITE_COLUMNS, SCORE_NOTE, render_page
+from leaderboard.page import HEAT_ROWS, SCORE_NOTE, Page, render_site
 from leaderboard.ranking.model import Leaderboard, Row
 from leaderboard.render_format import FLAG_LEGEND, STATUS_LEGEND, clean, dom_id, md_text, pct
 
@@ -26,9 +26,9 @@ JSON = "leaderboard.json"
 #: Entry names whose ``meta.yaml`` is copied next to the page (a slug: no path separators).
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
-__all__ = ["HEATMAP", "HTML", "JSON", "MARKDOWN", "MAX_SUITE_COLUMNS", "SCORE_NOTE",
-           "reference_entries", "render_all", "render_heatmap", "render_html",
-           "render_markdown", "task_summary", "view_id"]
+__all__ = ["HEATMAP", "HTML", "JSON", "MARKDOWN", "reference_entries", "render_all",
+           "render_heatmap", "render_html", "render_markdown", "render_page", "task_summary",
+           "view_id"]
 
 
 def view_id(key: str) -> str:
@@ -128,10 +128,15 @@ def _markdown_notes(lb: Leaderboard, keys: list[str]) -> list[str]:
     return ["", *lines] if lines else []
 
 
-def render_html(lb: Leaderboard, *, heatmap: bool = True) -> str:
-    """Render a self-contained static page (inline CSS and JS allowed by hash in its CSP)."""
-    return render_page(lb, heatmap_png=HEATMAP if heatmap else None,
+def render_page(lb: Leaderboard, *, heatmap: bool = True) -> Page:
+    """The page (inline CSS and JS allowed by hash in its CSP) and its lazily loaded files."""
+    return render_site(lb, heatmap_png=HEATMAP if heatmap else None,
                        names=task_summary(lb)[1], references=reference_entries(lb))
+
+
+def render_html(lb: Leaderboard, *, heatmap: bool = True) -> str:
+    """``index.html`` alone (:func:`render_page` gives its lazily loaded files too)."""
+    return render_page(lb, heatmap=heatmap).html
 
 
 def _plain(text: str) -> str:
@@ -153,7 +158,8 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.patches import Rectangle
 
-    names = task_summary(lb)[1]
+    every = task_summary(lb)[1]
+    names = every[:HEAT_ROWS]  # the page's heatmap: the first HEAT_ROWS, the reader adds others
     suites = list(lb.suites)
     grid = np.full((len(names), len(suites)), np.nan)
     not_ranked = np.zeros(grid.shape, dtype=bool)
@@ -208,7 +214,9 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
         ax.text((a + b) / 2, -0.6 - 0.6 * (k % 2), _plain(group.split(": ", 1)[1]), ha="center",
                 va="bottom", fontsize=font + 1, clip_on=False)
     fig.colorbar(im, cax=cax, label="score % (0 = chance)")
-    ax.set_title("consistency-bench: chance-corrected consistent accuracy, entries × suites "
+    shown = f"the first {len(names)} of {len(every)} entries" if len(every) > len(names) \
+        else "entries"
+    ax.set_title(f"consistency-bench: chance-corrected consistent accuracy, {shown} × suites "
                  "(blank = not covered, n.r. = not ranked, hatched = reference: degenerate)",
                  pad=34, fontsize=10)
     with atomic_path(target) as tmp:
@@ -224,7 +232,13 @@ def render_all(
     out.mkdir(parents=True, exist_ok=True)
     written = []
     write_text(out / MARKDOWN, render_markdown(lb))
-    write_text(out / HTML, render_html(lb, heatmap=bool(lb.suites)))
+    page = render_page(lb, heatmap=bool(lb.suites))
+    write_text(out / HTML, page.html)
+    for path, text in page.files.items():  # data/<kind>/<stem>.js, loaded by the page
+        target = out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text(target, text)
+        written.append(target)
     write_text(
         out / JSON, json.dumps(lb.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     )

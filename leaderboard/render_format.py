@@ -42,8 +42,6 @@ _Z = re.compile(r"z = (-?\d+(?:\.\d+)?)")
 _LONG_FLOAT = re.compile(r"(-?\d+\.\d{4,})")
 #: A Hugging Face Hub model id: ``org/name``.
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
-_PARAMS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\b")
-_SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 
 def clean(value: object) -> str:
@@ -122,25 +120,22 @@ def model_url(meta: Mapping) -> str | None:
 
 
 def parameters(meta: Mapping) -> tuple[str, float | None]:
-    """Meta ``parameters`` as (short text, count): ``"22.7M; AdamW ..."`` -> ``("22.7M", 2.27e7)``.
+    """Meta ``parameters`` as (text, count): ``22700000`` -> ``("22.7M", 2.27e7)``.
 
-    An int is a count; a string counts when it starts with a number and an optional K/M/B/T.
+    Only a number is a count (issue 27, item 7: ``parameters`` is an integer field). Text is
+    kept as written, with no count: "1 threshold per task" is not 1 parameter, so a range
+    filter shows such an entry as "unknown" rather than reading a number into the prose.
     """
     raw = meta.get("parameters")
     if raw is None or isinstance(raw, bool):
         return "", None
-    if isinstance(raw, int | float):
+    if isinstance(raw, int | float) and math.isfinite(raw) and raw >= 0:
         n = float(raw)
         for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
             if n >= scale:
                 return f"{n / scale:.3g}{suffix}", n
         return f"{n:g}", n
-    text = clean(raw)
-    m = _PARAMS.match(text)
-    short = text.split(";")[0].strip()[:24]
-    if not m:
-        return short, None
-    return short, float(m.group(1)) * _SCALE[m.group(2).lower()]
+    return clean(raw), None
 
 
 def dom_id(prefix: str, key: str, taken: set[str]) -> str:

@@ -48,7 +48,8 @@ def space_card(space_id: str, datasets: list[str], endpoint: str | None = None) 
     header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
     links = "".join(f"- [{d}]({hub_url(endpoint)}/datasets/{d})\n" for d in datasets)
     return (f"---\n{header}---\n\n# {TITLE} ({space_id})\n\n"
-            "The page is `index.html` (a static Space). The data behind it (every entry's "
+            "The page is `index.html` (a static Space), with the files it loads when asked in "
+            "`data/`. The data behind it (every entry's "
             "`meta.yaml`, `results.json` and `predictions.jsonl.gz`, and `leaderboard.json`) "
             f"lives in:\n\n{links}\n"
             "Submit by pull request: `consistency-bench submit PREDICTIONS --meta META.yaml "

@@ -125,6 +125,44 @@ def score_entries(folder: str | Path, entries=ENTRIES) -> tuple[list[Entry], Out
             for e in entries], outcomes
 
 
+#: Setups and reproduction records the synthetic boards give some entries (TEAM contracts).
+SETUPS = (None, {"mode": "loglikelihood", "chat": False, "num_fewshot": 0, "dtype": "float32"},
+          {"mode": "generate", "chat": True, "num_fewshot": 5, "dtype": "bfloat16"},
+          {"mode": "classifier", "dtype": "float32"})
+REPRODUCED = (None, {"status": "passed", "label_agreement": 0.997, "max_prob_diff": 0.0021,
+                     "groups": 320, "rows": 1440, "date": "2026-12-01"},
+              {"status": "failed", "label_agreement": 0.712, "max_prob_diff": 0.41,
+               "groups": 320, "rows": 1440, "reason": "salad rows differ",
+               "date": "2026-12-01"},
+              {"status": "not-reproducible", "reason": "closed model"})
+
+
+def many_entries(base: list[Entry], n: int) -> list[Entry]:
+    """``n`` entries made of the scored ``base`` entries: a real board of any size, fast.
+
+    Entry ``i`` takes, per suite, the results of one base entry (seeded per entry and suite),
+    leaves out every suite of one task for a fifth of the entries (partial rows), and gets a
+    parameter count, and in turn each of :data:`SETUPS` and :data:`REPRODUCED`. The results
+    are real scorer outputs, so ``rank`` treats the entries as it treats submissions.
+    """
+    suites = sorted({s for e in base for s in e.results["suites"]})
+    tasks = sorted({e.results["suites"][s]["task"] for e in base for s in e.results["suites"]})
+    out = []
+    for i in range(n):
+        rng = _rng(f"many-{i}", "board")
+        dropped = tasks[int(rng.integers(len(tasks)))] if i % 5 == 4 else None
+        results = {}
+        for s in suites:
+            pick = base[int(rng.integers(len(base)))].results["suites"]
+            if s in pick and pick[s]["task"] != dropped:
+                results[s] = pick[s]
+        meta = {"model": f"org/synthetic-{i:04d}", "parameters": int(10 ** rng.uniform(6, 10)),
+                "date": "2026-11-30", "setup": SETUPS[i % len(SETUPS)],
+                "reproduced": REPRODUCED[i % len(REPRODUCED)]}
+        out.append(Entry(f"synthetic-{i:04d}", {"suites": results}, meta))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the synthetic entries' per-task summary: ``python -m tests.synthetic_entries DIR``."""
     import sys

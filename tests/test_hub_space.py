@@ -35,10 +35,15 @@ def test_publish_space_page_and_dataset_with_predictions(site):
     assert (page["repo"], page["type"], page["revision"]) == ("org/board-page", "space", "main")
     assert hub.created["org/board-page"]["type"] == "space"
     assert hub.created["org/board-page"]["sdk"] == "static"
-    assert sorted(page["files"]) == [
+    lazy = sorted(p.relative_to(site / "site").as_posix()
+                  for p in (site / "site" / "data").rglob("*.js"))
+    assert lazy and sorted(page["files"]) == sorted([
         "README.md", "heatmap.png", "index.html", "leaderboard.json",
         "submissions/a/meta.yaml", "submissions/b/meta.yaml",  # the page links to them
-    ]
+        *lazy,  # and loads these (views, suites, entries, the index) when asked
+    ])
+    for path in lazy:
+        assert page["files"][path] == (site / "site" / path).read_bytes()
     card = page["files"]["README.md"].decode()
     meta = yaml.safe_load(card.split("---\n")[1])
     assert meta["sdk"] == "static" and meta["app_file"] == "index.html"
@@ -53,7 +58,7 @@ def test_publish_space_page_and_dataset_with_predictions(site):
     assert html.replace(html.split("\n")[html.split("\n").index(
         "<h1>consistency-bench leaderboard</h1>") + 1] + "\n", "", 1) == original
     assert page["files"]["heatmap.png"] == (site / "site" / "heatmap.png").read_bytes()
-    assert "published 6 files to org/board-page" in proc.stdout
+    assert f"published {6 + len(lazy)} files to org/board-page" in proc.stdout
     # the Space as the Hub's read API shows it
     assert hub.files_at("org/board-page") == page["files"]
 

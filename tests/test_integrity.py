@@ -304,8 +304,8 @@ def test_leaderboard_keeps_files_it_did_not_write(work, capsys):
     (site / ".nojekyll").write_text("")
     assert _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")[0] == 0
     assert sorted(p.name for p in site.iterdir() if not p.name.startswith(".consistency")) == [
-        ".nojekyll", "CNAME", "heatmap.png", "index.html", "leaderboard.json", "leaderboard.md",
-        "results.parquet", "submissions", "thesis.tex"]
+        ".nojekyll", "CNAME", "data", "heatmap.png", "index.html", "leaderboard.json",
+        "leaderboard.md", "results.parquet", "submissions", "thesis.tex"]
 
 
 def test_leaderboard_refuses_a_foreign_folder_and_keeps_its_files_with_overwrite(work, capsys):

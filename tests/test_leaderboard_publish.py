@@ -146,7 +146,9 @@ def test_publish_leaderboard_one_commit_exact_files(site):
     commit = hub.commits[0]
     assert commit["type"] == "dataset" and commit["revision"] == "main"
     assert commit["header"]["value"]["summary"] == "Update leaderboard"
-    assert sorted(commit["files"]) == [
+    lazy = sorted(p.relative_to(site / "site").as_posix()
+                  for p in (site / "site" / "data").rglob("*.js"))  # the page's lazy files
+    assert lazy and sorted(commit["files"]) == sorted([
         "README.md",
         "heatmap.png",
         "index.html",
@@ -157,7 +159,8 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         "submissions/a/results.json",
         "submissions/b/meta.yaml",
         "submissions/b/results.json",
-    ]
+        *lazy,
+    ])
     assert commit["lfs"] == {"heatmap.png", "results.parquet"}  # PNG, Parquet through LFS
     for path in ("index.html", "heatmap.png", "leaderboard.json", "results.parquet"):
         assert commit["files"][path] == (site / "site" / path).read_bytes()
@@ -176,7 +179,7 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         [("PUT", f"/lfs/upload/{oid}") for oid in oids]
         + [("POST", f"/lfs/verify/{oid}") for oid in oids])
     assert hub.requests[-1] == ("POST", "/api/datasets/org/board/commit/main")
-    assert "published 10 files to org/board" in proc.stdout
+    assert f"published {10 + len(lazy)} files to org/board" in proc.stdout
 
 
 def test_publish_suites_lfs_eval_yaml_and_unchanged_republish(data, tmp_path):

@@ -1,19 +1,13 @@
-import html as html_mod
 import json
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import replace
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
-from leaderboard.page import FLAG_MARKS
-from leaderboard.page_assets import csp_hash
+from leaderboard.page import view_ids
 from leaderboard.ranking import Entry, rank
-from leaderboard.render import render_all, render_html, render_markdown
+from leaderboard.render import render_all, render_html, render_markdown, render_page
 from leaderboard.render_format import (
     FLAG_LEGEND,
     humanize,
@@ -22,88 +16,49 @@ from leaderboard.render_format import (
     parameters,
     safe_url,
 )
+from leaderboard.webpage.nodes import to_html
+from leaderboard.webpage.tables import FLAG_MARKS, body_nodes
+from tests.page_probe import needs_chromium, probe, probe_framed
 from tests.test_leaderboard_ranking import res, suite
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (scripts/system-deps.sh installs it)")
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--enable-logging=stderr", "--v=0", "--virtual-time-budget=2000", "--dump-dom",
-]
-# Inserted before the page's CSP meta tag, so it runs: records errors and CSP violations.
-PROBE_HEAD = (
-    "<script>window.__errors=[];window.__csp=[];window.addEventListener('error',function(e){"
-    "window.__errors.push(String(e.message||(e.target&&(e.target.src||e.target.href))||e.type));"
-    "},true);document.addEventListener('securitypolicyviolation',function(e){"
-    "window.__csp.push(e.violatedDirective+' '+e.blockedURI);});"
-    "var __ce=console.error;console.error=function(){"
-    "window.__errors.push(Array.prototype.join.call(arguments,' '));"
-    "__ce.apply(console,arguments);};</script>"
-)
-# Runs on the load event (after the page's script and the heatmap image); BODY fills `out`.
-# It is a function of the page's globals, so that it can also inspect a page in a frame.
-PROBE_TAIL = (
-    "window.addEventListener('load',function(){var out={};"
-    "var frame=document.getElementById('probe-frame');"
-    "(function(document,window,location){"
-    "function names(t){return Array.prototype.filter.call(t.tBodies[0].rows,function(r){"
-    "return !r.classList.contains('filtered');}).map(function(r){"
-    "return r.getAttribute('data-entry');}).join(',');}"
-    "function table(){return document.querySelector('section.view.active table.view-table');}"
-    "try{BODY}catch(e){out.exception=String(e);}"
-    "out.pwned=window.pwned===undefined?null:String(window.pwned);out.title=document.title;"
-    "})(frame?frame.contentDocument:document,frame?frame.contentWindow:window,"
-    "frame?frame.contentWindow.location:location);"
-    "out.errors=window.__errors;out.csp=window.__csp;"
-    "var pre=document.createElement('pre');pre.id='probe-result';"
-    "pre.textContent=JSON.stringify(out);document.body.appendChild(pre);});"
-)
+
+def payload(text: str) -> dict:
+    """The data of a lazily loaded file (``receive(path, json_text)``)."""
+    m = re.fullmatch(r'window\.consistencyBench\.receive\(("[^"]*"),(".*")\);\n', text, re.S)
+    assert m, text[:200]
+    return json.loads(json.loads(m.group(2)))
 
 
-def _run(page: Path, fragment: str = "", *flags: str) -> tuple[dict, str]:
-    with tempfile.TemporaryDirectory() as profile:
-        proc = subprocess.run(
-            [CHROMIUM, *FLAGS, *flags, f"--user-data-dir={profile}", page.as_uri() + fragment],
-            capture_output=True, text=True, timeout=120,
-        )
-    m = re.search(r'<pre id="probe-result">(.*?)</pre>', proc.stdout, re.S)
-    assert m, f"no probe result; rc={proc.returncode} stderr={proc.stderr[-2000:]}"
-    return json.loads(html_mod.unescape(m.group(1))), proc.stderr
+def find(node, tag: str, **attrs):
+    """The first node of ``tag`` (with these attribute values) under ``node``."""
+    if isinstance(node, str):
+        return None
+    if node[0] == tag and all(node[1].get(k) == v for k, v in attrs.items()):
+        return node
+    for child in node[2:]:
+        hit = find(child, tag, **attrs)
+        if hit is not None:
+            return hit
+    return None
 
 
-def _probe(site: Path, body: str, *, fragment: str = "", keep_csp: bool = True) -> tuple[dict, str]:
-    """Open ``site/index.html`` (plus the probe) in headless Chromium; return what BODY found.
-
-    The probe's own tail script is allowed by adding its hash to the page's CSP, which is
-    otherwise kept as rendered (``keep_csp=False`` removes the CSP meta tag).
-    """
-    page = (site / "index.html").read_text()
-    tail = PROBE_TAIL.replace("BODY", body)
-    if keep_csp:
-        assert "script-src 'sha256-" in page
-        page = page.replace("script-src ", f"script-src {csp_hash(tail)} ", 1)
-    else:
-        page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page, count=1)
-    page = page.replace("<head>", "<head>" + PROBE_HEAD, 1)
-    page = page.replace("</body>", f"<script>{tail}</script></body>")
-    (site / "probe.html").write_text(page)
-    return _run(site / "probe.html", fragment)
+def view_html(lb, key: str) -> str:
+    """A view's section as the page's script builds it: its shell, then every row."""
+    files = render_page(lb, heatmap=False).files
+    path = next(p for p in files if p.startswith("data/view/") and
+                payload(files[p])["key"] == key)
+    data = payload(files[path])
+    table = find(data["shell"], "table")
+    head = find(table, "tr")
+    find(table, "tbody").extend(body_nodes(data["rows"], head, limit=10**9))
+    return to_html(data["shell"])
 
 
-def _probe_framed(site: Path, body: str, *, fragment: str, width: int) -> dict:
-    """Open the page unchanged in a ``width`` px wide frame (a phone's viewport) and probe it.
-
-    Headless Chromium's window is at least 500 px wide, so the frame sets the viewport.
-    """
-    wrapper = site / "frame.html"
-    wrapper.write_text(
-        f'<!DOCTYPE html><html><head>{PROBE_HEAD}</head><body>'
-        f'<iframe id="probe-frame" src="index.html{fragment}" width="{width}" height="900">'
-        f"</iframe><script>{PROBE_TAIL.replace('BODY', body)}</script></body></html>")
-    # the frame's document is readable from the wrapper only with file access between files
-    return _run(wrapper, "", "--allow-file-access-from-files")[0]
+def suite_html(lb, suite_name: str) -> str:
+    """A suite's table as the page's script builds it from the suite's file."""
+    data = payload(render_page(lb, heatmap=False).files[f"data/suite/suite-{suite_name}.js"])
+    body = body_nodes(data["rows"], data["head"], limit=10**9)
+    return to_html(["table", {"id": "s"}, ["thead", {}, data["head"]], ["tbody", {}, *body]])
 
 
 DEGENERATE = {"accuracy": 0.5, "consistent_accuracy_n": 100, "n_original": 100,
@@ -176,8 +131,15 @@ def test_render_all_outputs_deterministic(board, tmp_path):
     (subs / "alpha" / "meta.yaml").write_text("model: a\n")
     files = render_all(board, tmp_path / "a", subs)
     names = sorted(str(p.relative_to(tmp_path / "a")) for p in files)
-    assert names == ["heatmap.png", "index.html", "leaderboard.json", "leaderboard.md",
-                     "results.parquet", "submissions/alpha/meta.yaml"]
+    assert [n for n in names if not n.startswith("data/")] == [
+        "heatmap.png", "index.html", "leaderboard.json", "leaderboard.md", "results.parquet",
+        "submissions/alpha/meta.yaml"]
+    # the lazily loaded files: one per view, suite and entry, and the index
+    assert [n for n in names if n.startswith("data/")] == sorted(
+        [f"data/view/{sid}.js" for sid in view_ids(board).values()]
+        + [f"data/suite/suite-{s}.js" for s in ("s1", "s2", "r1")]
+        + [f"data/entry/entry-{e}.js" for e in ("alpha", "beta", "gamma", "ref")]
+        + ["data/index/entries.js"])
     render_all(board, tmp_path / "b", subs)
     for n in names:
         assert (tmp_path / "a" / n).read_bytes() == (tmp_path / "b" / n).read_bytes(), n
@@ -213,9 +175,13 @@ def test_formatting_helpers():
         assert safe_url(bad) is None, bad
         assert model_url({"model": "x y", "link": bad}) is None
     assert model_url({"model": "../../etc", "link": None}) is None
-    assert parameters({"parameters": "22.7M; AdamW lr 1e-4"}) == ("22.7M", pytest.approx(2.27e7))
+    # issue 27, item 7: only a number is a count; prose is kept as text, never parsed
+    assert parameters({"parameters": "22.7M; AdamW lr 1e-4"}) == ("22.7M; AdamW lr 1e-4", None)
+    assert parameters({"parameters": "1 threshold per task"}) == ("1 threshold per task", None)
+    assert parameters({"parameters": 22_700_000}) == ("22.7M", pytest.approx(2.27e7))
     assert parameters({"parameters": 7_000_000_000}) == ("7B", 7e9)
-    assert parameters({"parameters": "unknown"}) == ("unknown", None)
+    assert parameters({"parameters": 0}) == ("0", 0.0)
+    assert parameters({}) == ("", None) and parameters({"parameters": True}) == ("", None)
     assert md_text("a|b <img src=x> [x](javascript:y) `c` *d*") == (
         r"a\|b &lt;img src=x&gt; \[x\]\(javascript:y\) \`c\` \*d\*")
 
@@ -262,8 +228,9 @@ def test_per_suite_intervals_belong_to_their_score_and_kind_columns(board):
     view = board.views["task:snli"]
     rows = tuple(replace(r, kind_means={"transitive": 0.9, "cr": None}) for r in view.rows)
     views = {**board.views, "task:snli": replace(view, kinds=["transitive", "cr"], rows=rows)}
-    tables = _tables(render_html(replace(board, cells=cells, views=views), heatmap=False))
-    suite = tables["suite-view-task-snli-s1"]
+    lb = replace(board, cells=cells, views=views)
+    tables = _tables(render_html(lb, heatmap=False))
+    suite = _tables(suite_html(lb, "s1"))["s"]
     head = dict(zip(suite[0], range(len(suite[0])), strict=True))
     alpha = next(r for r in suite if r[1] == "alpha")
     assert alpha[head["Score %"]] == "90.0"
@@ -272,18 +239,17 @@ def test_per_suite_intervals_belong_to_their_score_and_kind_columns(board):
     assert alpha[head["m 95% CI"]] == "[8.0, 12.0]" and alpha[head["m n"]] == "100"
     main = tables["table-view-task-snli"]
     assert main[0][:6] == ["Rank [95%]", "Entry", "Score %", "± 95%", "transitive %", "cr %"]
-    assert main[1][1] == "alpha" and main[1][4:6] == ["90.0", "–"]
+    assert main[1][1] == "▸ alpha110M params" and main[1][4:6] == ["90.0", "–"]
 
 
 def test_kind_columns_only_where_a_view_has_several_kinds(board):
     """A one-kind view's kind mean is its score: no second column repeating it; "1 kind"."""
-    page = render_html(board, heatmap=False)
-    tables = _tables(page)
-    assert tables["table-view-task-rte"][0][:5] == ["Rank [95%]", "Entry", "Score %", "± 95%",
-                                                    "Flags"]
-    assert tables["table-view-all"][0][4:6] == ["transitive %", "cr %"]
-    assert "<h2>RTE <small>1 kind, 1 suite</small></h2>" in page
-    assert "<h2>all suites <small>2 kinds, 3 suites</small></h2>" in page
+    rte, everything = view_html(board, "task:rte"), view_html(board, "all")
+    assert _tables(rte)["table-view-task-rte"][0][:5] == ["Rank [95%]", "Entry", "Score %",
+                                                          "± 95%", "Flags"]
+    assert _tables(everything)["table-view-all"][0][4:6] == ["transitive %", "cr %"]
+    assert "<h2>RTE <small>1 kind, 1 suite</small></h2>" in rte
+    assert "<h2>all suites <small>2 kinds, 3 suites</small></h2>" in everything
 
 
 @needs_chromium
@@ -296,28 +262,45 @@ def test_html_sorting_keeps_blocks_and_sorts_best_first(board, tmp_path):
     render_all(board, site, subs)
     body = (
         "var t=table();out.view=document.querySelector('section.view.active').id;"
-        "out.initial=names(t);var hs=t.tHead.rows[0].cells;"
-        "function col(name){for(var i=0;i<hs.length;i++){if(hs[i].textContent.indexOf(name)==0)"
-        "{return hs[i];}}}"
-        "var score=col('Score %');score.click();out.score1=names(t);"
-        "out.score1dir=score.getAttribute('aria-sort');score.click();out.score2=names(t);"
-        "var rk=col('Rank');rk.click();out.rank1=names(t);"
-        "out.rank1dir=rk.getAttribute('aria-sort');"
-        "var en=col('Entry');en.click();out.entry1=names(t);"
-        "var acc=col('Acc %');acc.click();out.acc1dir=acc.getAttribute('aria-sort');"
+        "out.initial=names(t);"
+        "function col(name){var hs=t.tHead.rows[0].cells;for(var i=0;i<hs.length;i++){"
+        "if(hs[i].textContent.indexOf(name)==0){return hs[i];}}}"
+        "function row(n){return t.querySelector('tr[data-entry='+n+']');}"
+        "var suiteTable=null;"
+        "return click(col('Score %')).then(function(){out.score1=names(t);"
+        "out.score1dir=col('Score %').getAttribute('aria-sort');return click(col('Score %'));})"
+        ".then(function(){out.score2=names(t);return click(col('Rank'));})"
+        ".then(function(){out.rank1=names(t);out.rank1dir=col('Rank').getAttribute('aria-sort');"
+        "return click(col('Entry'));})"
+        ".then(function(){out.entry1=names(t);return click(col('Acc %'));})"
+        ".then(function(){out.acc1dir=col('Acc %').getAttribute('aria-sort');"
         "out.links=Array.prototype.map.call(t.querySelectorAll('td.name a'),"
         "function(a){return a.getAttribute('href');});"
-        "out.models=Array.prototype.map.call(t.querySelectorAll('td.meta a'),"
+        "return click(row('alpha').querySelector('button.more'));})"
+        ".then(function(){return click(row('beta').querySelector('button.more'));})"
+        ".then(function(){"
+        "out.models=Array.prototype.map.call(t.querySelectorAll('tr.details-row a[rel]'),"
         "function(a){return a.getAttribute('href');});"
-        "out.flagText=t.querySelector('tr[data-entry=ref] td.flags').innerText;"
+        "out.detailsAfter=row('alpha').nextElementSibling.className;"
+        "out.detailsText=row('alpha').nextElementSibling.textContent;"
+        "out.flagText=row('ref').nextElementSibling.innerText;"
+        "out.flagCell=row('ref').querySelector('td.flags').textContent;"
         "out.heatRefs=Array.prototype.map.call(document.querySelectorAll("
         "'table.heat tr.reference th'),function(h){return h.textContent;});"
         "out.heatDashed=document.querySelectorAll('table.heat td.ref').length;"
-        "var img=document.querySelector('img.heatmap');out.img=img?img.naturalWidth:-1;"
-        "out.suiteHead=Array.prototype.map.call(document.querySelector('section.view.active "
-        "table.suite').tHead.rows[0].cells,function(h){return h.textContent;}).join('|');"
+        "var per=document.querySelector('section.view.active details.per-suite');per.open=true;"
+        "var s=per.querySelector('details.suite');s.open=true;"
+        "return until(function(){return s.querySelector('table.suite');});})"
+        ".then(function(st){var img=document.querySelector('img.heatmap');"
+        "img.scrollIntoView();suiteTable=st;"
+        "return until(function(){return img.complete&&img.naturalWidth;});})"
+        ".then(function(w){out.img=w;var st=suiteTable;"
+        "out.suiteHead=Array.prototype.map.call(st.tHead.rows[0].cells,"
+        "function(h){return h.textContent;}).join('|');out.suiteRows=names(st);"
+        "out.scripts=Array.prototype.map.call(document.scripts,function(s){"
+        "return s.getAttribute('src');}).filter(function(s){return s;});});"
     )
-    out, stderr = _probe(site, body)
+    out, stderr = probe(site, body)
     assert "exception" not in out, out
     assert out["view"] == "view-task-snli"  # the page opens on the first task
     assert out["initial"] == "alpha,beta,ref,gamma"
@@ -331,13 +314,22 @@ def test_html_sorting_keeps_blocks_and_sorts_best_first(board, tmp_path):
                                                                     "gamma")]
     for link in out["links"]:
         assert (site / link).is_file()
+    # entry metadata in an expandable row under the entry (issue 27, "Page")
     assert out["models"] == ["https://huggingface.co/org/alpha-110m", "https://example.org/beta"]
-    assert "degenerate" in out["flagText"] and "near-constant" in out["flagText"]  # as text
+    assert out["detailsAfter"] == "details-row"
+    assert "Parameters110M" in out["detailsText"] and "Date2026-01-02" in out["detailsText"]
+    # flags: the marks in their column, each reason as text on a row under the entry's
+    assert out["flagCell"] == "⚠"
+    assert "degenerate" in out["flagText"] and "near-constant" in out["flagText"]
     assert out["heatRefs"] == ["ref reference"] and out["heatDashed"] == 3
     assert out["img"] > 0  # heatmap loaded under the CSP (img-src 'self')
-    # per-suite table: CI and n next to the score they belong to, the paper's metric labelled
+    # per-suite table (its own file): CI and n next to the score they belong to
     assert "Score %|Score 95% CI|Score n|" in out["suiteHead"]
     assert "m 95% CI|m n|" in out["suiteHead"]
+    assert out["suiteRows"] == "gamma,alpha,beta,ref"  # gamma covers s1 and is best there
+    # loaded from file:// as scripts the page's own script created (CSP 'strict-dynamic')
+    assert sorted(out["scripts"]) == ["data/entry/entry-alpha.js", "data/entry/entry-beta.js",
+                                      "data/suite/suite-s1.js", "data/view/view-task-snli.js"]
     assert out["errors"] == [] and out["csp"] == [] and out["pwned"] is None
     assert "Uncaught" not in stderr
 
@@ -349,31 +341,54 @@ def test_html_view_fragment_tabs_and_phone_layout(board, tmp_path):
     body = (
         "out.view=document.querySelector('section.view.active').getAttribute('data-key');"
         "out.tab=document.querySelector('.tabs button.active').textContent;"
-        "var b=document.querySelector('.tabs button[data-key=all]');b.click();"
+        "out.notice=document.getElementById('view-notice').textContent;"
+        "return click(document.querySelector('.tabs button[data-key=all]')).then(function(){"
         "out.hash=location.hash;out.after=document.querySelector('section.view.active').id;"
         "var t=table();var hs=t.tHead.rows[0].cells;var w=document.documentElement.clientWidth;"
         "out.width=w;out.pageWidth=document.documentElement.scrollWidth;"
         "out.right={};['Rank','Entry','Score %'].forEach(function(n){"
         "for(var i=0;i<hs.length;i++){if(hs[i].textContent.indexOf(n)==0){"
         "out.right[n]=hs[i].getBoundingClientRect().right;}}});"
+        "var flags=t.querySelector('th.flags');out.flagsShown=getComputedStyle(flags).display;"
+        "var fr=t.querySelector('tr[data-entry=ref]').nextElementSibling;"
+        "out.flagRow=fr.className+' '+getComputedStyle(fr).display;"
+        "out.flagRowText=fr.textContent;"
+        "out.rowHeight=t.querySelector('tr[data-entry=ref]').getBoundingClientRect().height;"
         "var heat=document.querySelector('table.heat').parentNode;"
         "out.heatScroll=getComputedStyle(heat).overflowX;"
-        "out.heatFits=heat.getBoundingClientRect().right<=w;"
+        "out.heatFits=heat.getBoundingClientRect().right<=w;});"
     )
-    out = _probe_framed(site, body, fragment="#task:rte", width=390)
+    out = probe_framed(site, body, fragment="#task:rte", width=390)
     assert "exception" not in out, out
     assert out["view"] == "task:rte" and out["tab"] == "RTE"  # opened by its URL
+    assert out["notice"] == ""
     assert out["hash"] == "#all" and out["after"] == "view-all"  # switching tabs sets the URL
     assert 370 <= out["width"] <= 390  # 390 less a scroll bar
     assert out["pageWidth"] <= out["width"]  # nothing pushes the page sideways; tables scroll
     for col in ("Rank", "Entry", "Score %"):  # the first columns are on screen
         assert 0 < out["right"][col] <= out["width"], (col, out["right"])
+    # 390 px: no Flags column; the flag text is on a row of its own under the entry's row
+    assert out["flagsShown"] == "none" and out["flagRow"] == "flagrow table-row"
+    assert "⚠ degenerate" in out["flagRowText"] and out["rowHeight"] < 60
     assert out["heatScroll"] == "auto" and out["heatFits"]
     assert out["errors"] == [] and out["csp"] == []
     # the old id form still opens a view
-    out, _ = _probe(site, "out.view=document.querySelector('section.view.active').id;",
-                    fragment="#view-task-rte")
+    out, _ = probe(site, "out.view=document.querySelector('section.view.active').id;",
+                   fragment="#view-task-rte")
     assert out["view"] == "view-task-rte"
+    # an unknown view says so and shows the default (issue 27, "Page")
+    body = ("out.view=document.querySelector('section.view.active').getAttribute('data-key');"
+            "out.notice=document.getElementById('view-notice').textContent;"
+            "out.noticeShown=getComputedStyle(document.getElementById('view-notice')).display;")
+    out, _ = probe(site, body, fragment="#task:nope")
+    assert out["view"] == "task:snli"
+    assert out["notice"] == ('There is no view "task:nope" on this leaderboard; '
+                             "showing SNLI instead.")
+    assert out["noticeShown"] == "block" and out["errors"] == []
+    # the "How to submit" link opens its panel, and is not taken for a view
+    out, _ = probe(site, body + "out.open=document.getElementById('how-to-submit').open;",
+                   fragment="#how-to-submit")
+    assert out["view"] == "task:snli" and out["notice"] == "" and out["open"] is True
 
 
 @needs_chromium
@@ -382,27 +397,43 @@ def test_html_filters_and_csv(board, tmp_path):
     render_all(board, site)
     body = (
         "var t=table();var $=function(id){return document.getElementById(id);};"
-        "out.csvAll=window.consistencyBench.csv(t.id);"
-        "$('f-contaminated').checked=true;window.consistencyBench.applyFilters();"
-        "out.noContam=names(t);$('f-contaminated').checked=false;"
-        "$('f-pmin').value='100';$('f-pmax').value='1000';window.consistencyBench.applyFilters();"
-        "out.params=names(t);$('f-pmin').value='';$('f-pmax').value='';"
-        "$('f-search').value='GAM';window.consistencyBench.applyFilters();out.search=names(t);"
-        "out.csvSearch=window.consistencyBench.csv(t.id);"
+        "var cb=window.consistencyBench;"
+        "return cb.csv(t.id).then(function(c){out.csvAll=c;"
+        "$('f-contaminated').checked=true;return cb.applyFilters();})"
+        ".then(function(){out.noContam=names(t);$('f-contaminated').checked=false;"
+        "$('f-pmin').value='100';$('f-pmax').value='1000';return cb.applyFilters();})"
+        ".then(function(){out.params=names(t);"
+        "out.unknown=Array.prototype.filter.call(t.querySelectorAll('tr.unknown-params'),"
+        "function(r){return getComputedStyle(r.querySelector('.params-unknown')).display"
+        "!=='none';}).map(function(r){return r.getAttribute('data-entry');}).join(',');"
+        "$('f-pmin').value='';$('f-pmax').value='';"
+        "$('f-search').value='GAM';return cb.applyFilters();})"
+        ".then(function(){out.search=names(t);return cb.csv(t.id);})"
+        ".then(function(c){out.csvSearch=c;$('f-search').value='';"
+        "$('f-reproduced').checked=true;return cb.applyFilters();})"
+        ".then(function(){out.repro=names(t);out.pager=document.querySelector("
+        "'p.pager[data-table='+t.id+'] .count').textContent;});"
     )
-    out, _ = _probe(site, body)
+    out, _ = probe(site, body)
     assert "exception" not in out, out
     lines = out["csvAll"].split("\r\n")
     head = lines[0].split(",")
     assert head[:4] == ["Rank", "Entry", "Score %", "± 95%"]
-    assert "Params" in head and "Model" in head and "Date" in head
+    assert head[-9:] == ["Coverage", "Params", "Model", "Model page", "Revision", "Variant",
+                         "Date", "Setup", "Reproduced"]
     assert len(lines) == 6 and lines[-1] == ""  # header, 4 rows, final newline
     assert lines[1].startswith("1,alpha,90.0,")
+    assert lines[1].endswith(",2/2,110000000,org/alpha-110m,https://huggingface.co/org/alpha-110m"
+                             ",,,2026-01-02,,")
     assert lines[3].startswith("reference,ref,")
+    # the flag reason once, in full (not the folded text, "more", then the full text again)
+    assert "degenerate: " in lines[3] and "more" not in lines[3]
     assert out["noContam"] == "alpha,ref,gamma"  # beta declared training on an snli file
-    assert out["params"] == "alpha"  # 110M in [100M, 1000M]; beta 7B out; unknown hidden
+    # 110M in [100M, 1000M]; beta 7B out; entries without a count stay, marked (issue 27.7)
+    assert out["params"] == "alpha,ref,gamma" and out["unknown"] == "ref,gamma"
     assert out["search"] == "gamma"
     assert out["csvSearch"].split("\r\n")[1].startswith("partial,gamma,")
+    assert out["repro"] == "" and out["pager"] == "no rows"  # nobody is reproduced here
 
 
 PAYLOAD = '"><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
@@ -445,11 +476,25 @@ def test_no_payload_runs_in_chromium(hostile, tmp_path):
     render_all(hostile, site)
     page = (site / "index.html").read_text()
     assert "<script>window.pwned" not in page and "<img src=x" not in page
-    body = (
-        "Array.prototype.forEach.call(document.querySelectorAll('.tabs button'),"
-        "function(b){b.click();});"
+    body = (  # every view, per-suite table and entry panel loaded; the heatmap picker used
+        "var tabs=Array.prototype.slice.call(document.querySelectorAll('.tabs button'));"
+        "return tabs.reduce(function(p,b){return p.then(function(){return click(b);});},"
+        "Promise.resolve()).then(function(){"
         "document.querySelectorAll('details').forEach(function(d){d.open=true;});"
-        "out.scripts=document.scripts.length;out.handlers=[];"
+        "return until(function(){return Array.prototype.every.call("
+        "document.querySelectorAll('details.suite'),function(d){return d.querySelector('table');"
+        "});});}).then(function(){"
+        "document.querySelectorAll('section.view').forEach(function(s){"
+        "s.classList.add('active');});"
+        "document.querySelectorAll('button.more').forEach(function(b){b.click();});"
+        "return idle();}).then(function(){"
+        "return window.consistencyBench.addHeat(document.querySelector('#heat-table tbody tr')"
+        ".getAttribute('data-entry'));}).then(function(){"
+        "out.details=document.querySelectorAll('tr.details-row').length;"
+        "out.suiteTables=document.querySelectorAll('table.suite').length;"
+        "out.inline=Array.prototype.filter.call(document.scripts,function(s){return !s.src;})"
+        ".length;out.loaded=Array.prototype.map.call(document.scripts,function(s){"
+        "return s.getAttribute('src');}).filter(function(s){return s;});out.handlers=[];"
         "document.querySelectorAll('*').forEach(function(el){Array.prototype.forEach.call("
         "el.attributes,function(a){if(/^on/i.test(a.name)){out.handlers.push(a.name);}});});"
         "out.imgs=Array.prototype.map.call(document.images,function(i){"
@@ -460,14 +505,17 @@ def test_no_payload_runs_in_chromium(hostile, tmp_path):
         "function(a){return a.protocol;});"
         "out.text=document.body.textContent.indexOf('<script>window.pwned=1<\\/script>')>=0;"
         "out.ids=Array.prototype.map.call(document.querySelectorAll('[id]'),function(e){"
-        "return e.id;});"
+        "return e.id;});});"
     )
     for keep_csp in (True, False):  # escaping alone holds, and so does the CSP
-        out, _ = _probe(site, body, keep_csp=keep_csp)
+        out, _ = probe(site, body, keep_csp=keep_csp)
         assert "exception" not in out, out
         assert out["pwned"] is None, keep_csp
         assert out["title"] == "consistency-bench leaderboard"
-        assert out["scripts"] == 3  # the probe's two and the page's own
+        assert out["details"] >= 2 and out["suiteTables"] >= 2  # the lazy content is there
+        assert out["inline"] == 3  # the probe's two and the page's own
+        assert out["loaded"] and all(re.fullmatch(r"data/[a-z]+/[a-z0-9-]+\.js", p)
+                                     for p in out["loaded"]), out["loaded"]
         assert out["handlers"] == []
         assert out["imgs"] == ["heatmap.png"]
         assert all(h.startswith(("submissions/", "https://huggingface.co/", "#"))
@@ -487,10 +535,10 @@ def test_csp_blocks_injected_script_and_handlers(board, tmp_path):
               "<script>window.pwned=1</script>")
     page = (site / "index.html").read_text()
     (site / "index.html").write_text(page.replace("<h1>", inject + "<h1>", 1))
-    out, _ = _probe(site, "")
+    out, _ = probe(site, "")
     assert out["pwned"] is None
     assert any(v.startswith("script-src") for v in out["csp"]), out["csp"]
-    out, _ = _probe(site, "", keep_csp=False)
+    out, _ = probe(site, "", keep_csp=False)
     assert out["pwned"] in ("1", "2")  # the probe does see a script that runs
 
 
@@ -498,5 +546,5 @@ def test_csp_blocks_injected_script_and_handlers(board, tmp_path):
 def test_probe_catches_console_errors(board, tmp_path):
     """Negative control: the probe does see errors, so an empty list means something."""
     render_all(board, tmp_path / "site")
-    out, _ = _probe(tmp_path / "site", "console.error('boom');")
+    out, _ = probe(tmp_path / "site", "console.error('boom');")
     assert out["errors"] == ["boom"]
