@@ -382,8 +382,10 @@ def test_slugs_keep_information_and_refuse_a_collision(work, capsys):
     assert slugify("café") != slugify("cafè")
     assert slugify("café").startswith("cafe-") and slugify("Toy Model") == "toy-model"
     bad.stored(work, ("café",))
-    code, err = _run(capsys, "submit", "p.jsonl", "--name", "cafè", "--meta", "meta.yaml",
-                     *D, "--submissions", "subs", "--replace")
+    lines = (work / "p.jsonl").read_text().splitlines(keepends=True)
+    (work / "p2.jsonl").write_text("".join(lines[1:] + lines[:1]))  # not a copy (issue 27)
+    code, err = _run(capsys, "submit", "p2.jsonl", "--name", "cafè", "--meta", "meta.yaml",
+                     *D, "--submissions", "subs", "--replace", "--variant", "second")
     assert code == 0, err
     assert len(list(p for p in (work / "subs").iterdir() if not p.name.startswith("."))) == 2
     bad.stored(work, ("My Model",))
