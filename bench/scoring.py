@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -168,7 +168,7 @@ class SuiteOriginals:
     """
 
     task: str
-    keys: pa.Array
+    keys: Sequence[str]
     gold: np.ndarray
     pred: np.ndarray
 
@@ -228,8 +228,9 @@ def task_stats(originals: Mapping[str, SuiteOriginals]) -> dict[str, dict]:
     for task, (names, left_out) in sorted(by_task.items()):
         parts = [originals[n] for n in names]
         if parts:
-            keys = pa.chunked_array([p.keys for p in parts], type=pa.string())
-            codes = int64(pc.dictionary_encode(keys).combine_chunks().indices)
+            numbering: dict[str, int] = {}
+            codes = np.fromiter((numbering.setdefault(k, len(numbering))
+                                 for p in parts for k in p.keys), dtype=np.int64)
             gold = np.concatenate([p.gold for p in parts])
             stats = pooled_original_stats(codes, gold, np.concatenate([p.pred for p in parts]))
         else:

@@ -19,7 +19,7 @@ import pytest
 
 from leaderboard.page import HEAT_ROWS, SUBMIT_STEPS, view_ids
 from leaderboard.ranking import Entry, rank
-from leaderboard.ranking.model import Row, View
+from leaderboard.ranking.model import Row
 from leaderboard.render import render_all, render_html, render_page
 from leaderboard.webpage.entries import details_node, entry_content, reproduced_text
 from leaderboard.webpage.nodes import text_of
@@ -282,19 +282,11 @@ def test_header_counts_suites_as_coverage_does():
     assert rte.count("covers 1/2") == 2  # b (on the variant) and c: 1 of the same 2
 
 
-@dataclass(frozen=True)
-class _NotedView(View):
-    """A view with the ``note`` field that issue 27, item 5 adds (engineer ``rank``)."""
-
-    note: str | None = None
-
-
 def test_a_view_that_ranks_nobody_says_why_above_its_table(board120):
     note = "RTE ranks no entry: every entry is degenerate on RTE <b>(p = 0.071)</b>."
     views = dict(board120.views)
     v = views["task:snli"]
-    views["task:snli"] = _NotedView(**{f: getattr(v, f) for f in v.__dataclass_fields__},
-                                    note=note)
+    views["task:snli"] = replace(v, note=note)  # View.note: issue 27, item 5
     page = render_html(replace(board120, views=views))
     section = page.split('id="view-task-snli"')[1]
     assert section.index('<p class="note" role="note">RTE ranks no entry') < section.index(

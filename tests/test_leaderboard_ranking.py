@@ -438,7 +438,7 @@ def test_failing_a_kind_is_ranked_with_a_reason_not_a_baseline():
     assert [r.name for r in lb.views["kind:negational"].rows][:2] == ["model", "never-flips"]
     cells = lb.cells["rte_negational"]
     assert cells["never-flips"].rank == 2 and cells["never-flips"].failing
-    assert cells["constant"].rank is None and cells["constant"].degenerate.startswith("on RTE")
+    assert cells["constant"].rank is None and cells["constant"].degenerate.startswith("RTE (")
     assert cells["random"].rank is None
     out = lb.to_dict()
     row = out["views"]["kind:negational"]["rows"][1]

@@ -141,7 +141,7 @@ class SuiteData:
             return np.zeros(len(self.variant_codes), dtype=bool)
         return self.variant_codes == self.variant_names.index(variant)
 
-    def original_keys(self, rows: np.ndarray) -> pa.Array:
+    def original_keys(self, rows: np.ndarray) -> list[str]:
         """The text identity of each row in ``rows``, the same in every suite of a task.
 
         ``text``, then ``text_pair`` (or, where a suite formats its inputs, as CALM does, the
@@ -172,17 +172,20 @@ class SuiteData:
                     _KEYS.popitem(last=False)
         return value
 
-    def _original_keys(self, rows: np.ndarray) -> pa.Array:
+    def _original_keys(self, rows: np.ndarray) -> list[str]:
         names = self._parquet.schema_arrow.names
         wanted = [raw if raw in names else plain for raw, plain in (
             ("raw_text", "text"), ("raw_text_pair", "text_pair")) if raw in names or plain in names]
         if not wanted:
             raise ValueError(f"suite {self.name}: no text column to identify its originals")
-        # read for this only, not kept with the suite's columns: the keys are kept (_KEYS)
+        # read for this only, not kept with the suite's columns: the keys are kept (_KEYS);
+        # joined in Python, as a compute call with a scalar ("" or a separator) would make
+        # pyarrow import pandas (0.3 s, 40 MiB)
         table = self._parquet.read(columns=wanted, use_threads=False)
         take = indices(rows)
-        parts = [pc.fill_null(table.column(c).combine_chunks().take(take), "") for c in wanted]
-        return pc.binary_join_element_wise(*parts, "\x1f")
+        parts = [table.column(c).combine_chunks().take(take).to_pylist() for c in wanted]
+        return ["\x1f".join("" if v is None else v for v in values)
+                for values in zip(*parts, strict=True)]
 
     def group_names(self, rows: np.ndarray) -> list[str]:
         """The ``group`` string of each row in ``rows``."""
