@@ -6,6 +6,11 @@ continuation's tokens are what follows the context's own encoding. The model inp
 context's tokens followed by the continuation's, exactly as lm-eval scores it, so the two
 routes agree up to floating-point noise.
 
+Truncation follows lm-eval's ``HFLM._loglikelihood_tokens`` for each choice: the model input
+is ``(context + continuation)[-(L + 1):][:-1]``, so a choice of ``n`` tokens keeps the last
+``L + 1 - n`` context tokens. Choices of different lengths can therefore see different cut
+contexts; choices whose cut contexts are equal still share one forward pass.
+
 Prefix sharing: each distinct context is run once for all its choices. The last context
 position gives the first token of every choice; choices of more than one token continue
 from the context's KV cache (repeated per choice, never recomputed), with the padded
@@ -27,16 +32,38 @@ CHOICE_SEP = "\x1f"
 
 @dataclass(frozen=True)
 class Encoded:
-    """Token ids of one context and of each of its continuations."""
+    """Token ids of one context and of each of its continuations.
+
+    Attributes:
+        ctx: The context's tokens (whole; see ``cut``).
+        conts: Each continuation's tokens.
+        truncated: Whether the context was cut for any choice.
+        cut: When truncated, the context each choice keeps (lm-eval's rule, per choice).
+
+    """
 
     ctx: list[int]
     conts: list[list[int]]
     truncated: bool = False
+    cut: tuple[list[int], ...] | None = None
+
+    def context(self, k: int) -> list[int]:
+        """The context tokens choice ``k`` is scored after."""
+        return self.ctx if self.cut is None else self.cut[k]
+
+    def groups(self) -> list[tuple[list[int], list[int]]]:
+        """``(context, choice indices)``: the choices that share one (cut) context."""
+        if self.cut is None:
+            return [(self.ctx, list(range(len(self.conts))))]
+        found: dict[tuple[int, ...], list[int]] = {}
+        for k, ctx in enumerate(self.cut):
+            found.setdefault(tuple(ctx), []).append(k)
+        return [(list(ctx), ks) for ctx, ks in found.items()]
 
     @property
     def length(self) -> int:
         """Tokens of the longest context + continuation sequence."""
-        return len(self.ctx) + max(len(c) for c in self.conts)
+        return max(len(self.context(k)) + len(c) for k, c in enumerate(self.conts))
 
 
 def split_key(text: str, pair: str | None) -> tuple[str, list[str]]:
@@ -57,7 +84,8 @@ def encode(tokenizer, items: Sequence[tuple[str, Sequence[str]]], max_length: in
     Args:
         tokenizer: The model's tokenizer.
         items: Context and the continuations (target delimiter included) of each input.
-        max_length: Tokens the model may see; the context is cut from the left to fit.
+        max_length: Tokens the model may see (``L``); a choice of ``n`` tokens keeps the
+            last ``L + 1 - n`` context tokens (lm-eval: ``(ctx + cont)[-(L + 1):][:-1]``).
 
     Raises:
         ConfigError: A continuation alone needs ``max_length`` tokens or more.
@@ -87,10 +115,20 @@ def encode(tokenizer, items: Sequence[tuple[str, Sequence[str]]], max_length: in
             raise ConfigError(
                 f"--max-length {max_length}: a verbaliser needs {longest} tokens; raise it"
             )
-        keep = max_length - longest
-        cut = len(ids) > keep
-        out.append(Encoded(ids[-keep:] if cut else ids, tails, cut))
+        out.append(cut_per_choice(ids, tails, max_length))
     return out
+
+
+def cut_per_choice(ids: list[int], conts: list[list[int]], max_length: int) -> Encoded:
+    """lm-eval's left truncation, per choice: ``(ctx + cont)[-(L + 1):][:-1]``.
+
+    A choice of ``n`` tokens keeps the last ``L + 1 - n`` context tokens, so choices of
+    different lengths may keep different contexts (``Encoded.cut``).
+    """
+    keeps = [max_length + 1 - len(c) for c in conts]
+    if all(len(ids) <= keep for keep in keeps):
+        return Encoded(ids, conts)
+    return Encoded(ids, conts, True, tuple(ids[-keep:] for keep in keeps))
 
 
 def _batch_encode(tokenizer, texts: list[str]) -> list[list[int]]:
@@ -128,7 +166,19 @@ def make_causal_forward(loaded, encoded: dict[int, Encoded] | Sequence[Encoded],
     keep_last = "logits_to_keep" in inspect.signature(model.forward).parameters
 
     def forward(batch: list[int]) -> list:
-        items = [encoded[i] for i in batch]
+        # one row per distinct (cut) context of each input: uncut inputs have one
+        owners = [(pos, ks) for pos, i in enumerate(batch) for _, ks in encoded[i].groups()]
+        items = [Encoded(ctx, [encoded[i].conts[k] for k in ks])
+                 for i in batch for ctx, ks in encoded[i].groups()]
+        scores = _forward_rows(items)
+        out = [[[0.0] * len(encoded[i].conts), [len(c) for c in encoded[i].conts]]
+               for i in batch]
+        for (pos, ks), row in zip(owners, scores, strict=True):
+            for k, s in zip(ks, row, strict=True):
+                out[pos][0][k] = round(s, 6)
+        return out
+
+    def _forward_rows(items: list[Encoded]) -> list[list[float]]:
         lens = [len(e.ctx) for e in items]
         width = max(lens)
         # left padding: every context ends at the last position, so only that position's
@@ -152,8 +202,7 @@ def make_causal_forward(loaded, encoded: dict[int, Encoded] | Sequence[Encoded],
                 lens_t = torch.tensor(lens, device=device)
                 _score_tails(model, _output_cache(out), items, tails, mask, lens_t, scores,
                              pad_id, device)
-        return [[[round(s, 6) for s in row], [len(c) for c in e.conts]]
-                for row, e in zip(scores, items, strict=True)]
+        return scores
 
     return forward
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench.errors import ConfigError, DataError, shorten
 from bench.json_input import JsonFileError, depth_above, load_json_file, too_deep_message
-from bench.lm_eval_export import TASK_PREFIX
+from bench.lm_eval_export import GEN_PREFIX, TASK_PREFIX
 
 #: lm-eval's file names: ``samples_<task>_<date id>.jsonl`` beside ``results_<date id>.json``.
 SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
@@ -121,6 +121,59 @@ def _continuations(arguments) -> list[str]:
     return out
 
 
+def _generated(sample: dict, path: Path, line: int, choices: list[str]) -> list:
+    """``[label index or None, None]`` of a ``generate_until`` sample (strict parsing).
+
+    The raw response (``resps``), not lm-eval's filtered one, is parsed with
+    :func:`bench.served.answers.parse_answer`, the rule ``predict --mode generate`` uses.
+    """
+    from bench.served.answers import parse_answer
+
+    resp = sample.get("resps")
+    while isinstance(resp, list) and resp:
+        resp = resp[0]
+    if not isinstance(resp, str):
+        raise DataError(f"{path}:{line}: field resps value {shorten(sample.get('resps'))}: "
+                        "not a generated answer (a string)")
+    return [parse_answer(resp, choices), None]
+
+
+def _choices(meta: dict, path: Path, entry: dict) -> list[str]:
+    """The verbalisers a generative task recorded in its metadata (``export-lm-eval``)."""
+    choices = meta.get("choices")
+    if (not isinstance(choices, list) or len(choices) != len(entry["label_names"])
+            or not all(isinstance(c, str) for c in choices)):
+        raise DataError(f"{path}: the results file gives no verbalisers for this generative "
+                        f"task (metadata.choices {shorten(choices)}); export it again with "
+                        "export-lm-eval --generative")
+    return choices
+
+
+def _task_suite(task: str) -> tuple[str | None, bool]:
+    """The suite of an lm-eval task name and whether it is a generative variant."""
+    if task.startswith(GEN_PREFIX):
+        return task[len(GEN_PREFIX):], True
+    if task.startswith(TASK_PREFIX):
+        return task[len(TASK_PREFIX):], False
+    return None, False
+
+
+def _record(first, second, length_norm) -> dict:
+    """A prediction record's ``label`` and ``probs`` from a stored sample.
+
+    ``[log-likelihoods, choices]`` of a multiple-choice sample: softmax and argmax;
+    ``[label or None, None]`` of a generated answer: the label only (None: invalid).
+    """
+    from bench.causal import choice_probs
+    from bench.served.answers import INVALID_ANSWER
+
+    if second is None:
+        return {"label": INVALID_ANSWER if first is None else first}
+    probs = choice_probs(first, [1] * len(first), second, length_norm)
+    label = max(range(len(probs)), key=probs.__getitem__)
+    return {"label": label, "probs": [round(p, 6) for p in probs]}
+
+
 #: Row fields compared between a sample's ``doc`` and the suite row it names.
 DOC_FIELDS = ("text", "text_pair", "label")
 
@@ -167,7 +220,6 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
     import pyarrow.parquet as pq
 
     from bench.atomic import atomic_path
-    from bench.causal import choice_probs
     from bench.manifest import parquet_path, read_manifest
 
     if length_norm not in (None, "chars"):
@@ -180,9 +232,9 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
     shots: dict[str, tuple[int, object]] = {}
     for path in find_samples(paths):
         task, date = _task_of(path)
-        if not task.startswith(TASK_PREFIX):
+        suite, generative = _task_suite(task)
+        if suite is None:
             continue  # another task of the same lm-eval run
-        suite = task[len(TASK_PREFIX):]
         if suite not in manifest:
             raise DataError(f"{path}: suite {suite!r} is not in {root / 'suites.json'}")
         if suite in seen_in:
@@ -229,6 +281,11 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
                 if not isinstance(row_id, str) or not row_id:
                     raise DataError(f"{path}:{line_no}: field doc.id value {shorten(row_id)}: "
                                     "expected a row id string")
+                if generative:
+                    choices = _choices(meta, path, manifest[suite])
+                    records[row_id] = [*_generated(sample, path, line_no, choices),
+                                       sample["doc"]]
+                    continue
                 lls = _lls(sample, path, line_no, len(manifest[suite]["label_names"]))
                 choices = _continuations(sample.get("arguments"))
                 if len(choices) != len(lls):
@@ -268,10 +325,8 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
                     "revision) and rerun lm-eval"
                 )
             for row_id in ids:
-                lls, choices, _ = records[row_id]
-                probs = choice_probs(lls, [1] * len(lls), choices, length_norm)
-                label = max(range(len(probs)), key=probs.__getitem__)
-                handle.write(json.dumps({"id": row_id, "label": label,
-                                         "probs": [round(p, 6) for p in probs]}) + "\n")
+                first, second, _ = records[row_id]
+                handle.write(json.dumps({"id": row_id, **_record(first, second, length_norm)})
+                             + "\n")
             counts[suite] = len(ids)
     return counts

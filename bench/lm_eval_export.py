@@ -15,20 +15,55 @@ from bench.errors import ConfigError, DataError
 
 TASK_PREFIX = "consistency_bench_"
 GROUP = "consistency_bench"
+#: The generative variants (``export-lm-eval --generative``): task prefix and group.
+GEN_PREFIX = "consistency_bench_gen_"
+GEN_GROUP = "consistency_bench_gen"
+#: Generation settings of a generative task (as ``predict --api openai --mode generate``).
+GEN_KWARGS = {"until": ["\n"], "max_gen_toks": 8, "do_sample": False, "temperature": 0}
 #: A dataset revision the ``--hub`` tasks pin: a full git commit SHA.
 REVISION_RE = re.compile(r"[0-9a-f]{40}")
 #: Target template: the gold index, or the sentinel 0 where the row has no gold label.
 TARGET_TEMPLATE = "{{label if label is not none else 0}}"
 
 
-def task_name(suite: str) -> str:
-    """lm-eval task name of a suite."""
-    return TASK_PREFIX + suite
+def task_name(suite: str, generative: bool = False) -> str:
+    """lm-eval task name of a suite (its generative variant with ``generative``)."""
+    return (GEN_PREFIX if generative else TASK_PREFIX) + suite
+
+
+def generative_config(spec) -> dict:
+    """The ``generate_until`` fields of a task (``export-lm-eval --generative``).
+
+    The prompt asks for one label word (``bench.prompts.generative_template``), the
+    generation stops at a newline after at most 8 tokens at temperature 0, and the ``strict``
+    filter keeps an answer only when it is exactly one verbaliser (case, spaces and
+    punctuation ignored: ``bench.served.answers.answer_regex``), else ``[invalid]``. The
+    target is the gold verbaliser (rows without a gold label: an empty string).
+    """
+    import json
+
+    from bench.prompts import generative_template
+    from bench.served.answers import INVALID_ANSWER, answer_regex
+
+    choices = list(spec.choices)
+    return {
+        "output_type": "generate_until",
+        "doc_to_text": generative_template(spec),
+        "doc_to_target": "{{" + json.dumps(choices) + "[label] if label is not none else ''}}",
+        "generation_kwargs": dict(GEN_KWARGS),
+        "filter_list": [{"name": "strict", "filter": [
+            {"function": "regex", "regex_pattern": answer_regex(choices), "group_select": 0,
+             "fallback": INVALID_ANSWER},
+            {"function": "take_first"}]}],
+        "metric_list": [{"metric": "exact_match", "aggregation": "mean",
+                         "higher_is_better": True, "ignore_case": True,
+                         "ignore_punctuation": True}],
+    }
 
 
 def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
                 is_pair: bool = True, fewshot: dict | str | None = None,
-                revision: str | None = None) -> dict:
+                revision: str | None = None, generative: bool = False) -> dict:
     """The lm-eval task config (a dict, written as YAML) of one built suite.
 
     Args:
@@ -43,6 +78,7 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
             ``samples[:K]``, the demonstrations ``predict`` uses. A string (why the suite has
             no pool) pins ``num_fewshot: 0``; None (no pools in the folder) does the same.
         revision: The dataset commit SHA a ``hub`` task pins (``dataset_kwargs.revision``).
+        generative: Write the ``generate_until`` variant (:func:`generative_config`).
 
     """
     from bench.prompts import TARGET_DELIMITER, lookup
@@ -50,7 +86,8 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
 
     task = suite_task(entry)
     spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
-    config: dict = {"task": task_name(suite), "tag": [GROUP + "_" + entry["family"]]}
+    group = GEN_GROUP if generative else GROUP
+    config: dict = {"task": task_name(suite, generative), "tag": [group + "_" + entry["family"]]}
     if hub:
         if not revision or not REVISION_RE.fullmatch(revision):
             raise ConfigError(f"--hub {hub}: the dataset revision must be a 40-hex commit SHA, "
@@ -69,6 +106,9 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
         target_delimiter=TARGET_DELIMITER,
         metric_list=[{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
     )
+    if generative:
+        config.update(generative_config(spec))
+        del config["doc_to_choice"], config["target_delimiter"]
     if isinstance(fewshot, dict):
         config.update(fewshot_config={"sampler": "first_n", "samples": fewshot["samples"]})
         shots: dict | str = {k: fewshot[k] for k in ("pool", "sha256", "seed")}
@@ -84,6 +124,7 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
             "sha256": entry["sha256"],
             "rows": entry["rows"],
             **({"revision": revision} if hub else {}),
+            **({"choices": list(spec.choices)} if generative else {}),
             "fewshot": shots,
             "note": "rows without a gold label use the target sentinel 0; lm-eval's acc is "
             "not a consistency score: convert-lm-eval + score give those",
@@ -138,10 +179,13 @@ def resolve_revision(hub: str, revision: str | None) -> str:
 def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
                  suites: Sequence[str] | None = None, hub: str | None = None,
                  overwrite: bool = False, seed: int = 0,
-                 log=None, revision: str | None = None) -> list[Path]:
+                 log=None, revision: str | None = None,
+                 generative: bool = False) -> list[Path]:
     """Write one task YAML per suite and the group YAML into ``out``; return the files.
 
-    With ``hub``, every task pins the dataset's commit (:func:`resolve_revision`).
+    With ``hub``, every task pins the dataset's commit (:func:`resolve_revision`). With
+    ``generative``, the tasks are the ``generate_until`` variants (``consistency_bench_gen_*``,
+    group ``consistency_bench_gen``: :func:`generative_config`).
 
     Each task carries its suite's few-shot pool in ``seed``'s order (:func:`suite_fewshot`);
     a suite without a pool is pinned to ``num_fewshot: 0`` and reported through ``log``.
@@ -172,7 +216,8 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     unknown = [s for s in chosen if s not in manifest]
     if unknown:
         raise DataError(f"suites not in {root / 'suites.json'}: {', '.join(unknown)}")
-    out = check_output_dir(out, overwrite=overwrite, replaceable=f"{GROUP}.yaml",
+    group_name = GEN_GROUP if generative else GROUP
+    out = check_output_dir(out, overwrite=overwrite, replaceable=f"{group_name}.yaml",
                            owner="export-lm-eval")
     if hub is not None:
         revision = resolve_revision(hub, revision)
@@ -183,14 +228,15 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
         is_pair = pairs.null_count < len(pairs)
         fewshot = suite_fewshot(root, manifest, pools, suite, seed, cache) if pools else None
         if not isinstance(fewshot, dict) and log is not None:
-            log(f"{task_name(suite)}: num_fewshot pinned to 0: "
+            log(f"{task_name(suite, generative)}: num_fewshot pinned to 0: "
                 f"{fewshot or 'no few-shot pools in ' + str(root)}")
-        config = task_config(suite, manifest[suite], root, hub, is_pair, fewshot, revision)
-        texts[f"{task_name(suite)}.yaml"] = yaml.safe_dump(config, sort_keys=False,
-                                                           allow_unicode=True, width=1000)
-    group = {"group": GROUP, "task": [task_name(s) for s in chosen],
+        config = task_config(suite, manifest[suite], root, hub, is_pair, fewshot, revision,
+                             generative)
+        texts[f"{task_name(suite, generative)}.yaml"] = yaml.safe_dump(
+            config, sort_keys=False, allow_unicode=True, width=1000)
+    group = {"group": group_name, "task": [task_name(s, generative) for s in chosen],
              "metadata": {"version": 1.0}}
-    texts[f"{GROUP}.yaml"] = yaml.safe_dump(group, sort_keys=False)
+    texts[f"{group_name}.yaml"] = yaml.safe_dump(group, sort_keys=False)
     with atomic_dir(out, owner="export-lm-eval",  # the user's own files are kept
                     legacy=(f"{GROUP}*.yaml",)) as tmp:
         for name, text in texts.items():

@@ -186,6 +186,26 @@ def with_verbalisers(spec: PromptSpec, task: str, label_names: Sequence[str],
     return PromptSpec(spec.template, tuple(choices))
 
 
+#: The line before the answer that every template ends with.
+ANSWER_CUE = "\nAnswer:"
+
+
+def generative_template(spec: PromptSpec) -> str:
+    """The prompt of a generated answer (``--mode generate``, ``export-lm-eval --generative``).
+
+    The task's template with one more line before the answer cue naming the label words,
+    e.g. ``...True, False or Neither?\nAnswer with one of: True, Neither, False.\nAnswer:``.
+    The words are written literally (Jinja's ``raw`` block where a verbaliser holds a
+    brace or a per cent sign).
+    """
+    body = spec.template[: -len(ANSWER_CUE)] if spec.template.endswith(ANSWER_CUE) \
+        else spec.template
+    words = ", ".join(spec.choices)
+    if any(ch in words for ch in "{}%#"):
+        words = "{% raw %}" + words + "{% endraw %}"
+    return f"{body}\nAnswer with one of: {words}.{ANSWER_CUE}"
+
+
 @lru_cache(maxsize=256)
 def _compiled(template: str):
     from jinja2 import BaseLoader, Environment, StrictUndefined

@@ -89,6 +89,38 @@ def test_prefix_shared_scores_equal_full_sequences(gpt2):
             assert ll == pytest.approx(full_sequence_ll(loaded.model, e.ctx, cont), abs=1e-4)
 
 
+def lm_eval_cut_ll(model, ctx: list[int], cont: list[int], max_length: int) -> float:
+    """lm-eval's HFLM: input ``(ctx + cont)[-(L + 1):][:-1]``, the last len(cont) positions."""
+    inp = (ctx + cont)[-(max_length + 1):][:-1]
+    with torch.inference_mode():
+        logits = model(torch.tensor([inp])).logits[0].float()
+    logp = torch.log_softmax(logits, dim=-1)[len(inp) - len(cont):]
+    return sum(float(logp[j, tok]) for j, tok in enumerate(cont))
+
+
+def test_cut_contexts_follow_lm_eval_per_choice(gpt2):
+    """Issue 32 item 10: each choice keeps L + 1 - len(choice) context tokens, as lm-eval.
+
+    Before, every choice kept L - (longest choice) tokens: the one-token choice below saw
+    fewer context tokens than lm-eval gives it, and its score differed.
+    """
+    loaded = load_classifier(gpt2, device="cpu")
+    ctx = "The man is on the dog and the woman was with two people. " * 4 + "Answer:"
+    choices = [" yes", " no maybe so and more words here"]
+    max_length = 24
+    (e,) = encode(loaded.tokenizer, [(ctx, choices)], max_length)
+    assert e.truncated and len(e.conts[0]) < len(e.conts[1])
+    assert [len(e.context(k)) for k in range(2)] == [max_length + 1 - len(c) for c in e.conts]
+    assert len(e.groups()) == 2  # different cut contexts: scored in separate rows
+    (lls, _), = make_causal_forward(loaded, [e], opts())([0])
+    for k, cont in enumerate(e.conts):
+        assert lls[k] == pytest.approx(
+            lm_eval_cut_ll(loaded.model, e.ctx, cont, max_length), abs=1e-4)
+    # the old rule (L - longest for every choice) gives the short choice another score
+    old_ctx = e.ctx[-(max_length - len(e.conts[1])):]
+    assert abs(full_sequence_ll(loaded.model, old_ctx, e.conts[0]) - lls[0]) > 1e-4
+
+
 def test_encoding_splits_like_lm_eval(gpt2):
     """Context tokens = encode(context); continuation = encode(context + cont) minus them."""
     tok = load_classifier(gpt2, device="cpu").tokenizer

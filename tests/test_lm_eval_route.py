@@ -180,3 +180,57 @@ def test_both_routes_show_the_same_demonstrations(folder, gpt2, lm_eval_fewshot_
     a, b = read(converted), read(predicted)
     assert a.keys() == b.keys()
     assert sum(a[k]["label"] == b[k]["label"] for k in a) / len(a) >= 0.99
+
+
+#: Issue 32 item 10: a length that cuts most contexts of wic_semantic.
+CUT_LENGTH = 48
+
+
+@pytest.fixture(scope="module")
+def lm_eval_cut_output(folder, gpt2, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("lmeval-cut")
+    tasks = root / "tasks"
+    assert main(["export-lm-eval", "--data", str(folder), "--out", str(tasks), "--suites",
+                 "wic_semantic"]) == 0
+    out = root / "out"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_CACHE": str(root / "cache")}
+    subprocess.run(
+        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args",
+         f"pretrained={gpt2},dtype=float32,max_length={CUT_LENGTH}", "--tasks",
+         "consistency_bench", "--include_path", str(tasks), "--output_path", str(out),
+         "--log_samples", "--batch_size", "64", "--device", "cpu"],
+        check=True, env=env, capture_output=True, cwd=root,
+    )
+    return out
+
+
+def test_cut_rows_agree_with_lm_eval(folder, gpt2, lm_eval_cut_output, tmp_path):
+    """Both routes cut each choice's context as lm-eval does: the cut rows agree.
+
+    Before (every choice kept max_length - longest verbaliser tokens), 2 of 2 cut rows of an
+    earlier check differed by 0.018 in probability; here every cut row must agree within 1e-4.
+    """
+    from bench.causal import encode, split_key
+    from bench.modeling import inspect_model
+    from bench.runner import RunnerOptions, collect_causal_inputs
+
+    tokenizer = inspect_model(gpt2).tokenizer
+    collected = collect_causal_inputs(folder, ["wic_semantic"], RunnerOptions(progress=False),
+                                      tokenizer)
+    encoded = encode(tokenizer, [split_key(*u) for u in collected.unique], CUT_LENGTH)
+    cut = {row for row, i in zip(collected.suites[0].ids, collected.suites[0].inputs,
+                                 strict=True) if encoded[i].truncated}
+    # one-token verbalisers here: lm-eval keeps L context tokens, the old rule kept L - 1
+    # (tests/test_causal.py covers choices of different lengths)
+    assert len(cut) > 100
+    converted, predicted = tmp_path / "lmeval.jsonl", tmp_path / "predict.jsonl"
+    assert main(["convert-lm-eval", str(lm_eval_cut_output), "--data", str(folder), "--out",
+                 str(converted)]) == 0
+    assert main(["predict", "--model", str(gpt2), "--data", str(folder), "--out",
+                 str(predicted), "--no-progress", "--suites", "wic_semantic", "--max-length",
+                 str(CUT_LENGTH)]) == 0
+    a, b = read(converted), read(predicted)
+    assert all(a[k]["label"] == b[k]["label"] for k in cut)
+    assert max(abs(p - q) for k in cut for p, q in zip(a[k]["probs"], b[k]["probs"],
+                                                       strict=True)) <= 1e-4

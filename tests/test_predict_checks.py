@@ -123,7 +123,9 @@ def test_truncation_is_counted_and_reported(folder, gpt2, tmp_path, capsys):
         ctx, conts = split_key(*key)
         wholes.append(max(len(tok(ctx + c)["input_ids"]) for c in conts))
     limit = sorted(wholes)[len(wholes) // 2]
-    too_long = {i for i, n in enumerate(wholes) if n > limit}
+    # lm-eval's rule: the model sees (ctx + cont)[-(L + 1):][:-1], so a row is cut when
+    # context + its longest verbaliser is over L + 1 tokens
+    too_long = {i for i, n in enumerate(wholes) if n > limit + 1}
     rows = sum(1 for s in collected.suites for i in s.inputs if i in too_long)
     assert 0 < rows < collected.rows
     out = tmp_path / "p.jsonl"

@@ -115,8 +115,40 @@ def collect_inputs(
     return CollectedInputs(unique, out)
 
 
+def _suite_prompt(suite: str, entry: dict, task: TaskSpec, rows: list[dict],
+                  options: RunnerOptions, messages: bool):
+    """The prompt of a suite: the table's (``--label-map`` verbalisers), generative or not.
+
+    Raises:
+        ConfigError: The template uses ``text_pair`` and the rows have none.
+
+    """
+    from bench.prompts import PromptSpec, generative_template, lookup, with_verbalisers
+
+    is_pair = any(r.get("text_pair") is not None for r in rows[:50])
+    spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
+    spec = with_verbalisers(spec, task.name, task.label_names, options.label_map.get(task.name))
+    if messages:
+        spec = PromptSpec(generative_template(spec), spec.choices)
+    if not is_pair and "text_pair" in spec.template:
+        raise ConfigError(f"prompt of suite {suite} uses text_pair, which its rows do not "
+                          "have; add a family entry in bench/prompts.py")
+    return spec
+
+
+class _MessagesAsJson:
+    """A chat "template" that renders the turns as their JSON (``messages=True``)."""
+
+    chat_template = "json"
+
+    @staticmethod
+    def apply_chat_template(messages, tokenize=False, add_generation_prompt=True) -> str:
+        return json.dumps(messages, ensure_ascii=False)
+
+
 def collect_causal_inputs(
-    data_dir: str | os.PathLike, suites: Sequence[str], options: RunnerOptions, tokenizer=None
+    data_dir: str | os.PathLike, suites: Sequence[str], options: RunnerOptions, tokenizer=None,
+    *, messages: bool = False,
 ) -> CollectedInputs:
     """Causal-LM inputs: ``(context, verbalisers joined by U+001F)``, deduplicated.
 
@@ -126,6 +158,11 @@ def collect_causal_inputs(
     ``first_n`` sampler over the exported pool); a suite without a pool is skipped with a
     message; ``--chat`` renders the turns with ``tokenizer``'s chat template.
 
+    With ``messages`` (``predict --api openai --mode generate``) the prompt is
+    ``bench.prompts.generative_template`` and each context is the JSON list of chat turns
+    (demonstrations as user / assistant turns, then the row as a user turn); the
+    continuations are the bare verbalisers.
+
     Raises:
         ConfigError: No chat template with ``chat``; no suite asked for has a pool.
         DataError: The folder has no pools, a pool file is corrupt or too small.
@@ -133,10 +170,12 @@ def collect_causal_inputs(
     """
     from bench.causal import CHOICE_SEP
     from bench.fewshot import demonstrations, load_pool, no_pool_reason, read_pools, suite_pool
-    from bench.prompts import TARGET_DELIMITER, build_context, lookup, render, with_verbalisers
+    from bench.prompts import TARGET_DELIMITER, build_context, render
 
     chat = None
-    if options.chat:
+    if messages:
+        chat = _MessagesAsJson()
+    elif options.chat:
         if tokenizer is None or not getattr(tokenizer, "chat_template", None):
             raise ConfigError("--chat: the model's tokenizer has no chat template")
         chat = tokenizer
@@ -154,13 +193,7 @@ def collect_causal_inputs(
     out: list[SuiteInputs] = []
     for suite, entry, rows in _read_suites(data_dir, suites):
         task = suite_task(entry)
-        is_pair = any(r.get("text_pair") is not None for r in rows[:50])
-        spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
-        spec = with_verbalisers(spec, task.name, task.label_names,
-                                options.label_map.get(task.name))
-        if not is_pair and "text_pair" in spec.template:
-            raise ConfigError(f"prompt of suite {suite} uses text_pair, which its rows do not "
-                              "have; add a family entry in bench/prompts.py")
+        spec = _suite_prompt(suite, entry, task, rows, options, messages)
         demos: list[tuple[str, str]] = []
         if options.num_fewshot:
             name = suite_pool(pools, entry)

@@ -31,6 +31,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "resolved to its commit SHA through the Hub at export time)")
     export.add_argument("--overwrite", action="store_true",
                         help="replace a non-empty --out folder that is not an earlier export")
+    export.add_argument("--generative", action="store_true",
+                        help="write generate_until variants (consistency_bench_gen_*, group "
+                        "consistency_bench_gen) for chat models: the prompt asks for one label "
+                        "word, a strict answer filter; run with lm_eval --model "
+                        "local-chat-completions --apply_chat_template")
     export.add_argument("--fewshot-seed", type=int, default=0,
                         help="order of each few-shot pool, as predict --fewshot-seed: with "
                         "lm_eval --num_fewshot K both routes show the same K demonstrations")
@@ -63,9 +68,11 @@ def run_export(args: argparse.Namespace) -> int:
         raise ConfigError("--dataset-revision applies to --hub exports only")
     written = export_tasks(args.data, args.out, args.suites, args.hub, args.overwrite,
                            seed=args.fewshot_seed, revision=args.dataset_revision,
-                           log=lambda line: print(line, file=sys.stderr))
-    print(f"wrote {len(written) - 1} lm-eval tasks and the group consistency_bench to "
-          f"{args.out}", file=sys.stderr)
+                           log=lambda line: print(line, file=sys.stderr),
+                           generative=args.generative)
+    group = "consistency_bench_gen" if args.generative else "consistency_bench"
+    print(f"wrote {len(written) - 1} lm-eval tasks and the group {group} to {args.out}",
+          file=sys.stderr)
     return 0
 
 
