@@ -517,8 +517,10 @@ def test_full_disk_names_the_file(work, capsys, monkeypatch):
     code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")
     assert code == 2 and "site: cannot write it (No space left on device)" in err
     monkeypatch.setattr("leaderboard.submissions_store._write_files", full)
-    code, err = _run(capsys, "submit", "p.jsonl", "--name", "beta", "--meta", "meta.yaml", *D,
-                     "--submissions", "subs")
+    lines = (work / "p.jsonl").read_text().splitlines(keepends=True)
+    (work / "p2.jsonl").write_text("".join(lines[1:] + lines[:1]))  # not a copy (issue 27)
+    code, err = _run(capsys, "submit", "p2.jsonl", "--name", "beta", "--meta", "meta.yaml", *D,
+                     "--submissions", "subs", "--variant", "second")
     assert code == 2 and "subs/beta: cannot write the entry (No space left on device)" in err
     assert not (work / "subs/beta").exists()
 
