@@ -203,7 +203,8 @@ register_family(Family(
         "rte": "RTE (GLUE): see the RTE challenge terms.",
         "qqp": "QQP: Quora's terms of use (non-commercial research).",
         "mrpc": "MRPC: Microsoft Research Paraphrase Corpus terms.",
-        "kornli": "KorNLI: CC BY-SA 4.0.",
+        "kornli": "KorNLI: CC BY-SA 4.0 (Kakao Brain); its dev and test files are human "
+        "translations of XNLI, which is CC BY-NC 4.0 (non-commercial).",
         "klue_nli": "KLUE: CC BY-SA 4.0.",
         "klue_sts": "KLUE: CC BY-SA 4.0.",
     },

@@ -63,8 +63,8 @@ def no_pool_reason(entry: Mapping) -> str:
     """Why a suite has no pool, for the per-suite message."""
     family, task = prompt_key(entry.get("family"), entry["task"])
     key = task if family is None else f"{family} {task}"
-    return (f"no few-shot pool for {key} (no training data in the mirror that is not a test "
-            "row; docs/runner.md)")
+    return (f"no few-shot pool for {key} (no labelled row in the mirror that is not a test row "
+            "of this folder's suites, exactly or as a near duplicate; docs/runner.md)")
 
 
 def load_pool(root: str | Path, name: str, entry: Mapping) -> list[dict]:

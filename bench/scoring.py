@@ -38,7 +38,7 @@ from bench.scorers.contract import (  # re-exported: the contract's old home
     Scorer,
     SuiteData,
     SuiteScore,  # noqa: F401
-    Units,  # noqa: F401
+    Units,
     _codes,  # noqa: F401
     _first_appearance,  # noqa: F401
     _objects,  # noqa: F401
@@ -344,8 +344,11 @@ class Recomputed:
     Attributes:
         sha256: Hash of the file's content (uncompressed for ``.gz``), as results record it.
         suites: Results entry of every fully covered suite (``ci95`` from few resamples).
-        units: Per-unit outcomes of the ranked score, by suite, where the scorer gives them.
+        units: Per-unit outcomes of the ranked score, by suite, where the scorer gives them
+            (:class:`~bench.scorers.contract.Units`: a mapping, and its arrays).
         manifest: The built folder's manifest entries, by suite.
+        touched: Every suite the file has a row of (covered or not): its ids were checked
+            against these suites, so the file's validity depends on them.
         tasks: The per-task statistics over distinct originals (:func:`task_stats`) of the
             suites in ``suites``.
 
@@ -353,27 +356,29 @@ class Recomputed:
 
     sha256: str
     suites: dict[str, dict]
-    units: dict[str, dict[str, float]]
+    units: dict[str, Units]
     manifest: Mapping[str, Mapping]
+    touched: tuple[str, ...] = ()
     tasks: dict[str, dict] = field(default_factory=dict)
 
 
 def recompute(
     predictions_path: str | Path,
-    data_dir: str | Path,
+    data_dir: str | Path | SuiteFolder,
     suites: list[str] | None = None,
     n_boot: int = 100,
 ) -> Recomputed:
     """Score a stored prediction file again, for verifying and for paired tests.
 
     Every point estimate is what ``score`` computes; only ``ci95`` differs (``n_boot``
-    resamples instead of 10,000), so callers compare everything but ``ci95``.
+    resamples instead of 10,000), so callers compare everything but ``ci95``. Pass one
+    :class:`SuiteFolder` for many files: each suite is then loaded (and hash-checked) once.
     """
-    folder = SuiteFolder(data_dir)
+    folder = data_dir if isinstance(data_dir, SuiteFolder) else SuiteFolder(data_dir)
     predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
     options = ScoreOptions(n_boot=n_boot)
     entries: dict[str, dict] = {}
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, Units] = {}
     originals: dict[str, SuiteOriginals] = {}
     for name, preds in predictions.suites.items():
         if (suites and name not in suites) or name not in folder.manifest:
@@ -383,11 +388,12 @@ def recompute(
         if isinstance(aligned, str):
             continue
         entries[name], units, found = score_with_originals(data, aligned, options)
-        if units is not None:
-            out[name] = dict(units)
+        if isinstance(units, Units):
+            out[name] = units
         if found is not None:
             originals[name] = found
-    return Recomputed(predictions.sha256, entries, out, folder.manifest, task_stats(originals))
+    return Recomputed(predictions.sha256, entries, out, folder.manifest,
+                      tuple(sorted(predictions.suites)), task_stats(originals))
 
 
 def unit_outcomes(
@@ -400,4 +406,5 @@ def unit_outcomes(
     Used by the leaderboard for paired tests (McNemar / paired bootstrap) between neighbouring
     entries on the units both were scored on.
     """
-    return recompute(predictions_path, data_dir, suites).units
+    return {name: dict(units) for name, units in
+            recompute(predictions_path, data_dir, suites).units.items()}

@@ -27,14 +27,18 @@ from pathlib import Path
 import yaml
 
 from bench.families import FAMILIES
-from bench.manifest import SPLIT
+from bench.fewshot import read_pools
+from bench.manifest import MANIFEST, SPLIT
 from builders.card_data import (
     ABSENT_NOTE,
     CORPORA,
     DEVIATIONS,
     FIELDS,
     PAPER_SIZES,
+    POOL_CORPORA,
+    POOL_SOURCE_CORPUS,
     SALAD_SOURCE_ROWS,
+    Corpus,
     PaperSize,
     matches_paper,
 )
@@ -55,8 +59,12 @@ suite = load_dataset("consistency-bench", "snli_transitive", split="test")
 ```
 
 Row contract: `id`, `suite`, `task`, `group`, `variant`, `text`, `text_pair`, `label`,
-`source_file`, `source_row`, plus per-suite extras. A *group* is one test item: an original
-row and the rows it is compared with. Score a prediction file with
+`source_file`, `source_row`, plus per-suite extras. A *group* holds the rows compared with
+each other: an original row and its perturbed rows, one *test item*. In the transitive configs
+every row is a group of its own (a source row, or a derived row whose two antecedents are source
+rows that other derived rows share too), and a test item is a derived row: `snli_transitive`
+has 12,199 groups (9,824 source rows and 2,375 derived rows) and 2,375 test items, the paper's
+count. `suites.json` records both (`groups`, `test_items`). Score a prediction file with
 `consistency-bench score PREDICTIONS --data consistency-bench`.
 """
 
@@ -192,7 +200,13 @@ def _language(name: str) -> str:
 
 
 def count_test_items(entry: dict) -> int:
-    """Test items of a built config: groups, or derived rows for transitive suites."""
+    """Test items of a built config: its groups, or its derived rows for a transitive suite.
+
+    ``suites.json`` records the count as ``test_items``; an entry written before it had the
+    field is counted from ``groups`` and ``variants``.
+    """
+    if "test_items" in entry:
+        return int(entry["test_items"])
     if entry.get("kind") == "transitive":
         return int(entry["variants"].get("transitive", 0))
     return int(entry["groups"])
@@ -218,6 +232,11 @@ def _table_size(paper: PaperSize | None) -> str:
 def _size_line(name: str, entry: dict) -> str:
     items = count_test_items(entry)
     size = f"{entry['rows']:,} rows, {items:,} test items"
+    if items != int(entry["groups"]):  # transitive: every row is a group of its own
+        sources = int(entry["variants"].get("source", 0))
+        size = (f"{entry['rows']:,} rows in {int(entry['groups']):,} groups (every row a group "
+                f"of its own: {sources:,} source rows, {items:,} derived rows), {items:,} test "
+                "items (the derived rows)")
     paper = paper_size(name)
     if paper is None:
         return size
@@ -341,18 +360,64 @@ def _corpora(manifest: Mapping[str, dict]) -> list[tuple[str, object]]:
     return sorted(seen.items())
 
 
-def license_lines(manifest: Mapping[str, dict]) -> list[str]:
-    """One line per source corpus and per release the rows come through, sorted by name."""
+def _verification(corpus: Corpus) -> str:
+    if corpus.verified:
+        return f" Stated in {corpus.verified}."
+    return (" **Not verified:** no upstream file available here (the mirror's copy, or its "
+            "upstream repository) states a license; the line gives the corpus's documented terms.")
+
+
+def pool_corpora(pools: Mapping[str, dict]) -> dict[str, Corpus]:
+    """Pool name -> the corpus its demonstrations come from (by its source file's folder)."""
+    out = {}
+    for name, entry in pools.items():
+        path = entry["sources"][0]["path"]
+        key = next(POOL_SOURCE_CORPUS[p] for p in sorted(POOL_SOURCE_CORPUS, key=len,
+                                                          reverse=True)
+                   if path.startswith(p + "/"))
+        out[name] = CORPORA.get(key) or POOL_CORPORA[key]
+    return out
+
+
+def license_lines(manifest: Mapping[str, dict],
+                  pools: Mapping[str, dict] | None = None) -> list[str]:
+    """One line per source corpus and per release the rows come through, sorted by name.
+
+    Each corpus line says where its license was verified (an upstream file, quoted) or that it
+    could not be; a last line lists the ones not verified. ``pools`` (the folder's few-shot
+    pools) add the corpora their demonstrations come from and a line on their licenses.
+    """
     lines = {}
-    for name, corpus in _corpora(manifest):
+    corpora = dict(_corpora(manifest))
+    by_pool = pool_corpora(pools or {})
+    for corpus in by_pool.values():
+        corpora.setdefault(corpus.name, corpus)
+    for name, corpus in sorted(corpora.items()):
         note = " **Non-commercial.**" if non_commercial(corpus.license) else ""
         caveat = f" **Caveat:** {corpus.caveat}" if corpus.caveat else ""
-        lines[name] = f"- {name}: {corpus.license} <{corpus.license_url}>.{note}{caveat}"
+        lines[name] = (f"- {name}: {corpus.license} <{corpus.license_url}>.{note}{caveat}"
+                       f"{_verification(corpus)}")
     for family in sorted({e["family"] for e in manifest.values()} & set(FAMILIES)):
         if FAMILIES[family].release is not None:
             release, text = FAMILIES[family].release
             lines[release] = f"- {release}: {text}."
-    return [line for _, line in sorted(lines.items())]
+    out = [line for _, line in sorted(lines.items())]
+    if by_pool:
+        restricted = sorted(n for n, c in by_pool.items() if non_commercial(c.license))
+        out.append("- Few-shot pools (`fewshot/*.parquet`, demonstrations for `predict "
+                   "--num-fewshot`; no pool row is a test row): each carries the license of the "
+                   "corpus it comes from: " + "; ".join(
+                       f"`{n}` {c.name}" for n, c in sorted(by_pool.items())) + "."
+                   + (" **Non-commercial:** " + ", ".join(f"`{n}`" for n in restricted) + "."
+                      if restricted else ""))
+    unverified = sorted(n for n, c in corpora.items() if not c.verified)
+    if "KorNLI" in corpora:
+        unverified.append("XNLI (the CC BY-NC 4.0 that KorNLI's dev and test files inherit)")
+    if unverified:
+        out.append("- Licenses not verified against an upstream file: " + ", ".join(unverified)
+                   + ". Check them before any use that their license line alone would not "
+                   "allow.")
+    return out
 
 
 def render_card(manifest: dict[str, dict], root: str | Path | None = None) -> str:
@@ -392,7 +457,8 @@ def render_card(manifest: dict[str, dict], root: str | Path | None = None) -> st
         lines += _config_section(name, entry)
     lines += ["## Deviations from the papers", ""]
     lines += deviation_lines(manifest)
-    lines += ["", "## Licenses", "", *license_lines(manifest)]
+    pools = read_pools(root) if root is not None and (root / MANIFEST).is_file() else {}
+    lines += ["", "## Licenses", "", *license_lines(manifest, pools)]
     lines += ["", "Source files (pinned location and md5):", ""]
     files = sorted(
         {(s["path"], s["md5"], s["url"]) for e in manifest.values() for s in e["sources"]}

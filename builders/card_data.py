@@ -30,6 +30,9 @@ class Corpus:
         license_url: Where that license or those terms are published.
         citation: BibTeX of the paper(s) that introduced the corpus.
         caveat: A restriction a user must know beyond the license line.
+        verified: Where the license was read in an upstream file (the mirror's copy, or the
+            upstream repository at a pinned commit), quoted; empty when no upstream file
+            available here states it (the card then lists the license as not verified).
 
     """
 
@@ -42,6 +45,7 @@ class Corpus:
     license_url: str
     citation: str
     caveat: str = ""
+    verified: str = ""
 
 
 GLUE = """@inproceedings{wang-etal-2018-glue,
@@ -149,7 +153,9 @@ CORPORA: dict[str, Corpus] = {
     year = "2019",
     pages = "2924--2936",
     url = "https://aclanthology.org/N19-1300"
-}"""),
+}""",
+        verified="google-research-datasets/boolean-questions@90af341 README.md: \"BoolQ is "
+        "released under the Creative Commons Share-Alike 3.0 license\" (the link: CC BY-SA 3.0)"),
     "wic": Corpus(
         "WiC", "super_glue", "text-classification", "word-sense-disambiguation",
         ("found", "expert-generated"), "CC BY-NC 4.0 (non-commercial)",
@@ -172,9 +178,16 @@ CORPORA: dict[str, Corpus] = {
     booktitle = "Advances in Neural Information Processing Systems 28",
     year = "2015",
     pages = "649--657"
-}"""),
+}""",
+        verified="ag_news/readme.txt of the mirror: \"provided by the academic comunity for "
+        "research purposes in data mining (clustering, classification, etc), information "
+        "retrieval (ranking, search, etc), xml, data compression, data streaming, and any other "
+        "non-commercial activity\""),
     "kornli": Corpus(
-        "KorNLI", "kor_nli", *_NLI, ("machine-generated", "expert-generated"), "CC BY-SA 4.0",
+        "KorNLI", "kor_nli", *_NLI, ("machine-generated", "expert-generated"),
+        "CC BY-SA 4.0 as Kakao Brain releases it; but the dev and test files (the only KorNLI "
+        "files built here) are human translations of XNLI dev and test, which XNLI releases "
+        "under CC BY-NC 4.0 (non-commercial): the translations carry that restriction",
         "https://github.com/kakaobrain/kor-nlu-datasets",
         """@inproceedings{ham-etal-2020-kornli,
     title = "{K}or{NLI} and {K}or{STS}: New Benchmark Datasets for {K}orean Natural Language Understanding",
@@ -191,7 +204,12 @@ CORPORA: dict[str, Corpus] = {
     year = "2018",
     pages = "2475--2485",
     url = "https://aclanthology.org/D18-1269"
-}"""),
+}""",
+        verified="kakaobrain/KorNLUDatasets@0df0fe7 README.md (the commit the mirror copies): "
+        "\"License: Creative Commons Attribution-ShareAlike license (CC BY-SA 4.0)\", and its "
+        "table: Dev. and Test \"Source: XNLI\", \"Translated by: Human\". XNLI's own "
+        "CC BY-NC 4.0 is not verified here: facebookresearch/XNLI README.md says \"XNLI is "
+        "licensed under the license found in the LICENSE file\", and that file is not available"),
     "klue_nli": Corpus(
         "KLUE", "klue", *_NLI, ("found", "crowdsourced"), "CC BY-SA 4.0",
         "https://klue-benchmark.com/",
@@ -201,7 +219,10 @@ CORPORA: dict[str, Corpus] = {
     booktitle = "Proceedings of the Neural Information Processing Systems Track on Datasets and Benchmarks",
     year = "2021",
     url = "https://arxiv.org/abs/2105.09680"
-}"""),
+}""",
+        verified="KLUE-benchmark/KLUE@3efd987 README.md (the commit the mirror copies): \"This "
+        "work is licensed under a Creative Commons Attribution-ShareAlike 4.0 International "
+        "License\""),
     "conv_ent": Corpus(
         "Conversational Entailment", None, *_NLI, ("found", "expert-generated"),
         "no license stated upstream", "https://github.com/sled-group/Verifiable-Coherent-NLU",
@@ -239,7 +260,24 @@ CORPORA: dict[str, Corpus] = {
 CORPORA["klue_sts"] = Corpus(
     "KLUE", "klue", *_SIM, ("found",), CORPORA["klue_nli"].license,
     CORPORA["klue_nli"].license_url, CORPORA["klue_nli"].citation,
+    verified=CORPORA["klue_nli"].verified,
 )
+#: Source corpora of few-shot pools that no config is built from, by key.
+POOL_CORPORA: dict[str, Corpus] = {
+    "korsts": Corpus(
+        "KorSTS", None, *_SIM, ("machine-generated", "expert-generated"),
+        "CC BY-SA 4.0 as Kakao Brain releases it (the train file is a machine translation of "
+        "STS-B train, whose parts carry their own terms, not verified here)",
+        "https://github.com/kakaobrain/kor-nlu-datasets", CORPORA["kornli"].citation,
+        verified="kakaobrain/KorNLUDatasets@0df0fe7 README.md: \"License: Creative Commons "
+        "Attribution-ShareAlike license (CC BY-SA 4.0)\""),
+}
+#: Mirror folder of a few-shot pool's source file -> key of its corpus (CORPORA, POOL_CORPORA).
+POOL_SOURCE_CORPUS: dict[str, str] = {
+    "sst2": "sst2", "mnli": "mnli", "snli": "snli", "becel/mrpc": "mrpc", "becel/wic": "wic",
+    "becel/boolq": "boolq", "becel/ag_news": "ag_news", "art": "art",
+    "coherence/conv_ent": "conv_ent", "korsts": "korsts",
+}
 
 @dataclass(frozen=True)
 class PaperSize:
@@ -411,7 +449,10 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "As the paper says, every combination of two same-label points whose merged length "
         "is within the 75% quantile of the training lengths is kept, none sampled: "
         "sst2_additive 27,270 combinations and ag_news_additive 26,375 combinations, where "
-        "the paper prints about 53K for each. The paper names no merge order: each combination is "
+        "the paper prints about 53K for each. Counting both merge orders of every combination "
+        "(ordered pairs) gives 54,540 and 52,750, close to the paper's 53K: the paper may "
+        "have counted both orders, but \"all possible combinations\" reads as unordered and it "
+        "does not say. The paper names no merge order: each combination is "
         "merged in one order, chosen per combination from sha256 of (seed 20221012, its two "
         "row positions), so a combination is one group and one unit of the confidence "
         "intervals. Groups whose reverse order is also a group: sst2_additive 0 of 27,270; "
@@ -479,7 +520,10 @@ FIELDS: dict[str, str] = {
     "id": "Unique row id, `<group>/<variant>`.",
     "suite": "The config the row belongs to.",
     "task": "Task key (`snli`, `mrpc`, ...); gives the label names.",
-    "group": "One test item: the original row and the rows it is compared with share it.",
+    "group": "The rows compared with each other share it: an original row and its "
+    "perturbed rows, one test item. Transitive configs: every row is a group of its own (a "
+    "source row, or a derived row, whose two antecedents are source rows that other derived "
+    "rows share too), and a test item is a derived row (`test_items` in `suites.json`).",
     "variant": "The row's role in its group: `original`, `paraphrase`, `negated`, "
     "`swapped`, `source` / `transitive`, `first` / `second` / `merged`, `reverse`, "
     "`signal:<symbol>`, `span:<i>-<j>`, or the word-salad transformation.",

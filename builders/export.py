@@ -36,6 +36,7 @@ from builders.build_pool import (
     die_with_parent,
     pool_tasks,
 )
+from builders.card import count_test_items
 from builders.freshness import is_up_to_date
 from builders.suite import SuiteSpec
 from builders.suite_write import (
@@ -202,7 +203,8 @@ def build_all(
                 _Job.specs, _Job.resolver = (), None
             from builders.fewshot import build_pools
 
-            manifest = save_manifest(tmp, manifest, pools=build_pools(resolver, tmp, log))
+            pools = build_pools(resolver, tmp, log, suites=manifest)  # after every suite
+            manifest = save_manifest(tmp, manifest, pools=pools)
     except OSError as exc:
         if exc.errno not in WRITE_ERRNOS:
             raise
@@ -234,9 +236,7 @@ def _log_build(
                 raise value
             manifest[spec.name] = value
         entry = manifest[spec.name]
-        units = entry["groups"] if spec.kind != "transitive" else entry["variants"].get(
-            "transitive"
-        )
+        units = count_test_items(entry)
         if spec.name in up_to_date:
             log(f"{spec.name:<24} {entry['rows']:>7} rows {units:>7} test items  up to date")
             continue

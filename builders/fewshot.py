@@ -3,20 +3,28 @@
 One pool per prompt key (``bench.fewshot``). Every pool is declared here: its source file
 (optionally one fixed half, ``bench.contamination.half_of``), how labels are read, and the
 mirror files whose texts a demonstration must not share (the files the task's suites are built
-from). Of the candidates left, the ``POOL_SIZE`` with the smallest ``sha256(f"{file}#{row}")``
-are kept, in that order, so a pool depends on its declaration and the source bytes only, never
-on which suites a build includes. ``tests/test_fewshot.py`` checks every pool against every
-suite that uses it (ids, source rows and texts).
+from). The candidates left are taken in the order of ``sha256(f"{file}#{row}")`` and a
+candidate is dropped when it is a test row of *any* suite of the folder, exactly or as a near
+duplicate (issue 32, item 9; ``builders.overlap``): one of its texts, or its two texts
+together, is a text of a test row (stripped) or has a word-set Jaccard of at least 0.8 with
+a text of a test row, or with a test row's two texts together. The first ``POOL_SIZE`` left
+are the pool. So a pool depends on its declaration, the source bytes and the suites of the
+folder (recorded as ``checked_against``, :func:`builders.overlap.folder_texts.suites_digest`);
+a pool with no candidate left is not written, and its suites have no demonstrations.
+``tests/test_fewshot.py`` checks every pool of a full build against every suite.
 
 Tasks without a pool (no labelled rows in the mirror that are not test rows): QNLI, KorNLI
-and KLUE-NLI (CALM). ART takes dev stories the annotated test records do not come from,
+and KLUE-NLI (CALM); in a full build also SNLI, MultiNLI and RTE (their sources, MultiNLI
+dev-matched and SNLI dev, are test rows of ``mnli_calm``, ``mnli_salad_*`` and
+``snli_salad_*``). ART takes dev stories the annotated test records do not come from,
 ConvEnt its train dialogs.
 
 RTE's own train file cannot be used: its 1,241 ``not_entailment`` rows are the test rows of
 ``rte_symmetric``, which would leave a pool of one label; RTE demonstrations are MultiNLI
-dev-matched half 0 pairs (neutral and contradiction as ``not_entailment``) instead. MRPC and
-WiC train files are wholly test rows of their symmetric suites: their pools come from MRPC
-test (GLUE, labelled in BECEL's copy) and WiC dev.
+dev-matched half 0 pairs (neutral and contradiction as ``not_entailment``) instead, in a
+folder without MultiNLI suites. MRPC and WiC train files are wholly test rows of their
+symmetric suites: their pools come from MRPC test (GLUE, labelled in BECEL's copy) and WiC
+dev.
 """
 
 from __future__ import annotations
@@ -24,8 +32,8 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
@@ -34,12 +42,20 @@ import builders.catalog  # noqa: F401  (registers every task: klue_sts, ...)
 from bench.contamination import half_of
 from bench.errors import SourceError
 from bench.fewshot import FOLDER, pool_name
+from bench.manifest import MANIFEST, read_manifest
 from bench.sources import SOURCES, SourceResolver
 from bench.tasks import get_task
 from bench.tsv import read_tsv
+from builders.overlap.near_duplicates import TextIndex
+from builders.overlap.words import word_sets
 
 #: Demonstrations kept per pool (``--num-fewshot`` may ask for at most this many).
 POOL_SIZE = 64
+#: Version of the pool rules; changes when the same sources can give other demonstrations
+#: (2.0.0: deduplicated against every suite of the folder, exactly and near-duplicate).
+POOL_VERSION = "2.0.0"
+#: Candidates checked against the folder's test texts at a time (in hash order).
+CHECK_BATCH = 1024
 MNLI_DEV = "mnli/dev_matched.generative-nli.jsonl"
 SNLI_DEV = "snli/dev.generative-nli.jsonl"
 
@@ -280,16 +296,95 @@ def _rank(spec: PoolSpec, row: int) -> bytes:
     return hashlib.sha256(f"{spec.path}#{row}".encode()).digest()
 
 
-def pool_rows(spec: PoolSpec, resolver: SourceResolver) -> list[dict]:
-    """The pool's rows: ``POOL_SIZE`` candidates sharing no excluded text, by hash rank."""
+@dataclass
+class PoolCheck:
+    """What checking a pool's candidates against the folder's test rows dropped.
+
+    Attributes:
+        examined: Candidates checked (in hash order, until the pool was full).
+        exact: Dropped: a text of theirs is a test row's text.
+        near_duplicate: Dropped: a near duplicate of a test row (word-set Jaccard >= 0.8).
+        examples: The first few dropped, ``id: reason``, for the build log.
+
+    """
+
+    examined: int = 0
+    exact: int = 0
+    near_duplicate: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def entry(self) -> dict:
+        """The ``suites.json`` record of the check."""
+        return {"examined": self.examined, "exact": self.exact,
+                "near_duplicate": self.near_duplicate}
+
+
+def _exact_reason(candidate: Candidate, index: TextIndex) -> str | None:
+    """Why the candidate is exactly a test row's text, or None."""
+    for text in (candidate.text, candidate.text_pair):
+        if text is not None and index.exact(text):
+            return f"text {text[:50]!r} is a test row's text"
+    return None
+
+
+def _near_reason(words: list[frozenset[str]], index: TextIndex) -> str | None:
+    """Why a candidate with these word sets (one per text) is a near duplicate, or None."""
+    units = [*words, frozenset().union(*words)] if len(words) > 1 else words
+    for unit in units:
+        found = index.find(unit)
+        if found is not None:
+            return found.describe()
+    return None
+
+
+def checked(candidates: list[Candidate], index: TextIndex | None, spec: PoolSpec,
+            check: PoolCheck) -> list[Candidate]:
+    """The first ``POOL_SIZE`` candidates that are no test row of the folder, in order.
+
+    Exact matches are found first (a set lookup); only the others are split into words.
+    """
+    if index is None:
+        return candidates[:POOL_SIZE]
+    kept: list[Candidate] = []
+    for start in range(0, len(candidates), CHECK_BATCH):
+        batch = candidates[start:start + CHECK_BATCH]
+        exact = [_exact_reason(c, index) for c in batch]
+        texts = [[t for t in (c.text, c.text_pair) if t is not None]
+                 for c, why in zip(batch, exact, strict=True) if why is None]
+        sets = iter(word_sets([t for group in texts for t in group]))
+        for candidate, why in zip(batch, exact, strict=True):
+            check.examined += 1
+            kind = "exact"
+            if why is None:
+                n = 1 if candidate.text_pair is None else 2
+                why, kind = _near_reason([next(sets) for _ in range(n)], index), "near_duplicate"
+            if why is None:
+                kept.append(candidate)
+                if len(kept) == POOL_SIZE:
+                    return kept
+                continue
+            setattr(check, kind, getattr(check, kind) + 1)
+            if len(check.examples) < 3:
+                check.examples.append(f"{spec.path}#{candidate.row}: {why}")
+    return kept
+
+
+def pool_rows(spec: PoolSpec, resolver: SourceResolver, index: TextIndex | None = None,
+              check: PoolCheck | None = None) -> list[dict]:
+    """The pool's rows: candidates sharing no excluded text, in hash order, none a test row.
+
+    ``index``: the folder's test texts (:func:`builders.overlap.folder_texts.folder_index`);
+    ``None`` checks nothing beyond the declared files. ``check`` receives the counts.
+    """
     banned = excluded_texts(spec, resolver)
     kept = [c for c in candidates(spec, resolver)
             if c.text.strip() not in banned
             and (c.text_pair is None or c.text_pair.strip() not in banned)]
     kept.sort(key=lambda c: _rank(spec, c.row))
+    kept = checked(kept, index, spec, check if check is not None else PoolCheck())
     render = _calm_renderer(spec.task) if spec.calm else None
     rows = []
-    for c in kept[:POOL_SIZE]:
+    for c in kept:
         text, pair = (render(c), None) if render else (c.text, c.text_pair)
         rows.append({"id": f"{FOLDER}/{spec.name}/{c.row:06d}", "pool": spec.name,
                      "task": spec.task, "text": text, "text_pair": pair, "word": c.word,
@@ -304,27 +399,105 @@ def _calm_renderer(task: str) -> Callable[[Candidate], str]:
 
 
 def build_pools(resolver: SourceResolver, root: Path,
-                log: Callable[[str], None] = print) -> dict[str, dict]:
-    """Write every declared pool whose sources are available; return the manifest entries."""
+                log: Callable[[str], None] = print,
+                suites: Mapping[str, dict] | None = None) -> dict[str, dict]:
+    """Write every declared pool whose sources are available; return the manifest entries.
+
+    ``suites``: the folder's ``suites.json`` entries (every suite under ``root``); no
+    demonstration is a test row of any of them (exactly or as a near duplicate). ``None``
+    reads them from ``root``. A pool left with no candidate is logged and not written.
+    """
     from bench.errors import SourceUnavailableError
     from builders.freshness import code_version
+    from builders.overlap.folder_texts import folder_index, suites_digest
     from builders.table_io import contract_table, write_parquet
 
+    if suites is None:
+        suites = read_manifest(root) if (root / MANIFEST).is_file() else {}
+    index = folder_index(root, suites) if suites else None
+    digest = suites_digest(suites)
     entries: dict[str, dict] = {}
     for name, spec in sorted(POOLS.items()):
+        check = PoolCheck()
         try:
-            rows = pool_rows(spec, resolver)
+            rows = pool_rows(spec, resolver, index, check)
         except SourceUnavailableError as exc:
             log(f"few-shot pool {name}: skipped ({str(exc).split('; ')[0]})")
             continue
+        dropped = check.exact + check.near_duplicate
+        if dropped:
+            log(f"few-shot pool {name}: {check.exact} exact and {check.near_duplicate} "
+                f"near-duplicate test rows dropped of {check.examined} candidates examined "
+                f"(e.g. {check.examples[0]})")
+        if not rows:
+            log(f"few-shot pool {name}: none (every candidate is a test row of this folder's "
+                "suites); its suites have no demonstrations")
+            continue
         target = root / FOLDER / f"{name}.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
-        digest = write_parquet(contract_table(FEATURES, rows, f"{FOLDER}/{name}"), target)
+        table = write_parquet(contract_table(FEATURES, rows, f"{FOLDER}/{name}"), target)
         entries[name] = {
-            "family": spec.family, "task": spec.task, "rows": len(rows), "sha256": digest,
+            "family": spec.family, "task": spec.task, "rows": len(rows), "sha256": table,
             "path": f"{FOLDER}/{name}.parquet", "why": spec.why,
-            "half": spec.half,
+            "half": spec.half, "version": POOL_VERSION,
+            "checked_against": digest, "test_rows_dropped": check.entry(),
             "sources": [{"path": p, "md5": SOURCES[p].md5} for p in spec.sources],
             "bytes": target.stat().st_size, "code_version": code_version(),
         }
     return entries
+
+
+def recheck_pools(root: Path, suites: Mapping[str, dict], pools: Mapping[str, dict],
+                  log: Callable[[str], None] = print) -> dict[str, dict]:
+    """Drop the demonstrations that became test rows when the folder's suites changed.
+
+    For writers that add suites to a built folder without its sources (``generate``, the
+    rating import): pools checked against other suites are checked again, exactly and for
+    near duplicates, and a demonstration that is now a test row is dropped (nothing takes
+    its place: refilling needs the sources; ``build`` does it). CALM pool rows hold their
+    sentences rendered, so they are compared as rendered (the indicator words included).
+    A pool left empty is removed. Returns the updated entries.
+    """
+    from bench.fewshot import load_pool
+    from builders.overlap.folder_texts import folder_index, suites_digest
+    from builders.table_io import contract_table, write_parquet
+
+    digest = suites_digest(suites)
+    stale = {n: e for n, e in pools.items() if e.get("checked_against") != digest}
+    if not stale:
+        return dict(pools)
+    index = folder_index(root, suites) if suites else None
+    out = dict(pools)
+    for name, entry in sorted(stale.items()):
+        rows = load_pool(root, name, entry)
+        check = PoolCheck(examined=len(rows))
+        keep = []
+        for row in rows:
+            demo = Candidate(row["source_row"], row["text"], row["text_pair"], row["label"])
+            found = _exact_reason(demo, index) if index is not None else None
+            kind = "exact"
+            if found is None and index is not None:
+                texts = [t for t in (demo.text, demo.text_pair) if t is not None]
+                found, kind = _near_reason(word_sets(texts), index), "near_duplicate"
+            if found is None:
+                keep.append(row)
+            else:
+                setattr(check, kind, getattr(check, kind) + 1)
+        target = root / entry["path"]
+        if not keep:
+            target.unlink()
+            del out[name]
+            log(f"few-shot pool {name}: every demonstration is now a test row; removed")
+            continue
+        updated = {**entry, "checked_against": digest}
+        if len(keep) < len(rows):
+            log(f"few-shot pool {name}: {len(rows) - len(keep)} of {len(rows)} demonstrations "
+                "are now test rows of this folder's suites; dropped (`build` refills the pool)")
+            updated["sha256"] = write_parquet(contract_table(FEATURES, keep, f"{FOLDER}/{name}"),
+                                              target)
+            updated["rows"], updated["bytes"] = len(keep), target.stat().st_size
+            previous = entry.get("test_rows_dropped", {})
+            updated["test_rows_dropped"] = {
+                k: int(previous.get(k, 0)) + v for k, v in check.entry().items()}
+        out[name] = updated
+    return out

@@ -15,9 +15,9 @@ import pyarrow as pa
 
 from bench import __version__
 from bench.atomic import write_text
-from bench.manifest import MANIFEST, SPLIT, parquet_path
+from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from bench.sources import SOURCES, SourceResolver
-from builders.card import render_card, split_num_bytes
+from builders.card import count_test_items, render_card, split_num_bytes
 from builders.freshness import code_version
 from builders.suite import Row, SuiteSpec
 from builders.table_io import contract_table, write_parquet
@@ -76,6 +76,8 @@ def manifest_entry(built: BuiltSuite) -> dict:
         "higher_is_better": spec.higher_is_better,
         "rows": built.rows,
         "groups": built.groups,
+        "test_items": count_test_items({"kind": spec.kind, "groups": built.groups,
+                                        "variants": built.variants}),
         "variants": built.variants,
         "expected_size": spec.expected_rows,
         "sha256": built.sha256,
@@ -90,13 +92,19 @@ def manifest_entry(built: BuiltSuite) -> dict:
 
 
 def _pools_current(root: Path) -> bool:
-    """Whether the folder's few-shot pools were built by this code (``builders.fewshot``)."""
+    """Whether the folder's few-shot pools were built by this code against its suites.
+
+    ``builders.fewshot``: same code version, and checked against the suites the folder holds
+    now (``checked_against``); a folder whose every pool came out empty has none to check.
+    """
     from bench.fewshot import read_pools
+    from builders.overlap.folder_texts import suites_digest
 
     pools = read_pools(root)
+    digest = suites_digest(read_manifest(root))
     return bool(pools) and all(
         e.get("code_version") == code_version() and (root / e["path"]).is_file()
-        for e in pools.values())
+        and e.get("checked_against") == digest for e in pools.values())
 
 
 def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "",
@@ -109,7 +117,9 @@ def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "",
 
     manifest = dict(sorted(manifest.items()))
     if pools is None and (root / MANIFEST).is_file():
-        pools = read_pools(root)
+        from builders.fewshot import recheck_pools  # local: fewshot loads the catalogue
+
+        pools = recheck_pools(root, manifest, read_pools(root))  # the suites may have changed
     payload = {"harness_version": __version__, "suites": manifest}
     if pools:
         payload[FOLDER] = dict(sorted(pools.items()))

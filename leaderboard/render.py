@@ -39,8 +39,12 @@ def view_id(key: str) -> str:
 def _summary_keys(lb: Leaderboard) -> dict[str, tuple]:
     tasks = [k for k in lb.views if k.startswith("task:")]
     key: dict[str, tuple] = {}
+    in_tasks: dict[str, list[Row]] = {}  # one pass over the task views, not one per entry
+    for k in tasks:
+        for r in lb.views[k].rows:
+            in_tasks.setdefault(r.name, []).append(r)
     for row in lb.views["all"].rows:
-        rows = [r for k in tasks for r in lb.views[k].rows if r.name == row.name]
+        rows = in_tasks.get(row.name, [])
         ranks = [r.rank for r in rows if r.rank is not None]
         refs = sum(r.status == "reference" for r in rows)
         if not tasks:

@@ -6,7 +6,9 @@ A ``results.json`` is written by ``submit`` or ``rescore``, but it is a file any
 follow from the stored consistent accuracy and chance level. :func:`verify` (``leaderboard
 --data``) scores the stored ``predictions.jsonl.gz`` again against the built suites and refuses
 an entry whose predictions hash, suite hash or any score differs from what is stored; only the
-bootstrap intervals (``ci95``, ``*_ci95``) are not compared (docs/leaderboard.md).
+bootstrap intervals (``ci95``, ``*_ci95``) are not compared (docs/leaderboard.md). The
+comparison itself is :func:`check_recomputed`, which the verified-cells cache runs on every
+render against the results it recomputed once (``leaderboard/cache``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ METRIC_FRACTIONS = ("accuracy", "accuracy_original", "majority_rate", "top_predi
 METRIC_COUNTS = ("n_original", "n_original_correct", "consistent_accuracy_n")
 #: Relative tolerance when comparing a stored score with a recomputed one.
 REL_TOL = 1e-9
+#: Resamples of the paper metric's ``ci95`` when an entry is scored again to be verified
+#: (the intervals are not compared, so few are enough).
+RECOMPUTE_N_BOOT = 100
 #: Rounding slack of a stored fraction: the scorer's weighted means of a perfect entry come
 #: out as 1.0000000000000002 (sst2_semantic, an oracle file), which is not an edit.
 FRACTION_SLACK = 1e-9
@@ -193,58 +198,86 @@ def differences(stored: object, fresh: object, path: str = "") -> list[str]:
     return [f"{path} stored {str(stored)[:40]!r}, recomputed {str(fresh)[:40]!r}"]
 
 
-def verify(results: Mapping, predictions: Path, data_dir: str | Path, where: str):
+def verify(results: Mapping, predictions: Path, data_dir, where: str):
     """Score ``predictions`` again and compare with ``results``; return the unit outcomes.
 
     Args:
         results: The stored results.
         predictions: The stored ``predictions.jsonl.gz``.
-        data_dir: The built suite folder.
+        data_dir: The built suite folder (a path, or a shared ``bench.scoring.SuiteFolder``).
         where: The entry, for the message.
 
     Returns:
         Per-unit outcomes by suite (for the paired tests), from the same pass.
 
     Raises:
+        ConfigError: As :func:`check_recomputed`.
+
+    """
+    from bench.scoring import recompute
+
+    fresh = recompute(predictions, data_dir, n_boot=RECOMPUTE_N_BOOT)
+    check_recomputed(results, fresh.sha256, fresh.suites, fresh.manifest, predictions.name,
+                     where, getattr(data_dir, "root", data_dir), fresh.tasks)
+    return fresh.units
+
+
+def check_recomputed(results: Mapping, sha256: str, fresh: Mapping[str, Mapping],
+                     manifest: Mapping[str, Mapping], predictions: str, where: str,
+                     data_dir, tasks: Mapping[str, Mapping]) -> None:
+    """Compare stored results with the results recomputed from the stored predictions.
+
+    The comparison of :func:`verify`, on its own: ``leaderboard --data`` calls it on every
+    render, with the recomputed results fresh or from the verified-cells cache
+    (``leaderboard/cache``), so an edited ``results.json`` is caught either way.
+
+    Args:
+        results: The stored results.
+        sha256: The recomputed hash of the predictions' content.
+        fresh: Recomputed results entry per fully covered suite (JSON values).
+        manifest: The built folder's manifest entries, by suite.
+        predictions: The predictions file's name, for the message.
+        where: The entry, for the message.
+        data_dir: The built folder, for the message.
+        tasks: The recomputed per-task statistics (results ``tasks``, JSON values).
+
+    Raises:
         ConfigError: The predictions hash, a suite's content hash or any stored score differs
-            from the recomputed one (naming the entry, suite and field), or a stored suite is
-            not in the folder or no longer covered.
+            from the recomputed one (naming the entry, suite and field), a stored suite is
+            not in the folder or no longer covered, or ``tasks`` is missing or differs.
 
     """
     import json
 
-    from bench.scoring import recompute
-
-    fresh = recompute(predictions, data_dir)
     recorded = results.get("predictions", {}).get("sha256") if isinstance(
         results.get("predictions"), Mapping) else None
-    if recorded != fresh.sha256:
+    if recorded != sha256:
         raise ConfigError(
-            f"{where}: {predictions.name} has sha256 {fresh.sha256[:12]}..., results.json "
+            f"{where}: {predictions} has sha256 {sha256[:12]}..., results.json "
             f"records {str(recorded)[:12]}...: the predictions changed after scoring; entry "
             "refused (restore them, or submit again with --replace)"
         )
     problems = []
     for suite, stored in sorted(results["suites"].items()):
-        if suite not in fresh.manifest:
+        if suite not in manifest:
             problems.append(f"suite {suite!r} is not in {data_dir}")
             continue
-        digest = fresh.manifest[suite].get("sha256")
+        digest = manifest[suite].get("sha256")
         if stored.get("content_hash") != digest:
             problems.append(f"suite {suite!r} was scored on other suite files (content_hash "
                             f"{str(stored.get('content_hash'))[:12]}..., the folder has "
                             f"{str(digest)[:12]}...): run `consistency-bench rescore`")
             continue
-        if suite not in fresh.suites:
+        if suite not in fresh:
             problems.append(f"suite {suite!r} is not fully covered by the stored predictions")
             continue
-        found = differences(stored, json.loads(json.dumps(fresh.suites[suite])))
+        found = differences(stored, json.loads(json.dumps(fresh[suite])))
         problems += [f"suite {suite!r} {d}" for d in found[:3]]
     if "tasks" not in results:
         problems.append("'tasks' missing (scored before the per-task degenerate statistics): "
                         "run `consistency-bench rescore`")
     else:
-        found = differences(results["tasks"], json.loads(json.dumps(fresh.tasks)))
+        found = differences(results["tasks"], json.loads(json.dumps(tasks)))
         problems += [f"tasks.{d}" for d in found[:3]]
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
@@ -252,4 +285,3 @@ def verify(results: Mapping, predictions: Path, data_dir: str | Path, where: str
             f"{where}: stored results differ from the scores recomputed from its predictions: "
             + "; ".join(problems[:3]) + more + "; entry refused"
         )
-    return fresh.units

@@ -18,6 +18,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 _CACHE = tempfile.mkdtemp(prefix="cb-hf-datasets-")
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 os.environ["HF_DATASETS_CACHE"] = _CACHE
+# The key of the verified-cells cache (leaderboard/cache/store.py): one per test session, never
+# the user's ~/.cache.
+os.environ.setdefault("CONSISTENCY_BENCH_CACHE_KEY", os.path.join(_CACHE, "cells.key"))
 
 from tests.helpers import CORPORA  # noqa: E402  (after the offline variables are set)
 

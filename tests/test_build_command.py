@@ -94,7 +94,9 @@ def test_pool_started_costliest_first_keeps_the_order(corpora, tmp_path):
     one = build_all(specs, _resolver(corpora), tmp_path / "one", log=lines_1.append, jobs=1)
     two = build_all(specs, _resolver(corpora), tmp_path / "two", log=lines_2.append, jobs=2)
     assert one.manifest == two.manifest and lines_1 == lines_2
-    assert [line.split()[0] for line in lines_2] == SMALL
+    # after the suites, the few-shot pools log what they dropped (issue 32, item 9)
+    suites = [line.split()[0] for line in lines_2 if not line.startswith("few-shot pool ")]
+    assert suites == SMALL
 
 
 def _parted(spec, count: int):

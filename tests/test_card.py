@@ -69,6 +69,53 @@ def test_every_corpus_is_cited_and_licensed(all_folder, card):
         assert re.search(r"@\w+\{", CORPORA[key].citation), key
 
 
+def test_every_license_is_verified_or_listed_as_not_verified(all_folder, card):
+    """Issue 32, item 4: each license line quotes the upstream file or says it is unverified."""
+    licenses = _section(card, "Licenses")
+    lines = {x.split(":", 1)[0][2:]: x for x in licenses.splitlines() if x.startswith("- ")}
+    unverified = lines["Licenses not verified against an upstream file"]
+    for task in {e["task"] for e in read_manifest(all_folder).values()}:
+        corpus = CORPORA[task]
+        if corpus.verified:
+            assert f"Stated in {corpus.verified}." in lines[corpus.name], task
+            assert corpus.name not in unverified.split(": ", 1)[1].split(", "), task
+        else:
+            assert "**Not verified:**" in lines[corpus.name], task
+            assert corpus.name in unverified, task
+    assert "XNLI" in unverified  # KorNLI's dev/test inherit XNLI's CC BY-NC 4.0
+    pools = next(x for x in licenses.splitlines() if x.startswith("- Few-shot pools"))
+    assert "KorSTS" in lines and "`calm_klue_sts` KorSTS" in pools and "`wic`" in pools
+
+
+def test_kornli_configs_are_non_commercial(card):
+    """KorNLI dev and test are translations of XNLI (CC BY-NC 4.0), not plain CC BY-SA 4.0."""
+    restricted = _section(card, "Configs").split("**Non-commercial sources**", 1)[1]
+    for name in ("kornli_calm", "kornli_test_calm", "wic_symmetric", "ag_news_semantic"):
+        assert f"`{name}`" in restricted.split("\n\n", 1)[0], name
+        assert non_commercial(SUITES[name].license), name
+    assert "`klue_nli_calm`" not in restricted.split("\n\n", 1)[0]
+    assert "XNLI" in CORPORA["kornli"].license and non_commercial(CORPORA["kornli"].license)
+
+
+def test_transitive_groups_and_test_items_say_the_same_thing(all_folder, card):
+    """Issue 32, item 6: a transitive row is a group of its own; a test item is a derived row."""
+    manifest = read_manifest(all_folder)
+    for name, paper in (("snli_transitive", 2375), ("wic_transitive", 3162)):
+        entry = manifest[name]
+        assert entry["test_items"] == entry["variants"]["transitive"] == paper
+        assert entry["groups"] == entry["rows"] == sum(entry["variants"].values())
+        section = _section(card, "Config details").split(f"### `{name}`\n", 1)[1]
+        assert (f"{entry['rows']:,} rows in {entry['groups']:,} groups (every row a group of its "
+                f"own: {entry['variants']['source']:,} source rows, {paper:,} derived rows), "
+                f"{paper:,} test items") in section.split("\n### ", 1)[0]
+    for name, entry in manifest.items():
+        if entry["kind"] != "transitive":
+            assert entry["test_items"] == entry["groups"], name
+    assert "A *group* is one test item" not in card
+    assert "12,199 groups (9,824 source rows and 2,375 derived rows) and 2,375 test items" in card
+    assert "Transitive configs: every row is a group of its own" in FIELDS["group"]
+
+
 def test_conversational_entailment_carries_the_ldc_caveat(card):
     line = next(x for x in _section(card, "Licenses").splitlines()
                 if x.startswith("- Conversational Entailment:"))
@@ -160,6 +207,10 @@ def test_deviation_figures_are_measured_from_the_rows(all_folder):
         assert both == 0  # one merge order per combination
         assert f"{name} {both:,} of {total:,}" in additive
         assert f"{name} {total:,} combinations" in additive
+    # both merge orders counted, beside the paper's 53K (issue 32, item 8: in the card itself)
+    totals = [figures[f"reversed:{n}"][1] for n in ("sst2_additive", "ag_news_additive")]
+    assert (f"gives {2 * totals[0]:,} and {2 * totals[1]:,}, close to the paper's 53K"
+            in additive)
     # BECEL label-3 rows (N(P,H), C(P,Z) -> not E(H,Z)) ask about (H, Z), as the paper's rule
     # does (docs/suites/becel.md said (Z, H) before): 1,657 exactly, 1 up to a leading space.
     assert figures["first_hypothesis_first:snli_transitive:not:entailment"] == (1657, 1658, 1658)

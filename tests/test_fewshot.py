@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 import yaml
@@ -26,10 +28,23 @@ from bench.fewshot import (
 from bench.manifest import parquet_path, read_manifest
 from bench.prompts import lookup, render
 from bench.runner import RunnerOptions, collect_causal_inputs, suite_task
-from tests.helpers import build_suites
+from bench.sources import SourceResolver
+from builders.overlap.folder_texts import folder_index, suites_digest
+from builders.overlap.words import word_sets
+from tests.helpers import CORPORA, build_suites
 
 #: Suites whose task has no labelled rows in the mirror that are not test rows.
 NO_POOL = {"kornli_calm", "kornli_test_calm", "klue_nli_calm", "qnli_calm", "qnli_calm_t2t"}
+#: In a full build also the suites of the pools whose every candidate is a test row there:
+#: rte, snli and calm_rte (MultiNLI dev-matched: mnli_calm, mnli_salad_*), mnli and calm_mnli
+#: (SNLI dev: snli_salad_*).
+NO_POOL_FULL = NO_POOL | {
+    *(f"snli_{k}" for k in ("semantic", "negational", "symmetric", "transitive")),
+    *(f"rte_{k}" for k in ("semantic", "negational", "symmetric", "calm", "calm_t2t")),
+    *(f"{t}_salad_{x}" for t in ("snli", "mnli")
+      for x in ("sort", "reverse", "shuffle", "copysort", "pbsmt")),
+    "mnli_calm", "mnli_calm_t2t"}
+_RESOLVER = SourceResolver(CORPORA, download=False)
 SMALL = ["sst2_semantic", "boolq_semantic", "kornli_calm"]
 
 
@@ -61,11 +76,13 @@ def test_leaks_finds_a_test_row_put_in_a_pool():
     assert len(leaks([{**clean, "text_pair": " A dog."}], [row], {"s/r1"})) == 1
 
 
-def test_no_demonstration_is_a_test_row_of_any_suite_that_uses_it(all_folder):
+def test_no_demonstration_is_a_test_row_of_any_suite_of_the_build(all_folder):
+    """Issue 32, item 9: not the suites that use the pool only; exact and near duplicates."""
     manifest, pools = read_manifest(all_folder), read_pools(all_folder)
     loaded = {name: load_pool(all_folder, name, entry) for name, entry in pools.items()}
     rows = {s: pq.read_table(parquet_path(all_folder, s)).to_pylist() for s in manifest}
-    all_ids = {r["id"] for suite_rows in rows.values() for r in suite_rows}
+    every = [r for suite_rows in rows.values() for r in suite_rows]
+    all_ids = {r["id"] for r in every}
     without, used = set(), set()
     for suite, entry in manifest.items():
         name = suite_pool(pools, entry)
@@ -73,13 +90,56 @@ def test_no_demonstration_is_a_test_row_of_any_suite_that_uses_it(all_folder):
             without.add(suite)
             continue
         used.add(name)
-        assert leaks(loaded[name], rows[suite], all_ids) == [], suite
         task = suite_task(entry)
         spec = lookup(entry["family"], task.name, task.label_names)
         prompts = {render(spec.template, r) for r in rows[suite]}
         assert not prompts & {render(spec.template, d) for d in loaded[name]}, suite
-    assert without == NO_POOL & set(manifest)
+    assert leaks([d for pool in loaded.values() for d in pool], every, all_ids) == []
+    index = folder_index(all_folder, manifest)
+    for name, pool in loaded.items():
+        raw = _raw_texts(name)
+        for demo in pool:
+            sets = word_sets(raw(demo))
+            for unit in [*sets, frozenset().union(*sets)]:
+                assert index.find(unit) is None, (name, demo["id"], index.find(unit))
+    assert without == NO_POOL_FULL & set(manifest)
     assert used == set(pools)  # every pool serves a built suite
+    assert {n: e["checked_against"] for n, e in pools.items()} == dict.fromkeys(
+        pools, suites_digest(manifest))
+
+
+def _raw_texts(name: str):
+    """A pool's demonstration -> its sentences (a CALM pool row holds them rendered)."""
+    if not name.startswith("calm_"):
+        return lambda demo: [t for t in (demo["text"], demo["text_pair"]) if t is not None]
+    from builders.fewshot import POOLS, candidates
+
+    source = {c.row: c for c in candidates(POOLS[name], _RESOLVER)}
+    return lambda demo: [t for t in (source[demo["source_row"]].text,
+                                     source[demo["source_row"]].text_pair) if t is not None]
+
+
+def test_what_the_test_text_index_leaves_out_is_covered(all_folder):
+    """CALM inputs add only indicator words to their sentences; a merged text is its parts."""
+    manifest = read_manifest(all_folder)
+    indicators = {"premise", "hypothesis", "sentence", "sentence1", "sentence2", "question",
+                  "mnli", "qnli", "rte", "mrpc", "qqp", "전제", "가설", "문장1", "문장2"}
+    for suite, entry in manifest.items():
+        table = pq.read_table(parquet_path(all_folder, suite))
+        if "raw_text" in table.column_names:
+            formatted = [a | b for a, b in zip(word_sets(table["text"].to_pylist()),
+                                               word_sets(table["text_pair"].to_pylist()),
+                                               strict=True)]
+            raw = [a | b for a, b in zip(word_sets(table["raw_text"].to_pylist()),
+                                         word_sets(table["raw_text_pair"].to_pylist()),
+                                         strict=True)]
+            extra = set().union(*(f - r for f, r in zip(formatted, raw, strict=True)))
+            assert extra <= indicators, (suite, extra - indicators)
+        if entry["kind"] == "additive":
+            text = dict(zip(table["id"].to_pylist(), table["text"].to_pylist(), strict=True))
+            for row in table.filter(pc.equal(table["variant"], "merged")).to_pylist():
+                first, second = (text[i] for i in row["antecedent_ids"])
+                assert row["text"] == f"{first.strip()} {second.strip()}", row["id"]
 
 
 def test_no_prompt_of_any_built_row_doubles_punctuation(all_folder):
@@ -113,20 +173,63 @@ def small(corpora: Path, tmp_path_factory) -> Path:
 
 def test_pools_are_declared_deterministic_and_checked(small, corpora, tmp_path):
     from bench.sources import SourceResolver
-    from builders.fewshot import POOL_SIZE, POOLS, build_pools
+    from builders.fewshot import POOL_SIZE, POOL_VERSION, POOLS, build_pools
 
     pools = read_pools(small)
-    assert set(pools) == set(POOLS)
-    again = build_pools(SourceResolver(corpora, download=False), tmp_path, log=lambda _: None)
+    assert set(pools) == set(POOLS)  # no MultiNLI or SNLI-salad suite here: every pool has rows
+    copy = tmp_path / "cb"
+    shutil.copytree(small, copy)
+    shutil.rmtree(copy / "fewshot")
+    again = build_pools(SourceResolver(corpora, download=False), copy, log=lambda _: None)
     for name, entry in pools.items():
         assert again[name]["sha256"] == entry["sha256"], name  # byte-identical rebuild
         data = (small / entry["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry["sha256"]
-        assert entry["rows"] == POOL_SIZE and entry["sources"]
-    broken = tmp_path / "fewshot" / "sst2.parquet"
+        assert entry["rows"] == POOL_SIZE and entry["sources"], name
+        assert entry["version"] == POOL_VERSION
+        assert entry["checked_against"] == suites_digest(read_manifest(small))
+    broken = copy / "fewshot" / "sst2.parquet"
     broken.write_bytes(broken.read_bytes()[:-10])
     with pytest.raises(DataError, match="sha256"):
-        load_pool(tmp_path, "sst2", again["sst2"])
+        load_pool(copy, "sst2", again["sst2"])
+
+
+def test_a_near_duplicate_of_a_test_row_is_no_demonstration(small, corpora):
+    """BoolQ dev row 925 is a BoolQ test row with other spacing (issue 32, item 9)."""
+    from bench.sources import SourceResolver
+    from builders.fewshot import POOLS, pool_rows
+
+    pools = read_pools(small)
+    kept = {r["source_row"] for r in load_pool(small, "boolq", pools["boolq"])}
+    unchecked = {r["source_row"]
+                 for r in pool_rows(POOLS["boolq"], SourceResolver(corpora, download=False))}
+    assert 925 in unchecked and 925 not in kept
+    assert pools["boolq"]["test_rows_dropped"]["near_duplicate"] >= 1
+    assert len(kept) == len(unchecked)  # the next candidate in hash order took its place
+
+
+def test_a_suite_added_without_a_build_drops_the_demonstrations_it_holds(small, tmp_path):
+    """``generate`` merges suites into a built folder: its pools are checked again."""
+    from builders.catalog import get_suite
+    from builders.suite_write import save_manifest, write_suite
+
+    root = tmp_path / "cb"
+    shutil.copytree(small, root)
+    demo = load_pool(root, "sst2", read_pools(root)["sst2"])[5]
+    spec = get_suite("sst2_semantic")
+    rows = pq.read_table(parquet_path(root, spec.name)).to_pylist()[:2]
+    rows[1] = {**rows[1], "text": demo["text"].upper() + " !"}  # a near duplicate of the demo
+    manifest = read_manifest(root)
+    built = write_suite(spec, rows, root)  # the suite's file, rewritten with the demo in it
+    manifest[spec.name] = {**manifest[spec.name], "sha256": built.sha256, "rows": 2}
+    save_manifest(root, manifest)
+    pools = read_pools(root)
+    kept = load_pool(root, "sst2", pools["sst2"])
+    assert demo["id"] not in {r["id"] for r in kept} and len(kept) == 63
+    assert pools["sst2"]["test_rows_dropped"]["near_duplicate"] == 1
+    assert pools["sst2"]["checked_against"] == suites_digest(read_manifest(root))
+    assert pools["boolq"] == read_pools(small)["boolq"] | {
+        "checked_against": pools["sst2"]["checked_against"]}  # unchanged but the digest
 
 
 def test_seed_order_and_demonstrations():

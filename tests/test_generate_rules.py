@@ -82,6 +82,84 @@ def test_negation_rejections(sentence, reason):
 
 
 @needs_model
+@pytest.mark.parametrize(
+    ("sentence", "word"),
+    [  # issue 32, item 2: what would take scope over the inserted "not"
+        ("I came home from work one day.", "one day"),
+        ("One day, Lisa found her ring.", "One day"),
+        ("At one point, he left.", "At one point"),
+        ("Some people went to the store.", "some"),
+        ("Everyone ate cake.", "everyone"),
+        ("A lot of people came.", "lot"),
+        ("We all sang the song.", "all"),
+        ("She sometimes cries.", "sometimes"),
+        ("Arnold nearly fainted.", "nearly"),
+        ("Jake just moved into his new house.", "just"),
+        ("He quickly ran home.", "quickly"),
+        ("He was also tired.", "also"),
+        ("I like it too.", "too"),
+        ("My girlfriend was angry and left.", "left"),
+    ],
+)
+def test_negation_refuses_what_would_take_scope_over_it(sentence, word):
+    result = negate_doc(NLP(sentence))
+    assert isinstance(result, Rejected), result
+    assert result.reason.startswith("scope: ") and f"'{word}'" in result.reason, result.reason
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("They also participated in several activities.",
+         "They also did not participate in any activities."),  # the issue's sentence
+        ("Her mother bought her some candy.", "Her mother did not buy her any candy."),
+        ("He saw someone in the yard.", "He did not see anyone in the yard."),
+        ("He was making some coffee.", "He was not making any coffee."),
+        ("Gary got hit by the football player.", "Gary did not get hit by the football player."),
+        ("I practice many hours a week.", "I do not practice many hours a week."),  # a rate
+        ("I really hated this episode.", "I really did not hate this episode."),
+        ("Two dogs run.", "Two dogs do not run."),  # numerals keep the NLI reading
+        ("A couple is walking on the beach.", "A couple is not walking on the beach."),
+        ("Someone is cooking.", "Someone is not cooking."),  # a singular indefinite
+        ("He runs every day.", "He does not run every day."),  # "not every": contradicts
+    ],
+)
+def test_negation_handles_quantifiers_after_it(sentence, expected):
+    result = negate_doc(NLP(sentence))
+    assert isinstance(result, Negated), result
+    assert result.text == expected and result.edit.apply(sentence) == expected
+
+
+@needs_model
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [  # spaCy's lemmas: hat, texte; WordNet and regular inflection fix them
+        ("Nita hated playing rummy.", "Nita did not hate playing rummy."),
+        ("I texted a friend of mine.", "I did not text a friend of mine."),
+        ("He taped the box.", "He did not tape the box."),
+        ("He lay down.", "He did not lie down."),
+        ("We put the old poster up.", "We did not put the old poster up."),
+        ("She found a coin.", "She did not find a coin."),
+    ],
+)
+def test_do_support_uses_a_base_form_that_inflects_back(sentence, expected):
+    assert negate_doc(NLP(sentence)).text == expected
+
+
+def test_regular_forms():
+    from builders.generate.verbs import regular_forms
+
+    assert regular_forms("hat", "VBD") == {"hatted"}  # one syllable doubles: not "hated"
+    assert regular_forms("visit", "VBD") == {"visitted", "visited"}
+    assert regular_forms("hate", "VBD") == {"hated"} and regular_forms("carry", "VBD") == {
+        "carried"}
+    assert regular_forms("watch", "VBZ") == {"watches"} and regular_forms("play", "VBZ") == {
+        "plays"}
+
+
+@needs_model
 @needs_wordnet
 def test_wordnet_antonyms_one_word_at_a_time():
     from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
@@ -110,6 +188,70 @@ def test_antonyms_keep_sense_and_position(sentence, bad):
 
     made, _ = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
     assert not any(bad in c.text.split() for c in made), [c.text for c in made]
+
+
+@needs_model
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("sentence", "word", "why"),
+    [  # issue 32, item 3: the failures on ART stories, and their kin
+        ("He was an outgoing person.", "outgoing", "sense"),
+        ("She had a bad cold.", "bad", "means severe"),
+        ("To be sure, it was late.", "sure", "fixed phrase"),
+        ("He was on his junior high team.", "high", "fixed phrase"),
+        ("Peanut was a hungry pitbull.", "hungry", "no contradiction"),
+        ("She was not unhappy.", "unhappy", "negated context"),
+        ("Adam fell asleep at a sleepover.", "asleep", "used as"),
+        ("He made sure to lock it.", "sure", "fixed phrase"),
+        ("Sally was proud of her creation.", "proud", "proud of"),
+        ("He was busy writing a paper.", "busy", "complement"),
+        ("The move had a sad ending.", "sad", "before a noun"),
+        ("Gina was ready to work.", "ready", "rare"),
+        ("He got in big trouble.", "big", "abstract"),
+        ("She knitted a warm sweater.", "warm", "clothing"),
+        ("Tom bought more expensive phones.", "expensive", "compares with -er"),
+        ("They climbed the northern face.", "northern", "directions"),
+        ("He knows my bad points as well as my good points.", "bad", "already in the sentence"),
+        ("His conduct was against the legal profession.", "legal", "fixed phrase"),
+        ("Cut recording tape.", "cut", "mostly a verb"),
+    ],
+)
+def test_antonym_refused_where_it_would_not_contradict(sentence, word, why):
+    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+
+    made, rejected = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
+    assert not [c for c in made if c.text.split()[:len(sentence.split())]
+                != sentence.split() and word not in c.text.lower().split()], made
+    reasons = [r.reason for r in rejected if f"'{word}'" in r.reason]
+    assert reasons and any(why in r for r in reasons), [r.reason for r in rejected]
+
+
+@needs_model
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("A small group of people ate.", "A large group of people ate."),  # a group's size
+        ("It was a warm day.", "It was a cool day."),
+        ("It was too hot for Tom.", "It was too cold for Tom."),  # "for": an adjunct
+        ("The system was cheap to install.", "The system was expensive to install."),
+        ("Julius was unhappy with the decision.", "Julius was happy with the decision."),
+        ("He became more responsible.", "He became more irresponsible."),  # a long antonym
+    ],
+)
+def test_antonym_kept_where_it_contradicts(sentence, expected):
+    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+
+    made, _ = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
+    assert expected in [c.text for c in made]
+
+
+def test_indefinite_article_follows_the_sound():
+    from builders.generate.antonyms import indefinite_article
+
+    assert [indefinite_article(w) for w in ("usual", "unusual", "hour", "honest", "uniform",
+                                            "apple", "heavy", "European")] == [
+        "a", "an", "an", "an", "a", "an", "a", "a"]
 
 
 @needs_model

@@ -211,20 +211,26 @@ _KEYS_LOCK = threading.Lock()
 
 
 class Units(Mapping):
-    """Per-unit outcomes (group name -> outcome), built into a dict on first access."""
+    """Per-unit outcomes (group name -> outcome), built into a dict on first access.
+
+    Attributes:
+        codes: Each unit's group code (its index in the suite's group dictionary), in order.
+        outcomes: Each unit's outcome, in the same order; the leaderboard's resamples read
+            these two arrays and never build the dict.
+
+    """
 
     def __init__(self, names: pa.Array, codes: np.ndarray, outcomes: np.ndarray):
         if len(codes) != len(outcomes):
             raise ValueError(f"{len(codes)} units but {len(outcomes)} outcomes")
-        self._parts: tuple | None = (names, codes, outcomes)
+        self._names = names
+        self.codes, self.outcomes = codes, outcomes
         self._dict: dict[str, float] | None = None
 
     def _built(self) -> dict[str, float]:
         if self._dict is None:
-            names, codes, outcomes = self._parts
-            groups = names.take(indices(codes)).to_pylist()
-            self._dict = dict(zip(groups, outcomes.tolist(), strict=True))
-            self._parts = None
+            groups = self._names.take(indices(self.codes)).to_pylist()
+            self._dict = dict(zip(groups, self.outcomes.tolist(), strict=True))
         return self._dict
 
     def __getitem__(self, key: str) -> float:

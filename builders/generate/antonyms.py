@@ -31,14 +31,15 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from bench.errors import ConfigError
+from builders.generate.context import context_problem
 from builders.generate.negation import NEGATORS, Edit, Negated, Rejected
+from builders.generate.wordnet import load_wordnet, wordnet_reader
 
 #: spaCy coarse tag -> (ConceptNet sense letters, WordNet pos letters).
 POS = {"ADJ": (("a", "s"), ("a", "s")), "ADV": (("r",), ("r",))}
@@ -59,7 +60,6 @@ DETERMINER_LIKE = frozenset(
 _COLOUR_OR_TIME_GLOSS = re.compile(
     r"\b(colou?r\w*|hue|light(ness)?|dark(ness)?|time|times|period|age|ages|era|year|years|"
     r"hour|day|days|season|life|lived|recent\w*|past|future|early|late)\b", re.IGNORECASE)
-REPO_NLTK_DATA = Path(__file__).resolve().parents[2] / ".venv" / "nltk_data"
 
 
 class AntonymSource(Protocol):
@@ -77,36 +77,13 @@ class AntonymSource(Protocol):
         ...
 
 
-def nltk_data_paths() -> list[str]:
-    """Where WordNet is looked for: NLTK_DATA, the repo's .venv/nltk_data, the venv's."""
-    paths = [p for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
-    paths += [str(REPO_NLTK_DATA), str(Path(sys.prefix) / "nltk_data")]
-    return paths
-
-
 class WordNetAntonyms:
     """Antonyms from WordNet 3.0 through NLTK (lemma antonym links, synset order)."""
 
     name = "wordnet"
 
     def __init__(self) -> None:
-        try:
-            import nltk
-            from nltk.corpus import wordnet
-        except ImportError as exc:
-            raise ConfigError(f"WordNet antonyms need nltk (the nlp extra): {exc}") from None
-        for path in reversed(nltk_data_paths()):
-            if path not in nltk.data.path:
-                nltk.data.path.insert(0, path)
-        try:
-            wordnet.ensure_loaded()
-        except LookupError:
-            raise ConfigError(
-                "WordNet data not found in " + ", ".join(nltk_data_paths()) + ": run "
-                "scripts/system-deps.sh and scripts/data-deps.sh (Debian wordnet-base copied into "
-                ".venv/nltk_data) or set NLTK_DATA"
-            ) from None
-        self._wn = wordnet
+        self._wn = load_wordnet()
 
     def antonyms(self, word: str, pos: str, attributive: bool | None = None) -> tuple[str, ...]:
         """The direct antonym of ``word``'s dominant adjective sense, if it is safe to use.
@@ -267,6 +244,22 @@ class ChainedAntonyms:
         return None
 
 
+#: Words that start with a vowel letter and a consonant sound ("a usual", "a one-off"), and
+#: with a consonant letter and a vowel sound ("an hour", "an honest").
+_A_BEFORE_VOWEL = re.compile(r"^(uni|use|usu|uti|uri|ura|ubiq|euro?|eu|ewe|one\b|once)")
+_AN_BEFORE_H = re.compile(r"^(hour|honest|honou?r|heir|herb)")
+
+
+def indefinite_article(word: str) -> str:
+    """The indefinite article before ``word``, by its first sound (spelling and exceptions)."""
+    lower = word.lower()
+    if _AN_BEFORE_H.match(lower):
+        return "an"
+    if lower[:1] in "aeiou" and not _A_BEFORE_VOWEL.match(lower):
+        return "an"
+    return "a"
+
+
 def antonym_candidates(doc, sources: ChainedAntonyms) -> tuple[list[Negated], list[Rejected]]:
     """One candidate per adjective that has a safe antonym, in sentence order.
 
@@ -298,8 +291,12 @@ def antonym_candidates(doc, sources: ChainedAntonyms) -> tuple[list[Negated], li
             rejected.append(Rejected(f"no safe antonym for {tok.lower_!r} ({tok.pos_})"))
             continue
         antonym, source = found
+        problem = context_problem(tok, antonym, wordnet_reader())
+        if problem is not None:
+            rejected.append(Rejected(f"antonym {antonym!r} of {tok.lower_!r}: {problem}"))
+            continue
         before = doc[tok.i - 1].lower_ if tok.i > doc[0].i else ""
-        if before in ("a", "an") and (before == "an") != (antonym[:1].lower() in "aeiou"):
+        if before in ("a", "an") and before != indefinite_article(antonym):
             rejected.append(Rejected(f"antonym {antonym!r} of {tok.lower_!r} would need "
                                      f"'{before}' changed (one word at a time)"))
             continue

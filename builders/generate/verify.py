@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from bench.atomic import write_text
 from bench.errors import ConfigError, SourceError
+from builders.card import count_test_items
 from builders.export import parquet_path, read_manifest, write_parquet
 from builders.generate.writer import save_manifest
 
@@ -164,6 +165,7 @@ def apply_ratings(root: str | Path, ratings_path: str | Path) -> dict[str, dict]
         for r in rows:
             variants[r["variant"]] = variants.get(r["variant"], 0) + 1
         entry["variants"] = dict(sorted(variants.items()))
+        entry["test_items"] = count_test_items(entry)  # groups, or derived rows (transitive)
         entry["verified"] = True
         counts = {"kept": len(kept), "rejected": len(candidates) - len(kept) - unrated,
                   "unrated_dropped": unrated}

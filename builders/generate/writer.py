@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from builders import export
+from builders.card import count_test_items
 from builders.export import (
     MANIFEST,
     SPLIT,
@@ -50,6 +51,8 @@ def write_suite(root: Path, features, suite: GeneratedSuite, entry_extra: dict) 
         "higher_is_better": higher,
         "rows": len(suite.rows),
         "groups": len({r["group"] for r in suite.rows}),
+        "test_items": count_test_items({"kind": suite.kind, "variants": count_variants(
+            suite.rows), "groups": len({r["group"] for r in suite.rows})}),
         "variants": count_variants(suite.rows),
         "expected_size": None,
         "sha256": digest,

@@ -30,9 +30,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "built suite folder: when given, every entry is scored again from its stored "
         "predictions and refused (named, not ranked) when its predictions hash or any stored "
         "score differs; the per-unit outcomes give paired tests between neighbours (McNemar or "
-        "paired bootstrap) and 95%% rank intervals (paired bootstrap over shared units)",
+        "paired bootstrap) and 95%% rank intervals (paired bootstrap over shared units). What "
+        "scoring an entry again gives is cached in SUBMISSIONS/.verified-cells/ and reused "
+        "while the entry's predictions, the suites, the parameters and the code are unchanged",
         default=None,
     )
+    parser.add_argument("--no-cache", action="store_true",
+                        help="with --data: score every entry again, ignoring (and not "
+                        "writing) the verified-cells cache; the site is the same")
     parser.set_defaults(func=run)
 
 
@@ -45,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     from leaderboard.build_site import build_site
 
     site = build_site(args.submissions, args.out, args.data, overwrite=args.overwrite,
-                      warn=_warn)
+                      warn=_warn, cache=not args.no_cache)
     print(f"{site.entries} entries, {site.suites} suites; wrote {len(site.files)} files to "
           f"{site.out}")
+    if site.recomputed is not None:
+        print(f"scored again: {len(site.recomputed)} entries; the others were verified from "
+              "the cache")
     return 0

@@ -3,7 +3,8 @@
 Input is one results JSON (docs/contracts.md) per entry; nothing here reads files. The package
 has one module per job: :mod:`~leaderboard.ranking.model` (the types and the task, kind and
 family tables), :mod:`~leaderboard.ranking.flags` (degenerate, failing and contaminated
-cells), :mod:`~leaderboard.ranking.intervals` (bootstrap cell and rank intervals, neighbour
+cells), :mod:`~leaderboard.ranking.resample` (the suites' shared resamples and each cell's score on
+them), :mod:`~leaderboard.ranking.intervals` (bootstrap cell and rank intervals, neighbour
 tests), :mod:`~leaderboard.ranking.views` (which suites a view holds, the mean over kinds) and
 :mod:`~leaderboard.ranking.board` (:func:`rank`, which puts them together). Names with a
 leading underscore are shared between these modules only.
@@ -41,14 +42,13 @@ are (a real model below chance on consistent accuracy loses to random on the sco
 English suites (``lang:en``: BECEL, CALM and word salad without the Korean tasks), and ``all``
 last (``VIEW_ORDER`` in ``Leaderboard.view_order``).
 
-**Rank intervals.** With per-unit outcomes, ranks are bootstrapped: the units of each suite
-shared by all ranked entries are resampled (the same resample for every entry, so the bootstrap
-is paired), every entry's view score recomputed (per suite its ranked score, recomputed from the
-resampled units, word salad included; then kind-weighted) and ranked; the 2.5% and 97.5%
-quantiles of an entry's rank are its 95% rank interval. Resampling units whose outcome vectors
-are equal is resampling patterns: a multinomial draw over the distinct outcome patterns gives
-exactly the same distribution in O(patterns) per resample (above ``MANY_PATTERNS`` patterns, as
-word-salad codes make, unit indices are drawn instead).
+**Rank intervals.** With per-unit outcomes, ranks are bootstrapped: each suite's units are
+resampled (:mod:`~leaderboard.ranking.resample`: one set of 1000 resamples per suite and unit
+set, seeded by the suite, shared by every entry and every view, so the bootstrap is paired),
+every entry's view score recomputed (per suite its ranked score, recomputed from the resampled
+units, word salad included; then kind-weighted) and ranked; the 2.5% and 97.5% quantiles of an
+entry's rank are its 95% rank interval. A cell's resampled scores depend on its own units only,
+so ``leaderboard --data`` computes them once per entry and caches them (``leaderboard/cache``).
 
 **Flags.** A cell is *degenerate* when one label takes at least 95% of the predictions on the
 originals, or the accuracy on the originals is not significantly above the majority-class rate
@@ -76,13 +76,10 @@ from leaderboard.ranking.flags import (
     failing_reason,
 )
 from leaderboard.ranking.intervals import (
-    MANY_PATTERNS,
     N_BOOT_CELL,
     N_BOOT_RANKS,
-    UnitScorer,
-    UnitTables,
-    unit_scorer,
-    unit_tables,
+    outcome_samples,
+    view_scores,
 )
 from leaderboard.ranking.model import (
     ALPHA,
@@ -105,6 +102,16 @@ from leaderboard.ranking.model import (
     suite_info,
     suite_sort_key,
 )
+from leaderboard.ranking.resample import (
+    N_BOOT,
+    CellSample,
+    Samples,
+    UnitScorer,
+    sample_cells,
+    unit_counts,
+    unit_scorer,
+    units_key,
+)
 from leaderboard.ranking.views import FORMAT_VARIANT, format_slots, view_title
 
 __all__ = [
@@ -113,22 +120,23 @@ __all__ = [
     "FAMILIES",
     "FORMAT_VARIANT",
     "KINDS",
-    "MANY_PATTERNS",
     "NEAR_CONSTANT",
     "NON_ENGLISH_TASKS",
+    "N_BOOT",
     "N_BOOT_CELL",
     "N_BOOT_RANKS",
     "TASKS",
     "VIEW_ORDER",
     "Z_ABOVE_CHANCE",
     "Cell",
+    "CellSample",
     "Entry",
     "Leaderboard",
     "Outcomes",
     "Row",
+    "Samples",
     "SuiteInfo",
     "UnitScorer",
-    "UnitTables",
     "View",
     "at_chance_reason",
     "consistency",
@@ -138,10 +146,14 @@ __all__ = [
     "format_slots",
     "goodness",
     "kind_weights",
+    "outcome_samples",
     "rank",
+    "sample_cells",
     "suite_info",
     "suite_sort_key",
+    "unit_counts",
     "unit_scorer",
-    "unit_tables",
+    "units_key",
+    "view_scores",
     "view_title",
 ]

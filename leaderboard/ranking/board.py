@@ -8,12 +8,7 @@ from dataclasses import replace
 from bench.errors import BenchError
 from leaderboard.paired import PairedResult
 from leaderboard.ranking.flags import _cell, _judge_tasks
-from leaderboard.ranking.intervals import (
-    _cell_intervals,
-    _statistic_scorer,
-    _suite_test,
-    unit_tables,
-)
+from leaderboard.ranking.intervals import _cell_intervals, _suite_tests, outcome_samples
 from leaderboard.ranking.model import (
     Cell,
     Entry,
@@ -23,6 +18,7 @@ from leaderboard.ranking.model import (
     suite_info,
     suite_sort_key,
 )
+from leaderboard.ranking.resample import Samples
 from leaderboard.ranking.views import _dense_ranks, _view, _view_keys
 
 
@@ -31,15 +27,18 @@ def rank(
     *,
     outcomes: Outcomes | None = None,
     best_near: Mapping[str, float] | None = None,
+    samples: Samples | None = None,
 ) -> Leaderboard:
     """Rank ``entries`` (pure).
 
     Args:
         entries: Entries with their results JSON (and meta, for ``training_data``).
         outcomes: Optional per-unit outcomes of the consistent accuracy, for paired tests and
-            rank intervals; without them neighbours are compared from binomial intervals and
-            no rank interval is given.
+            rank intervals; without them (and without ``samples``) neighbours are compared
+            from binomial intervals and no rank interval is given.
         best_near: Per-suite "best near" values of the main metric overriding the results.
+        samples: The cells' ranked scores on their suites' shared resamples, made when the
+            entries were verified (``leaderboard --data``); instead of ``outcomes``.
 
     Raises:
         BenchError: Two entries disagree on a suite's direction or content hash, a results
@@ -86,9 +85,10 @@ def rank(
     suite_order: dict[str, list[str]] = {}
     suite_tests: dict[str, list[PairedResult | None]] = {}
     rankable = set()
-    tables = unit_tables(outcomes) if outcomes is not None else None
-    if tables:
-        _cell_intervals(cells, infos, tables)
+    if samples is None and outcomes is not None:
+        samples = outcome_samples(outcomes, cells, infos)
+    if samples:
+        _cell_intervals(cells, samples)
     for suite in ordered:
         cs = cells[suite]
         ranked = {e: c.goodness for e, c in cs.items() if c.goodness is not None}
@@ -102,16 +102,11 @@ def rank(
         if scored:
             rankable.add(suite)
         suite_order[suite] = good + reference + rest
-        units = infos[suite].ranked_units
-        scorer = None if units is None else _statistic_scorer(units)
-        suite_tests[suite] = [
-            _suite_test(good[i], good[i + 1], suite, cs, tables, scorer)
-            for i in range(len(good) - 1)
-        ]
+        suite_tests[suite] = _suite_tests(good, suite, cs, samples)
     shown = {s: infos[s] for s in ordered}
     # A view with no rankable suite (every one single-class) is not published; "all" always is.
     views = {
-        key: _view(key, [s for s in subset if s in rankable], names, cells, tables,
+        key: _view(key, [s for s in subset if s in rankable], names, cells, samples,
                    [s for s in subset if s not in rankable], shown)
         for key, subset in _view_keys(shown) if key == "all" or rankable.intersection(subset)
     }

@@ -13,14 +13,7 @@ from functools import partial
 import numpy as np
 
 from leaderboard.ranking.flags import _flag_any
-from leaderboard.ranking.intervals import (
-    N_BOOT_RANKS,
-    UnitTables,
-    _aggregate_test,
-    _bootstrap_scores,
-    _rank_intervals,
-    unit_scorer,
-)
+from leaderboard.ranking.intervals import _aggregate_tests, _rank_intervals, view_scores
 from leaderboard.ranking.model import (
     ENGLISH_FAMILIES,
     FAMILIES,
@@ -35,6 +28,7 @@ from leaderboard.ranking.model import (
     _order_key,
     kind_weights,
 )
+from leaderboard.ranking.resample import Samples
 
 
 def view_title(key: str) -> str:
@@ -50,8 +44,14 @@ def view_title(key: str) -> str:
 
 
 def _dense_ranks(values: Sequence[float]) -> list[int]:
-    """Competition ranks ("1224"), best (largest) first."""
-    return [1 + sum(1 for w in values if w > v + 1e-12) for v in values]
+    """Competition ranks ("1224"), best (largest) first.
+
+    The rank of ``v`` is 1 + the number of values ``w > v + 1e-12``, counted by a binary
+    search in the sorted values (the same comparisons as counting them one by one).
+    """
+    array = np.asarray(values, dtype=float)
+    above = np.searchsorted(np.sort(array), array + 1e-12, side="right")
+    return (1 + len(array) - above).tolist()
 
 
 def _score(cell: Cell) -> float:
@@ -64,6 +64,26 @@ def _beats(a: float, b: float) -> float:
     if abs(a - b) <= 1e-12:
         return 0.5
     return 1.0 if a > b else 0.0
+
+
+def _wins(values: np.ndarray) -> np.ndarray:
+    """Each value's wins against all the others: ``sum(_beats(v, w) for w in others)``.
+
+    Counted in the sorted values: every value more than 2e-12 below ``v`` is beaten, every one
+    more than 2e-12 above is not, and the few in between are judged by :func:`_beats`'s own
+    comparisons; so the sums (multiples of 0.5) are exactly those of comparing every pair, at
+    O(n log n) instead of O(n^2), which a board of hundreds of entries needs.
+    """
+    ordered = np.sort(values)
+    low = np.searchsorted(ordered, values - 2e-12, side="left")
+    high = np.searchsorted(ordered, values + 2e-12, side="right")
+    wins = low.astype(float)
+    for i in np.flatnonzero(high - low > 1):  # other values near this one: judge each pair
+        near = ordered[low[i]:high[i]]
+        close = np.abs(values[i] - near) <= 1e-12
+        wins[i] += 0.5 * np.count_nonzero(close) + np.count_nonzero(~close & (values[i] > near))
+        wins[i] -= 0.5  # the value itself, in its own window, was counted as a tie
+    return wins
 
 
 #: Suffix of a format variant: ``X_t2t`` holds the groups of ``X`` formatted for text-to-text
@@ -149,7 +169,7 @@ def _view(
     suites: Sequence[str],
     entries: Sequence[str],
     cells: Mapping[str, Mapping[str, Cell]],
-    outcomes: UnitTables | None,
+    samples: Samples | None,
     unranked: Sequence[str] = (),
     infos: Mapping[str, SuiteInfo] | None = None,
 ) -> View:
@@ -166,19 +186,19 @@ def _view(
         alt = variant.get(slot)
         return alt if alt is not None and e in ranked[alt] else None
 
+    picks = {s: {e: p for e in entries if (p := pick(e, s)) is not None} for s in slots}
+    wins = {s: dict(zip(pk, _wins(np.array([_score(cells[p][e]) for e, p in pk.items()],
+                                           dtype=float)).tolist(), strict=True))
+            for s, pk in picks.items()}
     for e in entries:
-        picked = {s: p for s in slots if (p := pick(e, s)) is not None}
+        picked = {s: picks[s][e] for s in slots if e in picks[s]}
         covered = list(picked)
         borda = 0.0
         rates = []
-        for s in covered:
-            mine_s = _score(cells[picked[s]][e])
-            others = [_score(cells[p][o]) for o in entries
-                      if o != e and (p := pick(o, s)) is not None]
-            wins = sum(_beats(mine_s, g) for g in others)
-            borda += wins
-            if others:
-                rates.append(wins / len(others))
+        for s in covered:  # Borda: one point per other entry beaten on the slot, half per tie
+            borda += wins[s][e]
+            if len(picks[s]) > 1:
+                rates.append(wins[s][e] / (len(picks[s]) - 1))
         mine = {s: cells[p][e] for s, p in picked.items()}
         weights = kind_weights(covered, kind_of)
         sds = {s: c.sd_goodness for s, c in mine.items()}
@@ -231,14 +251,10 @@ def _view(
     # not head the block), then by coverage and score; entries covering nothing last
     partial.sort(key=lambda e: (stats[e].covered == 0, stats[e].degenerate is not None,
                                 -stats[e].covered, -(stats[e].mean or -1e9), e))
-    scorers = {s: unit_scorer(infos[s], next(iter(ranked[s].values())).chance or 0.0)
-               for s in slots if ranked[s] and infos and s in infos}
     weights = kind_weights(slots, kind_of)
     # Paired over the slots' canonical configs; an entry scored on a format variant has no
-    # outcomes there, so the view then has no rank intervals (neighbours: interval test).
-    boot = (_bootstrap_scores(complete, slots, outcomes, scorers, 0, N_BOOT_RANKS,
-                              f"ranks:{name}", weights)
-            if len(scorers) == len(slots) else None)
+    # sample there, so the view then has no rank intervals (neighbours: interval test).
+    boot = view_scores(complete, slots, samples, weights)
     intervals = dict(zip(complete, _rank_intervals(boot[0]), strict=True)) if boot else {}
     rows = []
     for e in complete + reference + partial:
@@ -247,9 +263,8 @@ def _view(
         rows.append(replace(stats[e], rank=r_mean.get(e), rank_borda=r_borda.get(e),
                             rank_win_rate=r_win.get(e), rank_low=low, rank_high=high,
                             coverage_weight=float(share)))
-    for i in range(len(complete) - 1):  # neighbour tests among ranked rows only
-        test = _aggregate_test(rows[i], rows[i + 1], slots,
-                               outcomes if len(scorers) == len(slots) else None, scorers, weights)
+    tests = _aggregate_tests(rows[:len(complete)], slots, samples, weights, boot)
+    for i, test in enumerate(tests):  # neighbour tests among ranked rows only
         rows[i] = replace(rows[i], vs_next=test)
     return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds),
                 note=_note(rows, len(slots)))
