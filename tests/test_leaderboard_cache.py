@@ -298,3 +298,21 @@ def test_samples_are_the_same_bits_whatever_the_batch():
     assert (confident.scores < together[2].scores).all()
     other = sample_cells("s", "v", cells[:1])[0]  # another unit set: other draws
     assert other.scores.tobytes() != together[0].scores.tobytes()
+
+
+def test_the_code_hash_covers_the_comparison(tmp_path, monkeypatch):
+    """A record remembers that ``results.json`` passed ``leaderboard/stored.py``'s comparison
+    (issue 27 added the ``tasks`` check there), so a change of that file is a new key."""
+    import leaderboard.stored
+
+    before = keys.code_version()
+    copy = tmp_path / "stored.py"
+    copy.write_bytes(Path(leaderboard.stored.__file__).read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(leaderboard.stored, "__file__", str(copy))
+    keys.code_version.cache_clear()
+    try:
+        assert keys.code_version() != before
+    finally:
+        monkeypatch.undo()
+        keys.code_version.cache_clear()
+    assert keys.code_version() == before
