@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from bench.arrays import int64
 from bench.errors import DataError, UnknownNameError
 from bench.families import FAMILIES
 from bench.manifest import REQUIRED_FIELDS, read_manifest
-from bench.metrics.consistent import Consistent
+from bench.metrics.consistent import Consistent, original_stats, pooled_original_stats
 from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
 from bench.scorers.contract import (  # re-exported: the contract's old home
     CODED_COLUMNS,
@@ -162,8 +162,38 @@ def score_suite(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> dic
 def scored_suite(data: SuiteData, aligned: Aligned,
                  options: ScoreOptions) -> tuple[dict, Mapping[str, float] | None]:
     """The results entry of one suite, and the per-unit outcomes of its ranked score."""
+    entry, units, _ = score_with_originals(data, aligned, options)
+    return entry, units
+
+
+@dataclass(frozen=True)
+class SuiteOriginals:
+    """A suite's original rows, for the per-task degenerate statistics (:func:`task_stats`).
+
+    Attributes:
+        task: The suite's task.
+        keys: Text identity of each original (:meth:`SuiteData.original_keys`).
+        gold: Their gold labels (-1 unlabelled).
+        pred: Their predictions.
+
+    """
+
+    task: str
+    keys: Sequence[str]
+    gold: np.ndarray
+    pred: np.ndarray
+
+
+def score_with_originals(data: SuiteData, aligned: Aligned, options: ScoreOptions
+            ) -> tuple[dict, Mapping[str, float] | None, SuiteOriginals | None]:
+    """The results entry, the per-unit outcomes and the originals of one suite."""
     info = data.info
     result = get_scorer(info["kind"])(data, aligned, options)
+    originals = None
+    if result.originals is not None:
+        rows = np.asarray(result.originals, dtype=np.int64)
+        originals = SuiteOriginals(info["task"], data.original_keys(rows), data.gold[rows],
+                                   aligned.pred[rows])
     if result.consistent is not None:  # a single-label suite cannot be ranked on accuracy
         labels = np.unique(data.gold[data.gold >= 0])
         result = replace(result, consistent=replace(result.consistent,
@@ -187,7 +217,38 @@ def scored_suite(data: SuiteData, aligned: Aligned,
     }
     if result.best_near is not None:
         entry["best_near"] = result.best_near
-    return entry, result.units
+    return entry, result.units, originals
+
+
+def task_stats(originals: Mapping[str, SuiteOriginals]) -> dict[str, dict]:
+    """Per task, the degenerate statistics over its *distinct* originals (results ``tasks``).
+
+    The originals of the task's scored suites where the tests can tell (labelled, not >= 95%
+    one gold class: :attr:`OriginalStats.testable`; BECEL's negational and one-class symmetric
+    sets cannot) are pooled, suites by name and rows in order, and each distinct text counts
+    once (:func:`bench.metrics.consistent.pooled_original_stats`). The leaderboard judges an
+    entry degenerate once per task on these (docs/leaderboard.md). A task none of whose suites
+    is testable has ``n_original`` 0 and lists its suites under ``untestable_suites``.
+    """
+    by_task: dict[str, tuple[list[str], list[str]]] = {}
+    for name in sorted(originals):
+        part = originals[name]
+        pooled, left_out = by_task.setdefault(part.task, ([], []))
+        (pooled if original_stats(part.pred, part.gold).testable else left_out).append(name)
+    out = {}
+    for task, (names, left_out) in sorted(by_task.items()):
+        parts = [originals[n] for n in names]
+        if parts:
+            numbering: dict[str, int] = {}
+            codes = np.fromiter((numbering.setdefault(k, len(numbering))
+                                 for p in parts for k in p.keys), dtype=np.int64)
+            gold = np.concatenate([p.gold for p in parts])
+            stats = pooled_original_stats(codes, gold, np.concatenate([p.pred for p in parts]))
+        else:
+            gold, stats = np.zeros(0, np.int64), original_stats(np.zeros(0), np.zeros(0))
+        out[task] = {**stats.as_metrics(), "n_original_rows": int((gold >= 0).sum()),
+                     "suites": names, "untestable_suites": left_out}
+    return out
 
 
 def consistent_keys(consistent: Consistent | None) -> dict[str, float | None]:
@@ -220,21 +281,26 @@ def score_predictions(
         if name not in folder.manifest:
             raise UnknownNameError("suite", name, folder.manifest)
 
-    def score_one(name: str) -> dict | str:  # a results entry, or why the suite is skipped
+    def score_one(name: str) -> tuple[dict, SuiteOriginals | None] | str:  # or why skipped
         data = folder.load(name)
         aligned = align(data, predictions.suites[name])
-        return aligned if isinstance(aligned, str) else score_suite(data, aligned, options)
+        if isinstance(aligned, str):
+            return aligned
+        entry, _, originals = score_with_originals(data, aligned, options)
+        return entry, originals
 
     covered = [name for name in names if name in predictions.suites]
     with ThreadPoolExecutor(max_workers=SCORE_THREADS) as pool:  # results in suite order
         outcomes = dict(zip(covered, pool.map(score_one, covered), strict=True))
-    scored, skipped = {}, {}
+    scored, skipped, originals = {}, {}, {}
     for name in names:
         outcome = outcomes.get(name, "no predictions for this suite")
         if isinstance(outcome, str):
             skipped[name] = outcome
         else:
-            scored[name] = outcome
+            scored[name] = outcome[0]
+            if outcome[1] is not None:
+                originals[name] = outcome[1]
     return {
         "schema_version": SCHEMA_VERSION,
         "harness_version": __version__,
@@ -250,6 +316,7 @@ def score_predictions(
         "params": dict(options.params),
         "suites": scored,
         "skipped": skipped,
+        "tasks": task_stats(originals),
     }
 
 
@@ -293,6 +360,8 @@ class Recomputed:
         manifest: The built folder's manifest entries, by suite.
         touched: Every suite the file has a row of (covered or not): its ids were checked
             against these suites, so the file's validity depends on them.
+        tasks: The per-task statistics over distinct originals (:func:`task_stats`) of the
+            suites in ``suites``.
 
     """
 
@@ -301,6 +370,7 @@ class Recomputed:
     units: dict[str, Units]
     manifest: Mapping[str, Mapping]
     touched: tuple[str, ...] = ()
+    tasks: dict[str, dict] = field(default_factory=dict)
 
 
 def recompute(
@@ -320,6 +390,7 @@ def recompute(
     options = ScoreOptions(n_boot=n_boot)
     entries: dict[str, dict] = {}
     out: dict[str, Units] = {}
+    originals: dict[str, SuiteOriginals] = {}
     for name, preds in predictions.suites.items():
         if (suites and name not in suites) or name not in folder.manifest:
             continue
@@ -327,11 +398,13 @@ def recompute(
         aligned = align(data, preds)
         if isinstance(aligned, str):
             continue
-        entries[name], units = scored_suite(data, aligned, options)
+        entries[name], units, found = score_with_originals(data, aligned, options)
         if isinstance(units, Units):
             out[name] = units
+        if found is not None:
+            originals[name] = found
     return Recomputed(predictions.sha256, entries, out, folder.manifest,
-                      tuple(sorted(predictions.suites)))
+                      tuple(sorted(predictions.suites)), task_stats(originals))
 
 
 def unit_outcomes(

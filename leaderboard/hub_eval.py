@@ -160,7 +160,7 @@ def suite_flags(results: Mapping, entry: str = "entry") -> dict[str, str]:
     Incomplete suites are the results' ``skipped`` suites with some but not all rows.
     """
     from bench.results import incomplete
-    from leaderboard.ranking.flags import _cell, _judge_untestable
+    from leaderboard.ranking.flags import _cell, _judge_tasks
     from leaderboard.ranking.model import Entry, suite_info
 
     flags = {suite: f"incomplete ({why})" for suite, why in incomplete(results).items()}
@@ -173,9 +173,8 @@ def suite_flags(results: Mapping, entry: str = "entry") -> dict[str, str]:
         cell = _cell(holder, suite, res, infos[suite])
         if cell is not None:
             cells[suite] = {entry: cell}
-    # one-class originals (BECEL's negational sets) are judged on the entry's testable suites
-    # of the same task, exactly as the leaderboard does
-    _judge_untestable(cells, infos, [entry])
+    # one verdict per task, on its distinct originals, exactly as the leaderboard judges it
+    _judge_tasks(cells, infos, [holder])
     for suite, by_entry in cells.items():
         if by_entry[entry].degenerate:
             flags[suite] = f"degenerate ({by_entry[entry].degenerate})"

@@ -15,6 +15,7 @@ maintainers score the request again from the first two files.
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -93,7 +94,8 @@ def validate_files(predictions: str | os.PathLike, meta_path: str | os.PathLike,
 
 
 def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.PathLike,
-            data_dir: str | os.PathLike, scorer: Scorer | None = None) -> Request:
+            data_dir: str | os.PathLike, scorer: Scorer | None = None,
+            variant: str | None = None) -> Request:
     """Validate a submission and build the files of its pull request.
 
     Raises:
@@ -103,10 +105,13 @@ def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.Pa
 
     """
     from bench.errors import ConfigError
+    from leaderboard.intake.duplicates import with_variant
     from leaderboard.reproduce.entry_files import entry_record
 
     slug = slugify(name)  # the one name rule (submissions_meta.slug_problem), first
+    with_variant(read_meta(meta_path), variant, str(meta_path))  # a bad --variant: before scoring
     meta, jsonl, results = validate_files(predictions, meta_path, data_dir, scorer)
+    meta = with_variant(meta, variant, str(meta_path))
     files = {f"{REQUESTS}/{slug}/{PREDICTIONS}": gzip_bytes(jsonl),
              f"{REQUESTS}/{slug}/{META}": meta_bytes(meta)}
     record = entry_record(predictions, jsonl)
@@ -140,9 +145,28 @@ def taken_paths(repo_id: str, slug: str, *, endpoint: str | None = None,
     return sorted(f.path for f in found)
 
 
+def published_board(repo_id: str, *, endpoint: str | None = None,
+                    token: str | None = None) -> object:
+    """The parsed ``leaderboard.json`` on the repo's ``main``, or ``None`` when it has none."""
+    import tempfile
+
+    from huggingface_hub import HfApi
+
+    from bench.json_input import load_json_file
+    from leaderboard.hub_verify import download, hub_call
+
+    api = HfApi(endpoint=endpoint, token=token)
+    found = hub_call(repo_id, "checking for leaderboard.json", api.get_paths_info, repo_id,
+                     ["leaderboard.json"], repo_type="dataset")
+    if not found:
+        return None
+    with tempfile.TemporaryDirectory(prefix="cb-board-") as tmp:
+        return load_json_file(download(api, repo_id, "leaderboard.json", "main", Path(tmp)))
+
+
 def submit_request(predictions: str | os.PathLike, *, name: str, meta_path: str | os.PathLike,
                    data_dir: str | os.PathLike, repo_id: str, dry_run: bool = False,
-                   log: Callable[[str], None] = print) -> None:
+                   log: Callable[[str], None] = print, variant: str | None = None) -> None:
     """Validate a submission as a local ``submit`` does, then open its pull request.
 
     What ``submit --hub`` does: the file is scored locally (the scores are not sent), the pull
@@ -157,10 +181,12 @@ def submit_request(predictions: str | os.PathLike, *, name: str, meta_path: str 
     """
     from bench.errors import ConfigError
     from bench.results import invalid_warning
+    from leaderboard.intake.duplicates import board_candidates, candidate, check_duplicate
     from leaderboard.publish import check_repo_id, execute
 
     repo = check_repo_id(repo_id, "--hub")
-    request = prepare(predictions, name=name, meta_path=meta_path, data_dir=data_dir)
+    request = prepare(predictions, name=name, meta_path=meta_path, data_dir=data_dir,
+                      variant=variant)
     warning = invalid_warning(request.results, str(predictions))
     if warning:
         log(warning)
@@ -175,4 +201,8 @@ def submit_request(predictions: str | os.PathLike, *, name: str, meta_path: str 
     if taken:
         raise ConfigError(f"--name {name!r}: {repo} already has {', '.join(taken)}; "
                           "choose another name; nothing was sent")
+    jsonl = gzip.decompress(request.files[f"{REQUESTS}/{request.slug}/{PREDICTIONS}"])
+    check_duplicate(candidate(request.slug, jsonl, request.meta),
+                    board_candidates(published_board(repo)), how="--variant TEXT",
+                    where=f"{predictions}: ", outcome="nothing was sent")
     execute(plan)

@@ -76,41 +76,38 @@ def _parquet(config: Mapping) -> bool:
     return all(isinstance(p, str) and p.endswith(".parquet") for p in paths)
 
 
-#: The ``results`` config of the leaderboard dataset repo (owned by the ranking work).
-RESULTS_CONFIG: dict[str, object] = {"config_name": "results", "data_files": "leaderboard.json"}
-
-
 def leaderboard_card(site: Path, repo_id: str, configs: Sequence[Mapping] = (),
                      sections: Sequence[str] = ()) -> str:
-    """Dataset card of the results repo: YAML header, rendered table, layout.
+    """Dataset card of the results repo: YAML header (its ``configs:`` list), table, layout.
 
     Args:
         site: The rendered site (its ``leaderboard.md`` is the table).
         repo_id: The dataset repo.
-        configs: More ``configs:`` entries after :data:`RESULTS_CONFIG` (one list that every
-            publish part appends to: the details config, leaderboard/details/).
+        configs: More ``configs:`` entries after ``card_configs()`` (the ``results`` config,
+            leaderboard/dataset/records.py): one list that every publish part appends to
+            (the details config, leaderboard/details/).
         sections: Markdown paragraphs appended to the card.
 
     """
     import yaml
+
+    from leaderboard.dataset.records import RESULTS_FILE, card_configs
 
     table = (site / "leaderboard.md").read_text(encoding="utf-8")
     # `datasets` infers ONE builder for every config of a repo from the first config's data
     # files (datasets 5.2.0, load.py l. 440-451): a Parquet config listed after a JSON one is
     # read as JSON and fails. So Parquet configs are listed first (a stable sort, the given
     # order otherwise); every config of this repo should be Parquet (issue 27 item 10).
-    ordered = sorted([RESULTS_CONFIG, *map(dict, configs)], key=lambda c: not _parquet(c))
-    listed = yaml.safe_dump({"configs": ordered}, sort_keys=False, allow_unicode=True)
+    ordered = sorted([*card_configs(), *map(dict, configs)], key=lambda c: not _parquet(c))
+    header = {"license": "apache-2.0", "pretty_name": "consistency-bench leaderboard",
+              "tags": ["leaderboard", "consistency"], "configs": ordered}
     return (
-        "---\n"
-        "license: apache-2.0\n"
-        "pretty_name: consistency-bench leaderboard\n"
-        "tags:\n- leaderboard\n- consistency\n"
-        + listed
-        + "---\n\n"
+        "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n\n"
         f"# consistency-bench leaderboard ({repo_id})\n\n"
         + table
-        + "\nFiles: `leaderboard.json` (everything), `index.html` (sortable page), "
+        + f"\nFiles: `{RESULTS_FILE}` (config `results`: one row per view and entry, "
+        "`load_dataset(\"" + repo_id + "\", \"results\", split=\"train\")`), "
+        "`leaderboard.json` (everything), `index.html` (sortable page), "
         "`heatmap.png`, `submissions/<entry>/` (metadata, results and `predictions.jsonl.gz` "
         "of each entry: `consistency-bench verify` re-scores them; `run.json`, how the "
         "predictions were made, and `reproduction.json`, what `consistency-bench reproduce` "

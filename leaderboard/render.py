@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from bench.atomic import atomic_path, write_text
+from leaderboard.dataset.records import RESULTS_FILE, parquet_bytes
 from leaderboard.explorer.assets import EXPLORER_JS
 from leaderboard.explorer.panel import ASSET as EXPLORER_ASSET
 from leaderboard.page import HEAT_ROWS, SCORE_NOTE, Explorer, Page, render_site
@@ -105,17 +106,37 @@ def render_markdown(lb: Leaderboard) -> str:
         shown = md_cell(lb.meta.get(name, {}).get("reproduced"))
         lines.append(f"| {md_text(name)} | " + " | ".join(cells)
                      + f" | {md_text(', '.join(flags))} | {md_text(shown)} |")
+    lines += _markdown_notes(lb, keys)
     legend = "; ".join(f"`{k}`: {v}" for k, v in STATUS_LEGEND.items())
     flag_words = ", ".join(f"`{k}` ({v})" for k, v in FLAG_LEGEND.items())
     lines += [
         "",
         "Each cell: `#rank score / acc` (✗: ranked, but `failing` a kind; reason on the page). "
-        + SCORE_NOTE + " Row status, the same words as on the page: " + legend
+        + SCORE_NOTE + " The salad answer's confidence counts too (word-salad paper l. 158: "
+        "\"at random\" and \"with low confidence\"): a confident answer keeps at most half "
+        "of the credit; files without probabilities are judged on agreement alone (said "
+        "below). Row status, the same words as on the page: " + legend
         + ". Flags, the same words as on the page: " + flag_words
         + ". Full tables, rank intervals and paired tests: index.html / leaderboard.json. "
         + MD_LEGEND,
     ]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_notes(lb: Leaderboard, keys: list[str]) -> list[str]:
+    """Lines below the table: why a view ranks nobody, whose salad confidence is unjudged.
+
+    Each note once, every value escaped (:func:`md_text`).
+    """
+    lines = []
+    for key in keys:
+        note = lb.views[key].note
+        if note:
+            lines.append(f"- **{md_text(lb.views[key].title)}**: {md_text(note)}")
+    for row in lb.views["all"].rows:
+        if row.unjudged:
+            lines.append(f"- `{md_text(row.name)}`: {md_text(row.unjudged)}")
+    return ["", *lines] if lines else []
 
 
 def render_page(lb: Leaderboard, *, heatmap: bool = True,
@@ -254,7 +275,9 @@ def render_all(
     write_text(
         out / JSON, json.dumps(lb.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     )
-    written += [out / MARKDOWN, out / HTML, out / JSON]
+    with atomic_path(out / RESULTS_FILE) as tmp:  # the dataset repo's `results` config
+        Path(tmp).write_bytes(parquet_bytes(lb))
+    written += [out / MARKDOWN, out / HTML, out / JSON, out / RESULTS_FILE]
     if lb.suites:
         render_heatmap(lb, out / HEATMAP)
         written.append(out / HEATMAP)

@@ -19,17 +19,17 @@ from leaderboard.paired import format_p
 #: Row status words, used identically in the HTML, the Markdown and ``leaderboard.json``.
 STATUS_LEGEND = {
     "ranked": "covers every suite of the view and is not degenerate: ranked",
-    "reference": "covers every suite but is degenerate on at least half of them (a constant or "
-                 "random baseline, or a model whose accuracy on the originals is not "
-                 "significantly above the majority class there): shown below the ranked "
-                 "entries, never ranked",
+    "reference": "covers every suite but is degenerate on tasks carrying more than half of the "
+                 "view's weight (a constant or random baseline, or a model whose accuracy on a "
+                 "task's distinct originals is not significantly above its majority class): "
+                 "shown below the ranked entries, never ranked",
     "partial": "does not cover every suite of the view: shown last, not ranked",
 }
 #: Flag words (``Row.flags``), used identically in the HTML, the Markdown and
 #: ``leaderboard.json``: the page shows each with its reason as text.
 FLAG_LEGEND = {
-    "degenerate": "on the task(s), accuracy on the originals not significantly above the "
-                  "majority-class rate, or near-constant predictions",
+    "degenerate": "judged once per task, on its distinct originals: accuracy not significantly "
+                  "above the majority-class rate, or near-constant predictions",
     "failing": "ranked, but not significantly above chance on some kind (e.g. never flips "
                "under negation); it stays ranked, last if need be",
     "contaminated": "declared training on a file a suite draws from",

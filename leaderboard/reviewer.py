@@ -26,6 +26,7 @@ from typing import Any
 from bench.errors import BenchError, ConfigError
 from leaderboard.hub_requests import MAX_REQUEST_BYTES, REQUESTS, validate_files
 from leaderboard.hub_verify import download, hub_call, published_entries
+from leaderboard.intake.duplicates import check_request
 from leaderboard.review_checks import (
     REQUEST_FILES,
     Refused,
@@ -145,8 +146,11 @@ class Reviewer:
             names = request_files(slug, paths)
             self.check_sizes(slug, head, names)
             files = self.download(num, slug, head, names)
-            jsonl, results = self.validate(files, num)
+            meta, jsonl, results = self.validate(files, num)
             stored = self.check_name_free(slug, jsonl, num)
+            # one model, one entry (issue 27 item 9); a stored earlier state of this very
+            # request (stored is True or None) is not compared with itself
+            check_request(slug, jsonl, meta, self.stored, stored is not False, Refused)
             check_hashes(results, published, self.suites_repo)
         except Refused as exc:
             return self._refused(num, head, slug, str(exc), before)
@@ -191,8 +195,8 @@ class Reviewer:
         return {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
                                folder) for name in names}
 
-    def validate(self, files: dict[str, Path], num: int) -> tuple[bytes, dict]:
-        """``submit``'s checks of the files; the predictions (JSONL) and the scores.
+    def validate(self, files: dict[str, Path], num: int) -> tuple[dict, bytes, dict]:
+        """``submit``'s checks of the files; the metadata, the predictions (JSONL), the scores.
 
         A ``run.json``, when the request has one, must describe the request's predictions (as
         ``submit`` checks it: :func:`leaderboard.reproduce.entry_files.entry_record`).
@@ -205,7 +209,7 @@ class Reviewer:
 
         folder = str(self.workdir / f"pr-{num}") + os.sep
         try:
-            _meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
+            meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
                                                   self.data_dir, self.scorer)
             if RUN in files:  # a run record must describe the request's predictions
                 entry_record(files[PREDICTIONS], jsonl, files[RUN])
@@ -214,7 +218,7 @@ class Reviewer:
         except Exception as exc:
             raise Refused(f"could not read the request ({type(exc).__name__}: "
                           f"{str(exc).replace(folder, '')})") from None
-        return jsonl, results
+        return meta, jsonl, results
 
     def check_name_free(self, slug: str, jsonl: bytes, num: int) -> bool | None:
         """Whether the entry is stored already (an interrupted merge); refused when taken.

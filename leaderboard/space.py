@@ -81,8 +81,11 @@ def plan_space(site: str | os.PathLike, space_id: str, dataset_repo: str, *,
     if not page.is_file():
         raise ConfigError(f"{site}: no rendered page (index.html); run "
                           f"`consistency-bench leaderboard --out {site}`")
+    from leaderboard.dataset.records import RESULTS_FILE  # the dataset repo's config only
+
     files: dict[str, Path | bytes] = {
-        k: v for k, v in site_files(site).items() if k not in ("README.md", "leaderboard.md")
+        k: v for k, v in site_files(site).items()
+        if k not in ("README.md", "leaderboard.md", RESULTS_FILE)
     }
     files["index.html"] = page_with_data_link(page.read_text(encoding="utf-8"), dataset_repo,
                                               endpoint).encode("utf-8")

@@ -106,6 +106,35 @@ def check_values(results: Mapping, where: str) -> None:
                                       or value < 0 or value != int(value)):
                 raise _bad(where, suite, f"metrics.{field}", value, "expected a count >= 0")
         _check_cc(where, suite, res)
+    _check_tasks(results.get("tasks"), where)
+
+
+def _check_tasks(tasks: object, where: str) -> None:
+    """``tasks`` (the per-task degenerate statistics): counts and fractions in range.
+
+    Absent in results scored before issue 27 (the ranking falls back, docs/leaderboard.md).
+    """
+    if tasks is None:
+        return
+    if not isinstance(tasks, Mapping):
+        raise ConfigError(f"{where}: field 'tasks' value {str(tasks)[:40]!r}: expected a mapping")
+    for task, stats in tasks.items():
+        name = f"(task {task})"
+        if not isinstance(stats, Mapping):
+            raise _bad(where, name, "tasks", stats, "expected a mapping of fields")
+        for field in ("majority_rate", "top_prediction_share"):
+            _fraction(where, name, f"tasks.{field}", stats.get(field))
+        counts = {}
+        for field in ("n_original", "n_original_correct", "n_original_rows"):
+            value = stats.get(field)
+            if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+                raise _bad(where, name, f"tasks.{field}", value, "expected a count >= 0")
+            counts[field] = value
+        if counts["n_original_correct"] > counts["n_original"]:
+            raise _bad(where, name, "tasks.n_original_correct", counts["n_original_correct"],
+                       f"more than n_original {counts['n_original']}")
+        if not isinstance(stats.get("suites"), list):
+            raise _bad(where, name, "tasks.suites", stats.get("suites"), "expected a list")
 
 
 def _check_cc(where: str, suite: str, res: Mapping) -> None:
@@ -189,13 +218,13 @@ def verify(results: Mapping, predictions: Path, data_dir, where: str):
 
     fresh = recompute(predictions, data_dir, n_boot=RECOMPUTE_N_BOOT)
     check_recomputed(results, fresh.sha256, fresh.suites, fresh.manifest, predictions.name,
-                     where, getattr(data_dir, "root", data_dir))
+                     where, getattr(data_dir, "root", data_dir), fresh.tasks)
     return fresh.units
 
 
 def check_recomputed(results: Mapping, sha256: str, fresh: Mapping[str, Mapping],
                      manifest: Mapping[str, Mapping], predictions: str, where: str,
-                     data_dir) -> None:
+                     data_dir, tasks: Mapping[str, Mapping]) -> None:
     """Compare stored results with the results recomputed from the stored predictions.
 
     The comparison of :func:`verify`, on its own: ``leaderboard --data`` calls it on every
@@ -210,11 +239,12 @@ def check_recomputed(results: Mapping, sha256: str, fresh: Mapping[str, Mapping]
         predictions: The predictions file's name, for the message.
         where: The entry, for the message.
         data_dir: The built folder, for the message.
+        tasks: The recomputed per-task statistics (results ``tasks``, JSON values).
 
     Raises:
         ConfigError: The predictions hash, a suite's content hash or any stored score differs
-            from the recomputed one (naming the entry, suite and field), or a stored suite is
-            not in the folder or no longer covered.
+            from the recomputed one (naming the entry, suite and field), a stored suite is
+            not in the folder or no longer covered, or ``tasks`` is missing or differs.
 
     """
     import json
@@ -243,6 +273,12 @@ def check_recomputed(results: Mapping, sha256: str, fresh: Mapping[str, Mapping]
             continue
         found = differences(stored, json.loads(json.dumps(fresh[suite])))
         problems += [f"suite {suite!r} {d}" for d in found[:3]]
+    if "tasks" not in results:
+        problems.append("'tasks' missing (scored before the per-task degenerate statistics): "
+                        "run `consistency-bench rescore`")
+    else:
+        found = differences(results["tasks"], json.loads(json.dumps(tasks)))
+        problems += [f"tasks.{d}" for d in found[:3]]
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ConfigError(

@@ -23,7 +23,9 @@ RESULTS = "results.json"
 
 
 REQUIRED_META = ("model", "revision", "license", "link", "contact")
-OPTIONAL_META = ("parameters", "date", "notes", "training_data")
+OPTIONAL_META = ("parameters", "date", "notes", "training_data", "variant")
+#: Longest accepted ``variant`` (one line saying what differs from another entry of the model).
+VARIANT_MAX = 200
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 Scorer = Callable[..., dict]
@@ -118,17 +120,10 @@ def validate_meta(data: object, path: str = META) -> dict:
     if not re.match(r"^https?://\S+$", out["link"]):
         raise ConfigError(
             f"{path}: field 'link' value {shorten(out['link'])}: expected an http(s) URL")
-    if "parameters" in data and data["parameters"] is not None:
-        value = data["parameters"]
-        if isinstance(value, bool) or not isinstance(value, (int, str)):
-            raise ConfigError(
-                f"{path}: field 'parameters' value {shorten(value)}: expected an integer count "
-                "or a string such as '110M'"
-            )
-        if isinstance(value, int) and value <= 0:
-            raise ConfigError(
-                f"{path}: field 'parameters' value {shorten(value)}: must be positive")
-        out["parameters"] = value
+    if data.get("parameters") is not None:
+        out["parameters"] = _parameters(data["parameters"], path)
+    if data.get("variant") is not None:
+        out["variant"] = variant_text(data["variant"], f"{path}: field 'variant'")
     out["date"] = _date(data.get("date"), path)
     if data.get("notes") is not None:
         if not isinstance(data["notes"], str):
@@ -168,6 +163,40 @@ def _check_controls(value: object, key: str, path: str) -> None:
             where = "" if allowed else " (tab and line break only in notes)"
             raise ConfigError(f"{path}: field {key!r} value {shorten(value)}: control character "
                               f"U+{ord(char):04X} at character {i}; write plain text{where}")
+
+
+def _parameters(value: object, path: str) -> int:
+    """``parameters``: the model's parameter count, an integer >= 0 (0: nothing trained).
+
+    For an entry with one model per task, the largest of them. Text (``22.7M; AdamW ...``,
+    ``1 threshold per task``) is refused: the page filters on the number, and prose belongs in
+    ``notes``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(
+            f"{path}: field 'parameters' value {shorten(value)}: expected the model's parameter "
+            "count as an integer >= 0 (e.g. 22713216; 0 when nothing is trained); put any "
+            "description in 'notes'")
+    return value
+
+
+def variant_text(value: object, where: str) -> str:
+    """A ``variant``: one line saying what differs from another entry of the model.
+
+    At most :data:`VARIANT_MAX` characters, e.g. few-shot K, chat template, prompt.
+
+    Raises:
+        ConfigError: Not text, empty, several lines, control characters or too long.
+
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where} value {shorten(value)}: expected one line of text saying "
+                          "what differs (e.g. '5-shot, chat template')")
+    text = value.strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in text) or len(text) > VARIANT_MAX:
+        raise ConfigError(f"{where} value {shorten(value)}: expected one line of at most "
+                          f"{VARIANT_MAX} characters without control characters")
+    return text
 
 
 def _check_unicode(value: object, key: str, path: str) -> None:

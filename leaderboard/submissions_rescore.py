@@ -50,7 +50,22 @@ def diff_results(slug: str, old: Mapping, new: Mapping) -> list[Change]:
             units = [(r.get("metrics") or {}).get("ranked_units") for r in (a[suite], b[suite])]
             if units[0] != units[1]:
                 changes.append(Change(slug, suite, "metrics.ranked_units", *units))
+    # the per-task degenerate statistics (issue 27); missing counts as changed
+    a_tasks, b_tasks = old.get("tasks"), new.get("tasks")
+    for task in sorted(set(a_tasks or {}) | set(b_tasks or {})) if a_tasks != b_tasks else ():
+        before, after = (t.get(task) if isinstance(t, Mapping) else None
+                         for t in (a_tasks, b_tasks))
+        if before != after:
+            changes.append(Change(slug, f"(task {task})", "tasks",
+                                  _task_summary(before), _task_summary(after)))
     return changes
+
+
+def _task_summary(stats: object) -> object:
+    """``correct/n`` of a task's statistics, for the rescore report."""
+    if not isinstance(stats, Mapping):
+        return stats
+    return f"{stats.get('n_original_correct')}/{stats.get('n_original')}"
 
 
 def rescore(

@@ -194,6 +194,7 @@ def submit(
     arguments: Mapping | None = None,
     run_record: str | os.PathLike | None = None,
     reproduction: Mapping | None = None,
+    variant: str | None = None,
 ) -> Submission:
     """Validate, score and store one submission; return it.
 
@@ -206,23 +207,28 @@ def submit(
     the entry, in the same rename, as ``reproduction.json``.
 
     Raises:
-        ConfigError: Bad name or metadata, or the slug is taken and ``replace`` is false.
+        ConfigError: Bad name or metadata, the slug is taken and ``replace`` is false, or the
+            entry duplicates a stored one (leaderboard/intake/duplicates.py: byte-identical
+            predictions, or the same model, revision and setup without a new ``variant``).
         PredictionFileError: The scorer rejects the prediction file.
 
     """
     from bench.results import provenance
+    from leaderboard.intake.duplicates import with_variant
 
     # One piece (72 lines): checks, scoring, staging and the locked rename read in the order
     # that makes a crash at any line safe (the module docstring of leaderboard.submissions).
     root = check_root(root)
     slug = slugify(name)
-    meta = read_meta(meta_path)
+    meta = with_variant(read_meta(meta_path), variant, str(meta_path))
     target = root / slug
     if os.path.lexists(target) and not replace:
         raise ConfigError(_taken(slug, root))
     _check_same_name(target, name)
     jsonl = to_jsonl(os.fspath(predictions))
     record = entry_record(predictions, jsonl, run_record)  # before the costly scoring
+    check_copy = _duplicate_check(root, slug, jsonl, meta, predictions, replace)
+    check_copy()  # before the (expensive) scoring
     scorer = scorer or score_file
     results = _score(predictions, data_dir, scorer, jsonl)
     results["provenance"] = provenance("submit", arguments or {
@@ -239,9 +245,10 @@ def submit(
             if pause:
                 time.sleep(pause)
             _sweep(root)
+            if os.path.lexists(target) and not replace:
+                raise ConfigError(_taken(slug, root))
+            check_copy()  # again: a submit that landed meanwhile
             if os.path.lexists(target):
-                if not replace:
-                    raise ConfigError(_taken(slug, root))
                 _check_same_name(target, name)
                 old = root / f".{slug}.old"
                 os.replace(target, old)
@@ -263,6 +270,26 @@ def _extra_files(record: bytes | None, reproduction: Mapping | None, results: Ma
     if reproduction is not None:
         extra[REPRODUCTION] = entry_reproduction(reproduction, results, slug)
     return extra
+
+
+def _duplicate_check(root: Path, slug: str, jsonl: bytes, meta: Mapping,
+                     predictions: str | os.PathLike, replace: bool) -> Callable[[], None]:
+    """The "one model, one entry" check of a new entry against ``root`` (issue 27 item 9).
+
+    Returns a function that raises :class:`ConfigError` when the entry copies a stored one
+    (leaderboard/intake/duplicates.py); ``submit`` calls it before scoring and under the lock.
+    """
+    from leaderboard.intake.duplicates import (
+        candidate,
+        check_duplicate,
+        run_record_beside,
+        scan_candidates,
+    )
+
+    new = candidate(slug, jsonl, meta, run_record_beside(predictions))
+    return lambda: check_duplicate(new, scan_candidates(root), how="--variant TEXT",
+                                   replacing=slug if replace else None,
+                                   where=f"{predictions}: ")
 
 
 def check_root(root: str | os.PathLike) -> Path:

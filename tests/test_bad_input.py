@@ -120,12 +120,25 @@ def submissions_file(tmp: Path) -> None:
 
 
 def stored(tmp: Path, names=("alpha",)) -> None:
-    """Entries in ``subs/`` submitted with the real scorer."""
+    """Entries in ``subs/`` submitted with the real scorer.
+
+    Each after the first gets its own file (the same predictions, rows rotated: other bytes,
+    the same scores) and variant: a byte-identical copy of another entry, or a second entry of
+    the same model without a variant, is refused (issue 27).
+    """
     from leaderboard.submissions import submit
 
-    for name in names:
-        submit(tmp / "p.jsonl", name=name, meta_path=tmp / "meta.yaml", root=tmp / "subs",
-               data_dir=tmp / "data")
+    lines = (tmp / "p.jsonl").read_text().splitlines(keepends=True)
+    subs = tmp / "subs"
+    there = sum(1 for d in subs.iterdir() if d.is_dir() and not d.name.startswith(".")) \
+        if subs.is_dir() else 0
+    for i, name in enumerate(names, start=there):
+        pred = tmp / "p.jsonl"
+        if i:
+            pred = tmp / f"p-{name}.jsonl"
+            pred.write_text("".join(lines[i:] + lines[:i]))
+        submit(pred, name=name, meta_path=tmp / "meta.yaml", root=tmp / "subs",
+               data_dir=tmp / "data", variant=f"test copy {i}" if i else None)
 
 
 def stale_and_corrupt_gz(tmp: Path) -> None:

@@ -52,8 +52,9 @@ def start(hub, board, built):  # noqa: F811
                           "--local-dir", "suites"], env=env, cwd=board, capture_output=True,
                          text=True, timeout=120)
     assert got.returncode == 0, got.stderr
+    # the same model and revision as the stored entry: a variant says what differs (issue 27)
     proc = cli(["submit", "zeros.jsonl", "--meta", "meta.yaml", "--name", "zeros", "--data",
-                "suites", "--hub", "org/lb"], hub.url, board)
+                "suites", "--hub", "org/lb", "--variant", "always label 0"], hub.url, board)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -64,7 +65,8 @@ def review(hub, board, built, *extra):  # noqa: F811
 
 
 def bad_requests(hub, board):
-    """Hand-made pull requests: bad meta, a taken name, a path outside requests/, not gzip."""
+    """Hand-made pull requests: bad meta, a taken name, a path outside requests/, not gzip,
+    and a copy of the stored entry's predictions under another name and model."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
     api = HfApi(endpoint=hub.url, token=TOKEN)
@@ -77,7 +79,11 @@ def bad_requests(hub, board):
                    "requests/evil/predictions.jsonl.gz": gz,
                    "submissions/evil/results.json": b"{}"},
                   {"requests/gz/meta.yaml": (board / "meta.yaml").read_bytes(),
-                   "requests/gz/predictions.jsonl.gz": b"\x1f\x8b not gzip"}):
+                   "requests/gz/predictions.jsonl.gz": b"\x1f\x8b not gzip"},
+                  {"requests/copycat/meta.yaml": yaml.safe_dump(
+                      {**META, "model": "org/copycat"}).encode(),
+                   "requests/copycat/predictions.jsonl.gz": gzip_bytes(
+                       (board / "oracle.jsonl").read_bytes())}):
         api.create_commit("org/lb", [CommitOperationAdd(p, d) for p, d in files.items()],
                           commit_message="request", repo_type="dataset", create_pr=True)
 
@@ -87,9 +93,9 @@ def test_review_merge_publish_verify(online, board, built):  # noqa: F811
         start(hub, board, built)
         bad_requests(hub, board)
         first = review(hub, board, built)
-        comments = {n: hub.comments("org/lb", n) for n in (1, 2, 3, 4, 5)}
+        comments = {n: hub.comments("org/lb", n) for n in (1, 2, 3, 4, 5, 6)}
         again = review(hub, board, built)
-        n_again = {n: len(hub.comments("org/lb", n)) for n in (1, 2, 3, 4, 5)}
+        n_again = {n: len(hub.comments("org/lb", n)) for n in (1, 2, 3, 4, 5, 6)}
         main_before = dict(hub.files_at("org/lb"))
         merged = review(hub, board, built, "--merge")
         verify = cli(["verify", "--hub", "org/lb", "--data", str(built)], hub.url, board)
@@ -101,7 +107,7 @@ def test_review_merge_publish_verify(online, board, built):  # noqa: F811
         caught = cli(["verify", "--hub", "org/lb", "--data", str(built)], hub.url, board)
     assert first.returncode == 0, first.stderr
     assert "#1: accepted zeros" in first.stdout
-    assert "1 accepted, 4 refused, 0 unchanged" in first.stdout
+    assert "1 accepted, 5 refused, 0 unchanged" in first.stdout
     [good] = comments[1]
     assert "| view | rank |" in good and "zeros" in good
     assert "<!-- consistency-bench review accepted " in good
@@ -110,15 +116,16 @@ def test_review_merge_publish_verify(online, board, built):  # noqa: F811
     assert "may only add files under requests/<name>/" in comments[4][0]
     assert "submissions/evil/results.json" in comments[4][0]
     assert "requests/gz/predictions.jsonl.gz: not a valid gzip file" in comments[5][0]
+    assert "byte-identical to those of entry 'oracle'" in comments[6][0]  # issue 27 item 9
     # idempotent: nothing new to say
-    assert again.returncode == 0 and "0 accepted, 0 refused, 5 unchanged" in again.stdout
-    assert n_again == {1: 1, 2: 1, 3: 1, 4: 1, 5: 1}
+    assert again.returncode == 0 and "0 accepted, 0 refused, 6 unchanged" in again.stdout
+    assert n_again == {1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1}
     assert not any(p.startswith(("requests/", "submissions/zeros")) for p in main_before)
     # merge: stored, merged, republished (dataset and Space); the bad ones stay open
     assert merged.returncode == 0, merged.stderr
     assert "stored subs/zeros" in merged.stdout and "merged #1 (zeros)" in merged.stdout
-    assert "1 accepted, 0 refused, 4 unchanged" in merged.stdout
-    assert [p["status"] for p in hub.pull_requests("org/lb")] == ["merged"] + ["open"] * 4
+    assert "1 accepted, 0 refused, 5 unchanged" in merged.stdout
+    assert [p["status"] for p in hub.pull_requests("org/lb")] == ["merged"] + ["open"] * 5
     assert len(hub.comments("org/lb", 1)) == 1  # no second comment for the same head
     assert (board / "subs" / "zeros" / "results.json").is_file()
     data_commit, page_commit = hub.commits[-2:]
@@ -327,8 +334,8 @@ def test_a_fix_pushed_to_a_refused_request_is_reviewed_again(online, board, buil
                                      CommitOperationAdd("requests/z/predictions.jsonl.gz", gz)],
                           commit_message="Submit z", repo_type="dataset", create_pr=True)
         refused = review(hub, board, built)
-        api.create_commit("org/lb", [CommitOperationAdd("requests/z/meta.yaml",
-                                                        (board / "meta.yaml").read_bytes())],
+        fixed = (board / "meta.yaml").read_bytes() + b"variant: always label 0\n"  # issue 27
+        api.create_commit("org/lb", [CommitOperationAdd("requests/z/meta.yaml", fixed)],
                           commit_message="fix meta", repo_type="dataset", revision="refs/pr/1")
         accepted = review(hub, board, built)
     assert "#1: refused: requests/z/meta.yaml: missing required field(s)" in refused.stdout

@@ -29,7 +29,7 @@ def rendered_site(built, tmp_path, names):  # noqa: F811
         kwargs = {"choose": choose} if choose else {}
         pred = write_predictions(built, tmp_path / f"{name}.jsonl", SUITES, **kwargs)
         store(pred, name=name, meta_path=tmp_path / "meta.yaml", root=tmp_path / "subs",
-              data_dir=built)
+              data_dir=built, variant="always label 0" if choose else None)
     assert main(["leaderboard", "--submissions", str(tmp_path / "subs"), "--out",
                  str(tmp_path / "site")]) == 0
     return tmp_path
@@ -115,3 +115,32 @@ def test_submit_hub_dry_run_and_missing_repo(entry, built):  # noqa: F811
     assert sent_dry == []
     assert missing.returncode != 0
     assert "dataset repo 'org/lb' not found" in missing.stderr
+
+
+def test_submit_hub_refuses_a_copy_of_a_published_entry(entry, built):  # noqa: F811
+    """Issue 27 item 9, on the Hub: compared with the published leaderboard.json."""
+    import hashlib
+    import json
+
+    sha = hashlib.sha256((entry / "pred.jsonl").read_bytes()).hexdigest()
+    board = {"meta": {"theirs": {**META, "model": "org/other", "parameters": None,
+                                 "variant": None}},
+             "predictions_sha256": {"theirs": sha}}
+    other = {"meta": {"mine": {**META, "parameters": None, "variant": None}},
+             "predictions_sha256": {"mine": "0" * 64}}
+    args = ["pred.jsonl", "--meta", "meta.yaml", "--name", "x"]
+    with Hub() as hub:
+        hub.add_repo("org/lb", "dataset", {"leaderboard.json": json.dumps(board).encode()})
+        copy = submit(args, hub, entry, built)
+        hub.add_repo("org/lb2", "dataset", {"leaderboard.json": json.dumps(other).encode()})
+        same = cli(["submit", *args, "--data", str(built), "--hub", "org/lb2"], hub.url, entry)
+        varied = cli(["submit", *args, "--data", str(built), "--hub", "org/lb2", "--variant",
+                      "5-shot"], hub.url, entry)
+        files = hub.files_at("org/lb2", "refs/pr/1")
+    assert copy.returncode == 2
+    assert "byte-identical to those of entry 'theirs'" in copy.stderr
+    assert "nothing was sent" in copy.stderr and hub.pull_requests("org/lb") == []
+    assert same.returncode == 2 and "say what differs" in same.stderr
+    assert "--variant TEXT" in same.stderr
+    assert varied.returncode == 0, varied.stderr
+    assert yaml.safe_load(files["requests/x/meta.yaml"])["variant"] == "5-shot"

@@ -305,7 +305,8 @@ def test_leaderboard_keeps_files_it_did_not_write(work, capsys):
     assert _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")[0] == 0
     assert sorted(p.name for p in site.iterdir() if not p.name.startswith(".consistency")) == [
         ".nojekyll", "CNAME", "assets", "data", "heatmap.png", "index.html",
-        "leaderboard.json", "leaderboard.md", "plots", "submissions", "thesis.tex"]
+        "leaderboard.json", "leaderboard.md", "plots", "results.parquet", "submissions",
+        "thesis.tex"]
 
 
 def test_leaderboard_refuses_a_foreign_folder_and_keeps_its_files_with_overwrite(work, capsys):
@@ -382,8 +383,10 @@ def test_slugs_keep_information_and_refuse_a_collision(work, capsys):
     assert slugify("café") != slugify("cafè")
     assert slugify("café").startswith("cafe-") and slugify("Toy Model") == "toy-model"
     bad.stored(work, ("café",))
-    code, err = _run(capsys, "submit", "p.jsonl", "--name", "cafè", "--meta", "meta.yaml",
-                     *D, "--submissions", "subs", "--replace")
+    lines = (work / "p.jsonl").read_text().splitlines(keepends=True)
+    (work / "p2.jsonl").write_text("".join(lines[1:] + lines[:1]))  # not a copy (issue 27)
+    code, err = _run(capsys, "submit", "p2.jsonl", "--name", "cafè", "--meta", "meta.yaml",
+                     *D, "--submissions", "subs", "--replace", "--variant", "second")
     assert code == 0, err
     assert len(list(p for p in (work / "subs").iterdir() if not p.name.startswith("."))) == 2
     bad.stored(work, ("My Model",))
@@ -515,8 +518,10 @@ def test_full_disk_names_the_file(work, capsys, monkeypatch):
     code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")
     assert code == 2 and "site: cannot write it (No space left on device)" in err
     monkeypatch.setattr("leaderboard.submissions_store._write_files", full)
-    code, err = _run(capsys, "submit", "p.jsonl", "--name", "beta", "--meta", "meta.yaml", *D,
-                     "--submissions", "subs")
+    lines = (work / "p.jsonl").read_text().splitlines(keepends=True)
+    (work / "p2.jsonl").write_text("".join(lines[1:] + lines[:1]))  # not a copy (issue 27)
+    code, err = _run(capsys, "submit", "p2.jsonl", "--name", "beta", "--meta", "meta.yaml", *D,
+                     "--submissions", "subs", "--variant", "second")
     assert code == 2 and "subs/beta: cannot write the entry (No space left on device)" in err
     assert not (work / "subs/beta").exists()
 
@@ -534,7 +539,7 @@ def test_value_checks_of_another_ranked_statistic():
             "consistent_accuracy": 0.09, "consistent_accuracy_chance": 0.5,
             "consistent_accuracy_cc": cc, "metrics": metrics}}}
 
-    spec = {"statistic": "salad_no_signal", "n_labels": 2, "copy": True}
+    spec = {"statistic": "salad_no_signal_confidence", "n_labels": 2, "copy": True}
     check_values(results(0.02, spec), "r.json")  # not (0.09 - 0.5) / 0.5, and fine
     with pytest.raises(ConfigError, match="does not follow from consistent_accuracy"):
         check_values(results(0.02), "r.json")

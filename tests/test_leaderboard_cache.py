@@ -72,7 +72,7 @@ def stored(built, tmp_path_factory) -> Path:
                                 ("const", SUITES, None), ("rte-only", SUITES[:1], 0.1)):
         write(built, root / f"{name}.jsonl", suites, share)
         submit(root / f"{name}.jsonl", name=name, meta_path=root / "meta.yaml",
-               root=root / "subs", data_dir=built)
+               root=root / "subs", data_dir=built, variant=f"synthetic {name}")  # one model
     return root
 
 
@@ -111,7 +111,7 @@ def test_cached_renders_are_byte_identical_to_cold(board, built):
     # one entry added: only it is scored; the page is what a cold render of all five gives
     write(built, board / "late.jsonl", SUITES, 0.1)
     submit(board / "late.jsonl", name="late", meta_path=board / "meta.yaml",
-           root=board / "subs", data_dir=built)
+           root=board / "subs", data_dir=built, variant="synthetic late")
     added, _ = render(board, built, "added")
     again, _ = render(board, built, "cold2", cache=False)
     assert added.recomputed == ["late"] and len(again.recomputed) == 5
@@ -252,7 +252,7 @@ def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatc
     render(board, built, "site")
     write(built, board / "late.jsonl", SUITES, 0.1)
     submit(board / "late.jsonl", name="late", meta_path=board / "meta.yaml",
-           root=board / "subs", data_dir=built)
+           root=board / "subs", data_dir=built, variant="synthetic late")
     scored: list[str] = []
     real = verified.recompute
 
@@ -269,14 +269,22 @@ def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatc
 
 def test_samples_are_the_same_bits_whatever_the_batch():
     """A cell's sample does not depend on which other cells were computed with it."""
+    from bench.metrics.consistent import SALAD_STATISTIC, salad_codes
     from leaderboard.ranking.resample import sample_cells
 
     rng = np.random.default_rng(0)
     n = 3000
+    gold, salad = rng.integers(0, 2, size=n), rng.integers(0, 2, size=n)
+    orig = np.where(rng.random(n) < 0.8, gold, 1 - gold)
+    spec = {"statistic": SALAD_STATISTIC, "n_labels": 2, "copy": False}
+
+    def coded(unsure: float) -> np.ndarray:  # word-salad v3 codes, with a confidence level
+        return salad_codes(orig, gold, salad, orig, 2,
+                           salad_uncertainty=np.full(n, unsure)).astype(float)
+
     cells = [(rng.choice([0.0, 0.7, 1.3], size=n), None, 0.25),
              (rng.choice([0.0, 1.0], size=n), None, 0.5),
-             (rng.integers(0, 40, size=n).astype(float),
-              {"statistic": "salad_no_signal", "n_labels": 2, "copy": False}, 0.0)]
+             (coded(0.9), spec, 0.0)]
     together = sample_cells("s", "u", cells)
     for cell, sample in zip(cells, together, strict=True):
         [alone] = sample_cells("s", "u", [cell])
@@ -284,5 +292,27 @@ def test_samples_are_the_same_bits_whatever_the_batch():
         assert alone.mean == sample.mean
     assert together[1].binary is not None and together[0].binary is None
     assert together[2].mean is None and together[2].binary is None
+    # the confidence level in the codes reaches the resampled scores: a confident answerer
+    # (the same labels at uncertainty 0.1) scores lower on every resample
+    [confident] = sample_cells("s", "u", [(coded(0.1), spec, 0.0)])
+    assert (confident.scores < together[2].scores).all()
     other = sample_cells("s", "v", cells[:1])[0]  # another unit set: other draws
     assert other.scores.tobytes() != together[0].scores.tobytes()
+
+
+def test_the_code_hash_covers_the_comparison(tmp_path, monkeypatch):
+    """A record remembers that ``results.json`` passed ``leaderboard/stored.py``'s comparison
+    (issue 27 added the ``tasks`` check there), so a change of that file is a new key."""
+    import leaderboard.stored
+
+    before = keys.code_version()
+    copy = tmp_path / "stored.py"
+    copy.write_bytes(Path(leaderboard.stored.__file__).read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(leaderboard.stored, "__file__", str(copy))
+    keys.code_version.cache_clear()
+    try:
+        assert keys.code_version() != before
+    finally:
+        monkeypatch.undo()
+        keys.code_version.cache_clear()
+    assert keys.code_version() == before

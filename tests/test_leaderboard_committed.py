@@ -66,3 +66,70 @@ def test_real_entries_are_ranked_where_they_cover_a_view(committed):
         for row in view["rows"]:
             if row["complete"] and not row["degenerate"]:
                 assert row["rank"] is not None, (key, row["name"])
+
+
+def test_docs_figures_are_generated_from_the_committed_page(committed):
+    """Issue 27 item 8: docs/leaderboard.md quoted 33.4 where the page said 33.8."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "leaderboard_figures", ROOT / "scripts/leaderboard_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    doc = (ROOT / "docs/leaderboard.md").read_text(encoding="utf-8")
+    block = figures.figures(committed)
+    assert figures.BEGIN + "\n" + block + figures.END in doc, (
+        "docs/leaderboard.md: stale figures; run `python scripts/leaderboard_figures.py`")
+    # the block holds the page's own numbers: each ranked row of English suites, as printed
+    for row in committed["views"]["lang:en"]["rows"]:
+        if row["status"] == "ranked":
+            assert f"`{row['name']}` #{row['rank']} {figures.pct(row['mean'])}" in block
+    assert figures.main(["--check", "--site", str(SITE.parent),
+                         "--doc", str(ROOT / "docs/leaderboard.md")]) == 0
+
+
+def test_mrpc_case_one_test_per_task_on_distinct_originals(fresh):
+    """Issue 27 item 3: on MRPC one correct answer decided who was a model.
+
+    The four MRPC salad suites and ``mrpc_calm`` reuse the same 408 originals: judged suite by
+    suite, ``minilm-ft`` (295/408 right, p = 0.048) was a model and ``lexical-overlap``
+    (294/408, p = 0.060) a baseline, and the 408 items were counted 4-5 times among 7 suites.
+    Now the task is judged once, on its distinct originals: both are judged on the same items,
+    and each entry has one status on every MRPC suite and in every view of MRPC alone.
+    """
+    from leaderboard.paired import binom_tail_ge
+
+    subs = {s.slug: s for s in load_all(ROOT / "submissions")}
+    old = {}
+    for name in ("minilm-ft", "lexical-overlap"):
+        m = subs[name].results["suites"]["mrpc_salad_sort"]["metrics"]
+        old[name] = binom_tail_ge(m["n_original_correct"], m["n_original"], m["majority_rate"])
+        assert m["n_original"] == 408
+    assert old["minilm-ft"] < 0.05 <= old["lexical-overlap"]  # the split the issue reported
+    tasks = {n: subs[n].results["tasks"]["mrpc"] for n in ("minilm-ft", "lexical-overlap",
+                                                           "tfidf-lr")}
+    # one test on the distinct originals of the testable MRPC suites: the same items for all
+    assert len({t["n_original"] for t in tasks.values()}) == 1
+    n = tasks["minilm-ft"]["n_original"]
+    assert 408 < n < tasks["minilm-ft"]["n_original_rows"]  # repeats counted once
+    mrpc = [s for s, info in fresh.suites.items() if info.task == "mrpc"]
+    for name in tasks:
+        verdicts = {fresh.cells[s][name].degenerate for s in mrpc if name in fresh.cells[s]
+                    and fresh.cells[s][name].goodness is not None}
+        assert verdicts == {None}, (name, verdicts)  # a model on MRPC, on every suite
+        assert {r.status for r in fresh.views["task:mrpc"].rows if r.name == name} == {"ranked"}
+
+
+def test_one_status_per_entry_and_task_in_every_view(fresh):
+    """Issue 27 item 4: minilm-ft was a reference of kind:negational, #1 elsewhere."""
+    for key, view in fresh.views.items():
+        for row in view.rows:
+            for task, reason in row.degenerate_tasks.items():
+                for suite in view.suites:
+                    cell = fresh.cells[suite].get(row.name)
+                    if fresh.suites[suite].task == task and cell and cell.goodness is not None:
+                        assert cell.degenerate == reason, (key, row.name, suite)
+            if row.status == "reference":  # the reason names each task once
+                for task in row.degenerate_tasks:
+                    title = fresh.views["task:" + task].title
+                    assert row.degenerate.count(f"{title} (") == 1, (key, row.name, task)

@@ -44,9 +44,9 @@ def test_submit_score_rank_real_suite(tmp_path):
     write("chance.jsonl", [(i // 7) % 2 for i in range(len(rows))])
     write("const.jsonl", [1] * len(rows))
     (tmp_path / "bad.jsonl").write_text(json.dumps({"id": "nope/0/x", "label": 1}) + "\n")
-    for name in ("good", "fair", "chance", "const"):
+    for name in ("good", "fair", "chance", "const"):  # one model: each says what differs
         proc = cli("submit", f"{name}.jsonl", "--name", name, "--meta", "meta.yaml", "--data",
-                   "data", cwd=tmp_path)
+                   "data", "--variant", name, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
     bad = cli("submit", "bad.jsonl", "--name", "C", "--meta", "meta.yaml", "--data", "data",
               cwd=tmp_path)

@@ -19,7 +19,7 @@ import pytest
 
 from leaderboard.page import HEAT_ROWS, SUBMIT_STEPS, view_ids
 from leaderboard.ranking import Entry, rank
-from leaderboard.ranking.model import Row, View
+from leaderboard.ranking.model import Row
 from leaderboard.render import render_all, render_html, render_page
 from leaderboard.webpage.entries import details_node, entry_content, reproduced_text
 from leaderboard.webpage.nodes import text_of
@@ -282,19 +282,11 @@ def test_header_counts_suites_as_coverage_does():
     assert rte.count("covers 1/2") == 2  # b (on the variant) and c: 1 of the same 2
 
 
-@dataclass(frozen=True)
-class _NotedView(View):
-    """A view with the ``note`` field that issue 27, item 5 adds (engineer ``rank``)."""
-
-    note: str | None = None
-
-
 def test_a_view_that_ranks_nobody_says_why_above_its_table(board120):
     note = "RTE ranks no entry: every entry is degenerate on RTE <b>(p = 0.071)</b>."
     views = dict(board120.views)
     v = views["task:snli"]
-    views["task:snli"] = _NotedView(**{f: getattr(v, f) for f in v.__dataclass_fields__},
-                                    note=note)
+    views["task:snli"] = replace(v, note=note)  # View.note: issue 27, item 5
     page = render_html(replace(board120, views=views))
     section = page.split('id="view-task-snli"')[1]
     assert section.index('<p class="note" role="note">RTE ranks no entry') < section.index(
@@ -367,3 +359,30 @@ def test_view_files_and_ids_are_safe_names(board120):
     files = render_page(board120).files
     assert all(re.fullmatch(r"data/[a-z]+/[a-z0-9][a-z0-9-]*\.js", p) for p in files)
     assert {f"data/view/{sid}.js" for sid in view_ids(board120).values()} <= set(files)
+
+
+def test_a_label_only_row_says_its_salad_confidence_was_not_judged(board120):
+    """Issue 27 item 1: a file without probabilities is judged on agreement alone, and the
+    page says so under its row (in a view and in a suite's table)."""
+    from leaderboard.ranking.flags import UNJUDGED
+    from leaderboard.webpage.nodes import to_html
+    from leaderboard.webpage.tables import suite_rows
+
+    first = "task:snli"  # the default view: its first rows are in the page
+    views = dict(board120.views)
+    rows = list(views[first].rows)
+    rows[0] = replace(rows[0], unjudged="confidence could not be judged on 2 of 5 word-salad "
+                      "suites (no probabilities)")
+    views[first] = replace(views[first], rows=tuple(rows))
+    page = render_html(replace(board120, views=views))
+    section = page.split(f'id="view-{first.replace(":", "-")}"')[1]
+    assert section.count('class="flag unjudged"') == 1
+    assert "confidence could not be judged on 2 of 5 word-salad suites" in section
+    assert 'class="flag unjudged"' not in render_html(board120)
+    suite = next(iter(board120.cells))
+    name = board120.suite_order[suite][0]
+    cells = {**board120.cells[suite], name: replace(board120.cells[suite][name],
+                                                    unjudged=UNJUDGED)}
+    out = suite_rows(replace(board120, cells={**board120.cells, suite: cells}), suite)
+    assert UNJUDGED.split(":")[0] in to_html(out[0]["flags"])
+    assert all("unjudged" not in to_html(r["flags"] or "") for r in out[1:])

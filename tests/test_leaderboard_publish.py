@@ -157,6 +157,7 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         "leaderboard.md",
         "plots/accuracy-consistency.png",
         "plots/profile.png",
+        "results.parquet",
         "submissions/a/meta.yaml",
         "submissions/a/results.json",
         "submissions/b/meta.yaml",
@@ -164,13 +165,14 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         *lazy,
     ])
     assert commit["lfs"] == {"heatmap.png", "plots/accuracy-consistency.png",
-                             "plots/profile.png"}  # the Hub stores PNG through LFS
-    for path in ("index.html", "heatmap.png", "leaderboard.json"):
+                             "plots/profile.png", "results.parquet"}  # PNG, Parquet via LFS
+    for path in ("index.html", "heatmap.png", "leaderboard.json", "results.parquet"):
         assert commit["files"][path] == (site / "site" / path).read_bytes()
     card = commit["files"]["README.md"].decode()
     assert card.startswith("---\n")
     assert (site / "site" / "leaderboard.md").read_text() in card  # the rendered table, as is
-    pngs = ("heatmap.png", "plots/accuracy-consistency.png", "plots/profile.png")
+    pngs = ("heatmap.png", "plots/accuracy-consistency.png", "plots/profile.png",
+            "results.parquet")
     oids = [hashlib.sha256((site / "site" / p).read_bytes()).hexdigest() for p in pngs]
     lfs = [r for r in hub.requests if r[1].startswith("/lfs/")]  # in the client's order
     assert sorted(lfs) == sorted([("PUT", f"/lfs/upload/{o}") for o in oids]
@@ -182,7 +184,7 @@ def test_publish_leaderboard_one_commit_exact_files(site):
         ("POST", "/datasets/org/board.git/info/lfs/objects/batch"),
         ("POST", "/api/datasets/org/board/commit/main"),
     ]
-    assert f"published {12 + len(lazy)} files to org/board" in proc.stdout
+    assert f"published {13 + len(lazy)} files to org/board" in proc.stdout
 
 
 def test_publish_suites_lfs_eval_yaml_and_unchanged_republish(data, tmp_path):
@@ -545,7 +547,8 @@ def test_publish_results_refuses_a_degenerate_entry_unless_flagged(tmp_path):
     n = sum(r["consistent_accuracy_cc"] is not None for r in results["suites"].values())
     assert n == 34  # rte_symmetric and snli_symmetric have single-class originals: no score
     assert f"degenerate or incomplete on {n} suite(s)" in refused.stderr
-    assert "rte_semantic: degenerate (near-constant predictions" in refused.stderr
+    assert "rte_semantic: degenerate (RTE (" in refused.stderr
+    assert "): near-constant predictions on the originals (100% one label))" in refused.stderr
     assert "--include-flagged" in refused.stderr and "Traceback" not in refused.stderr
     assert flagged.returncode == 0, flagged.stderr
     [commit] = hub.commits

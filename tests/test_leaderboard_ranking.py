@@ -341,7 +341,8 @@ def test_training_data_is_validated_and_halves_are_fixed():
     assert 400 < sum(halves) < 600
 
 
-SALAD_UNITS = {"ranked_units": {"statistic": "salad_no_signal", "n_labels": 3, "copy": False}}
+SALAD_UNITS = {"ranked_units": {"statistic": "salad_no_signal_confidence", "n_labels": 3,
+                                "copy": False}}
 
 
 def _snli(extra: float | None = None, semantic: float = 0.6) -> dict:
@@ -437,8 +438,7 @@ def test_failing_a_kind_is_ranked_with_a_reason_not_a_baseline():
     assert [r.name for r in lb.views["kind:negational"].rows][:2] == ["model", "never-flips"]
     cells = lb.cells["rte_negational"]
     assert cells["never-flips"].rank == 2 and cells["never-flips"].failing
-    assert cells["constant"].rank is None and "judged on its testable RTE" in (
-        cells["constant"].degenerate)
+    assert cells["constant"].rank is None and cells["constant"].degenerate.startswith("RTE (")
     assert cells["random"].rank is None
     out = lb.to_dict()
     row = out["views"]["kind:negational"]["rows"][1]
@@ -510,3 +510,40 @@ def test_degenerate_is_judged_once_per_entry_and_task():
     # so the semantic kind view (RTE, MRPC, WiC) ranks it: 1 of 3 cells degenerate
     assert status["kind:semantic"]["model"] == "ranked"
     assert lb.cells["mrpc_semantic"]["model"].rank is not None
+
+
+def test_views_explain_themselves_and_carry_what_the_page_needs():
+    """Issue 27 items 5-7 (data side): a view that ranks nobody says why in ``note``; a view
+    with no rankable suite is not published; rows carry their coverage; meta carries an
+    integer ``parameters`` (or null) and ``variant``."""
+    good = {"accuracy": 0.9, "n_original": 200, "n_original_correct": 190, "majority_rate": 0.5,
+            "top_prediction_share": 0.5, "consistent_accuracy_n": 200}
+    weak = {**good, "n_original_correct": 100}
+    one_class = suite(0.1, task="boolq", kind="symmetric", cc=None, metrics=good)
+    one_class["consistent_accuracy_cc"] = None  # single-class originals: shown, not ranked
+    lb = rank([
+        Entry("a", res(s1=suite(0.1, cc=0.5, metrics=good),
+                       r1=suite(0.1, task="rte", kind="semantic", cc=0.4, metrics=weak),
+                       b1=one_class),
+              {"parameters": 110_000_000, "variant": "5-shot"}),
+        Entry("b", res(s1=suite(0.1, cc=0.3, metrics=good),
+                       r1=suite(0.1, task="rte", kind="semantic", cc=0.2, metrics=weak)),
+              {"parameters": "1 threshold per task"}),
+        Entry("c", res(s1=suite(0.1, cc=0.6, metrics=good))),
+    ])
+    assert "task:boolq" not in lb.views  # its only suite is single-class: no tab
+    assert lb.views["task:snli"].note is None
+    note = lb.views["task:rte"].note
+    assert note.startswith("No entry is ranked here: every entry that covers its only suite "
+                           "(a, b) is degenerate")
+    assert "RTE (200 originals of one suite): accuracy 50.0% not significantly above" in note
+    rows = {r.name: r for r in lb.views["all"].rows}
+    assert rows["c"].status == "partial" and rows["c"].coverage_weight == pytest.approx(0.5)
+    assert rows["a"].coverage_weight == pytest.approx(1.0)
+    # a: degenerate on RTE (half the weight), a model on SNLI (the other half): ranked
+    assert rows["a"].status == "ranked" and list(rows["a"].degenerate_tasks) == ["rte"]
+    out = lb.to_dict()
+    assert out["views"]["task:rte"]["note"] == note
+    assert out["meta"]["a"]["parameters"] == 110_000_000 and out["meta"]["a"]["variant"] == "5-shot"
+    assert out["meta"]["b"]["parameters"] is None and out["meta"]["c"]["variant"] is None
+    assert "contaminated" in out["filters"]["hide_contaminated"]

@@ -134,7 +134,7 @@ def test_render_all_outputs_deterministic(board, tmp_path):
     names = sorted(str(p.relative_to(tmp_path / "a")) for p in files)
     assert [n for n in names if not n.startswith("data/")] == [
         "assets/explorer.js", "heatmap.png", "index.html", "leaderboard.json", "leaderboard.md",
-        "plots/accuracy-consistency.png", "plots/profile.png",
+        "plots/accuracy-consistency.png", "plots/profile.png", "results.parquet",
         "submissions/alpha/meta.yaml"]
     # the lazily loaded files: one per view, suite and entry, and the index
     assert [n for n in names if n.startswith("data/")] == sorted(

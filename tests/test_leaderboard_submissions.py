@@ -157,9 +157,9 @@ def test_validate_meta_messages():
                        "contact": "c", "date": "soon"})
 
 
-def _run_helper(env, name, extra_env=None, replace=False, pred="pred.jsonl"):
+def _run_helper(env, name, extra_env=None, replace=False, pred="pred.jsonl", meta="meta.yaml"):
     cmd = [sys.executable, str(REPO / "tests" / "submission_helpers.py"), str(env / pred), name,
-           str(env / "meta.yaml"), str(env / "subs"), str(env / "data")]
+           str(env / meta), str(env / "subs"), str(env / "data")]
     if replace:
         cmd.append("--replace")
     e = {**os.environ, "PYTHONPATH": str(REPO), **(extra_env or {})}
@@ -172,7 +172,13 @@ N_CONCURRENT = 8
 
 def test_concurrent_submits_land_exactly_once(env):
     # N distinct names plus N racing on one name: distinct all land, one racer wins.
-    procs = [_run_helper(env, f"model-{i}") for i in range(N_CONCURRENT)]
+    for i in range(N_CONCURRENT):  # distinct files and models: a copy is refused (issue 27)
+        (env / f"pred-{i}.jsonl").write_text("".join(
+            json.dumps({"id": f"toy/{j}/original", "label": (j + (j == i) + 1) % 3}) + "\n"
+            for j in range(30)))
+        (env / f"meta-{i}.yaml").write_text(META.replace("toy-model", f"toy-model-{i}"))
+    procs = [_run_helper(env, f"model-{i}", pred=f"pred-{i}.jsonl", meta=f"meta-{i}.yaml")
+             for i in range(N_CONCURRENT)]
     procs += [_run_helper(env, "contested") for _ in range(N_CONCURRENT)]
     codes = [p.wait(timeout=120) for p in procs]
     errs = [p.stderr.read() for p in procs]
@@ -196,7 +202,9 @@ def test_kill_during_submit_leaves_state_intact(env, replace):
     other = env / "other.jsonl"
     other.write_text(json.dumps({"id": "toy/0/original", "label": 0}) + "\n")
     name = "Toy Model" if replace else "newcomer"
-    proc = _run_helper(env, name, {PAUSE_ENV: "30"}, replace=replace, pred="other.jsonl")
+    (env / "meta-new.yaml").write_text(META.replace("toy-model", "newcomer-model"))
+    proc = _run_helper(env, name, {PAUSE_ENV: "30"}, replace=replace, pred="other.jsonl",
+                       meta="meta.yaml" if replace else "meta-new.yaml")
     staging = env / "subs" / ".staging"
     deadline = time.time() + 60
     # wait until the entry is fully staged (results.json written), i.e. at the pause
@@ -214,10 +222,61 @@ def test_kill_during_submit_leaves_state_intact(env, replace):
     assert after == before
     assert [s.slug for s in load_all(env / "subs")] == ["toy-model"]
     # the next submit sweeps the dead staging and works (the lock died with the process)
-    do_submit(env, name="next-one")
+    do_submit(env, name="next-one", pred=other, meta=env / "meta-new.yaml")
     assert not list(staging.iterdir())
     assert sorted(s.slug for s in load_all(env / "subs")) == ["next-one", "toy-model"]
     print(f"\nRELIABILITY kill (replace={replace}): SIGKILL at staged pause, state intact")
+
+
+def test_one_model_one_entry(env):
+    """Issue 27 item 9: a copy of a stored entry's predictions, or a second entry of the same
+    model, revision and setup, is refused unless ``--variant`` says what differs."""
+    do_submit(env)
+    before = snapshot(env / "subs")
+    (env / "meta-other.yaml").write_text(META.replace("toy-model", "other-model"))
+    with pytest.raises(ConfigError, match="byte-identical to those of entry 'toy-model'"):
+        do_submit(env, name="copy", meta=env / "meta-other.yaml")
+    with pytest.raises(ConfigError, match="byte-identical"):  # no variant lets a copy in
+        submit(env / "pred.jsonl", name="copy", meta_path=env / "meta.yaml", root=env / "subs",
+               data_dir=env / "data", scorer=fake_score_file, variant="5-shot")
+    other = env / "other.jsonl"
+    other.write_text(json.dumps({"id": "toy/0/original", "label": 1}) + "\n")
+    with pytest.raises(ConfigError, match=(
+            r"entry 'toy-model' already has model 'toy-model', revision 'abc123' and no run "
+            r"record: one model is one entry; say what differs .* with --variant TEXT")):
+        do_submit(env, name="second", pred=other)
+    assert snapshot(env / "subs") == before  # nothing was stored
+    sub = submit(other, name="second", meta_path=env / "meta.yaml", root=env / "subs",
+                 data_dir=env / "data", scorer=fake_score_file, variant=" 5-shot, chat ")
+    assert sub.meta["variant"] == "5-shot, chat"
+    assert "variant: 5-shot, chat" in (sub.path / "meta.yaml").read_text()
+    third = env / "third.jsonl"
+    third.write_text(json.dumps({"id": "toy/0/original", "label": 2}) + "\n")
+    with pytest.raises(ConfigError, match="variant '5-shot, chat'"):  # that variant is taken
+        submit(third, name="third", meta_path=env / "meta.yaml", root=env / "subs",
+               data_dir=env / "data", scorer=fake_score_file, variant="5-shot, CHAT")
+    do_submit(env, replace=True)  # an entry is not a copy of itself
+    (env / "meta-var.yaml").write_text(META + "variant: 0-shot\n")
+    with pytest.raises(ConfigError, match="says variant '0-shot'; give one"):
+        submit(third, name="third", meta_path=env / "meta-var.yaml", root=env / "subs",
+               data_dir=env / "data", scorer=fake_score_file, variant="5-shot")
+    for bad in ("", "two\nlines", "x" * 201):
+        with pytest.raises(ConfigError, match="--variant"):
+            submit(third, name="third", meta_path=env / "meta.yaml", root=env / "subs",
+                   data_dir=env / "data", scorer=fake_score_file, variant=bad)
+
+
+def test_parameters_is_an_integer_count():
+    """Issue 27 item 7: "1 threshold per task" was parsed as 1; text is refused now."""
+    base = {"model": "m", "revision": "r", "license": "l", "link": "https://x.org",
+            "contact": "c"}
+    assert validate_meta({**base, "parameters": 22714756})["parameters"] == 22714756
+    assert validate_meta({**base, "parameters": 0})["parameters"] == 0
+    assert "parameters" not in validate_meta(base)
+    for bad in ("110M", "1 threshold per task", 1.5, -1, True):
+        with pytest.raises(ConfigError, match=r"field 'parameters' value .*: expected the "
+                                              r"model's parameter count as an integer"):
+            validate_meta({**base, "parameters": bad}, "m.yaml")
 
 
 def test_crashed_replace_rolled_back(env):
@@ -225,7 +284,10 @@ def test_crashed_replace_rolled_back(env):
     before = snapshot(env / "subs")
     # simulate a crash between moving the old entry aside and renaming the new one in
     os.replace(sub.path, env / "subs" / ".toy-model.old")
-    do_submit(env, name="other")
+    other = env / "other.jsonl"  # not a copy of the entry rolled back (issue 27 item 9)
+    other.write_text(json.dumps({"id": "toy/0/original", "label": 0}) + "\n")
+    (env / "meta-new.yaml").write_text(META.replace("toy-model", "other-model"))
+    do_submit(env, name="other", pred=other, meta=env / "meta-new.yaml")
     after = {k: v for k, v in snapshot(env / "subs").items() if not k.startswith("other")}
     assert after == before
 
@@ -251,7 +313,7 @@ def test_rescore_notices_the_word_salad_ranked_units():
 
     old = {"suites": {"snli_salad_sort": {"main_score": 0.8, "metrics": {"agreement": 0.8}}}}
     new = {"suites": {"snli_salad_sort": {"main_score": 0.8, "metrics": {
-        "agreement": 0.8, "ranked_units": {"statistic": "salad_no_signal", "n_labels": 3,
+        "agreement": 0.8, "ranked_units": {"statistic": "salad_no_signal_confidence", "n_labels": 3,
                                            "copy": False}}}}}
     changes = diff_results("m", old, new)
     assert [(c.suite, c.what, c.before) for c in changes] == [

@@ -147,3 +147,30 @@ def test_chance_matches_seeded_uniform_random_predictors(kind):
 def test_original_stats():
     s = ca.original_stats(np.array([0, 0, 0, 1, 5]), np.array([0, 1, 0, 1, -1]))
     assert (s.n, s.correct, s.majority_rate, s.top_prediction_share) == (4, 3, 0.5, 0.75)
+
+
+def test_repeated_originals_count_once_per_task():
+    """Issue 27 item 3: a task's suites that reuse the same originals (MRPC's four salad
+    suites and mrpc_calm) must not count them four or five times in the degenerate test."""
+    from bench.scoring import SuiteOriginals, task_stats
+
+    rng = np.random.default_rng(0)
+    n = 408
+    texts = [f"pair {i}" for i in range(n)]
+    gold = rng.integers(0, 2, n)
+    pred = np.where(rng.random(n) < 0.72, gold, 1 - gold)
+    one = {"mrpc_semantic": SuiteOriginals("mrpc", texts, gold, pred)}
+    five = {f"mrpc_salad_{k}": SuiteOriginals("mrpc", texts, gold, pred) for k in range(5)}
+    single, pooled = task_stats(one)["mrpc"], task_stats(five)["mrpc"]
+    for key in ("n_original", "n_original_correct", "majority_rate", "top_prediction_share"):
+        assert pooled[key] == single[key], key  # the same 408 items, counted once
+    assert pooled["n_original_rows"] == 5 * n and pooled["n_original"] == n
+    # a one-class suite (a negational set) cannot test: left out of the pool, listed
+    neg = SuiteOriginals("mrpc", [f"neg {i}" for i in range(50)],
+                         np.ones(50, np.int64), np.ones(50, np.int64))
+    with_neg = task_stats({**five, "mrpc_negational": neg})["mrpc"]
+    assert with_neg["untestable_suites"] == ["mrpc_negational"]
+    assert with_neg["n_original"] == n
+    # the item's most frequent prediction counts (ties: the first suite's)
+    flipped = {**five, "mrpc_salad_9": SuiteOriginals("mrpc", texts, gold, 1 - pred)}
+    assert task_stats(flipped)["mrpc"]["n_original_correct"] == single["n_original_correct"]

@@ -333,18 +333,22 @@ def test_salad_temperature_param_reaches_the_threshold(salad_folder: Path):
     aligned = Aligned(pred=pred.astype(np.int64), probs=probs)
     scorer = get_scorer("salad")
     plain = scorer(data, aligned, ScoreOptions(n_boot=10)).metrics["threshold"]
-    assert plain["temperature"] == 1.0 and not plain["temperature_fitted"]
+    # the default: cross-fitted, each half with a temperature and θ of the other half
+    assert plain["cross_fitted"] and plain["temperature"] is None and plain["theta"] is None
+    assert [h["half"] for h in plain["halves"]] == [0, 1]
+    assert all(h["temperature_fitted"] and h["theta_searched"] for h in plain["halves"])
+    assert sum(h["units"] for h in plain["halves"]) == len(pred) // 2
+    assert plain == scorer(data, aligned, ScoreOptions(n_boot=10, params={
+        "salad_temperature": "fit"})).metrics["threshold"]  # "fit" is the default
     fixed = scorer(data, aligned, ScoreOptions(n_boot=10, params={
         "salad_theta": 0.8, "salad_temperature": 4.0})).metrics["threshold"]
     scaled = m.temperature_scale(probs, 4.0)
     second = np.flatnonzero(data.variant != "original")
-    assert fixed["temperature"] == 4.0
+    assert fixed["temperature"] == 4.0 and fixed["theta"] == 0.8 and not fixed["cross_fitted"]
     assert fixed["invalid_recognised"] == pytest.approx(float((scaled[second].max(1) < 0.8).mean()))
     assert fixed["invalid_recognised"] != scorer(data, aligned, ScoreOptions(
-        n_boot=10, params={"salad_theta": 0.8})).metrics["threshold"]["invalid_recognised"]
-    fitted = scorer(data, aligned, ScoreOptions(n_boot=10, params={
-        "salad_temperature": "fit"})).metrics["threshold"]
-    assert fitted["temperature_fitted"] and fitted["temperature"] > 0
+        n_boot=10, params={"salad_theta": 0.8, "salad_temperature": 1})).metrics["threshold"][
+        "invalid_recognised"]
     for bad in ("hot", -1, 0):
         with pytest.raises(ConfigError, match="salad_temperature"):
             scorer(data, aligned, ScoreOptions(n_boot=10, params={"salad_temperature": bad}))

@@ -123,11 +123,12 @@ BASELINES: dict[str, Baseline] = {
         Baseline("random", "uniform random label, seeded per row id", ALL_TASKS, _random,
                  reads_pairs=False),
         Baseline("lexical-overlap", "word-overlap threshold fitted on training data "
-                 "(+ negation cue for SNLI contradiction)", ("snli", "rte", "mrpc", "wic"),
-                 _overlap),
+                 "(+ negation cue for NLI contradiction)",
+                 ("snli", "mnli", "rte", "qnli", "mrpc", "wic"), _overlap),
         Baseline("vader", "VADER compound score >= 0 -> positive", ("sst2",), _vader),
         Baseline("tfidf-lr", "TF-IDF uni+bigrams + logistic regression on training data",
-                 ("snli", "mnli", "rte", "mrpc", "wic", "sst2", "boolq", "ag_news"), _tfidf),
+                 ("snli", "mnli", "rte", "qnli", "mrpc", "wic", "sst2", "boolq", "ag_news"),
+                 _tfidf),
     )
 }
 

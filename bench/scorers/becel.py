@@ -80,7 +80,7 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
     ranked = ca.pairwise(a, data.gold[first], b, data.gold[second], len(data.label_names),
                          negational=kind == "negational")
     return SuiteScore(tau, n, ci, metrics, units=data.units(first, ranked.weighted_units()),
-                      consistent=ranked)
+                      consistent=ranked, originals=first)
 
 
 def _per_class(
@@ -171,7 +171,7 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         metrics["confidence"] = conf
     ranked = ca.derived(antecedent_correct, derived_ok, constraint.allowed, gold_ante[:, 0])
     return SuiteScore(tau, n, ci, metrics, units=data.units(derived, ranked.weighted_units()),
-                      consistent=ranked)
+                      consistent=ranked, originals=np.flatnonzero(sources))
 
 
 for _kind in ("semantic", "negational", "symmetric"):

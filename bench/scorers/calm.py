@@ -108,7 +108,8 @@ def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Suit
                      ca_theta)
     ci = proportion_ci(agree_r, n, seed=options.seed, n_boot=options.n_boot)
     units = data.units(original, ranked.weighted_units())
-    return SuiteScore(agree_r / n, n, ci, metrics, units=units, consistent=ranked)
+    return SuiteScore(agree_r / n, n, ci, metrics, units=units, consistent=ranked,
+                      originals=original)
 
 
 register_scorer("calm", score_calm)

@@ -14,6 +14,7 @@ from bench.bootstrap import proportion_ci
 from bench.errors import ConfigError
 from bench.metrics import consistent as ca
 from bench.metrics.becel import INVALID
+from bench.metrics.calibration import cross_fit_choice, halves
 from bench.metrics.coherence import THETA_GRID, coherence, sweep_theta
 from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
@@ -38,15 +39,21 @@ def _end_rows(data: SuiteData) -> np.ndarray:
 def _result(
     data: SuiteData, end: np.ndarray, strict: np.ndarray, main: float, options: ScoreOptions,
     metrics: dict, choices_right: np.ndarray | None = None,
+    ranked_strict: np.ndarray | None = None,
 ) -> SuiteScore:
-    """Strict coherence is the ranked consistent accuracy; units are examples."""
+    """Strict coherence is the ranked consistent accuracy; units are examples.
+
+    ``strict`` (per example) gives the main score's interval; ``ranked_strict`` (default:
+    ``strict``) the ranked score (ART: cross-fitted θ).
+    """
     n = len(strict)
     ci = proportion_ci(int(strict.sum()), n, seed=options.seed, n_boot=options.n_boot)
     rows = np.bincount(data.group, minlength=n)
-    ranked = ca.coherence(strict, rows, len(data.label_names), data.gold[end], choices_right)
+    ranked = ca.coherence(strict if ranked_strict is None else ranked_strict, rows,
+                          len(data.label_names), data.gold[end], choices_right)
     # group code g has its end row at end[g]
     return SuiteScore(main, n, ci, metrics, units=data.units(end, ranked.weighted_units()),
-                      consistent=ranked)
+                      consistent=ranked, originals=end)
 
 
 def score_coherence(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> SuiteScore:
@@ -102,7 +109,7 @@ def score_coherence_theta(data: SuiteData, aligned: Aligned, options: ScoreOptio
     if aligned.probs is None:
         metrics = {**base, "strict_coherence": None, "lenient_coherence": None,
                    "missing": NEEDS_PROBS}
-        return SuiteScore(float("nan"), len(end), None, metrics)
+        return SuiteScore(float("nan"), len(end), None, metrics, originals=end)
     grid = _grid(options)
     sweep = sweep_theta(data.group, pred, aligned.probs, data.gold, end_correct, grid)
     best_s, best_l = sweep.results[sweep.best_strict], sweep.results[sweep.best_lenient]
@@ -118,12 +125,20 @@ def score_coherence_theta(data: SuiteData, aligned: Aligned, options: ScoreOptio
             "lenient_coherence": [float(v) for v in sweep.lenient],
         },
         "note": "theta is chosen on the scored examples themselves (as in the paper's "
-        "Table 1), so both coherences are optimistic; fix it with params coherence_theta",
+        "Table 1), so both coherences are optimistic; the ranked score is cross-fitted "
+        "(theta_ranked); fix theta with params coherence_theta",
     }
+    # The ranked score (consistent accuracy): each half of the examples at the θ that is best
+    # on the other half, never at a θ chosen on itself (bench.metrics.calibration).
+    ranked, chosen = cross_fit_choice(
+        np.stack([r.strict_per_example for r in sweep.results]),
+        data.memo("halves", end, lambda rows: halves(data.group_names(rows))))
+    metrics["theta_ranked"] = {"cross_fitted": len(sweep.grid) > 1,
+                               "halves": [sweep.grid[i] for i in chosen]}
     labelled = np.bincount(data.group, weights=data.gold >= 0, minlength=len(end))
     choices_right = labelled == np.bincount(data.group, minlength=len(end))
     return _result(data, end, best_s.strict_per_example, best_s.strict, options, metrics,
-                   choices_right)
+                   choices_right, ranked.astype(bool))
 
 
 register_scorer("coherence", score_coherence)

@@ -8,6 +8,9 @@ is no import circle (``tests/test_layers.py``).
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -143,6 +146,57 @@ class SuiteData:
             return np.zeros(len(self.variant_codes), dtype=bool)
         return self.variant_codes == self.variant_names.index(variant)
 
+    def original_keys(self, rows: np.ndarray) -> list[str]:
+        """The text identity of each row in ``rows``, the same in every suite of a task.
+
+        ``text``, then ``text_pair`` (or, where a suite formats its inputs, as CALM does, the
+        unformatted ``raw_text`` / ``raw_text_pair``), joined by a unit separator. Kept per
+        suite file and rows (:meth:`memo`): every entry scored against the suite asks for the
+        same rows, and reading the text columns is most of the cost.
+        """
+        return self.memo("original_keys", rows, self._original_keys)
+
+    def memo(self, what: str, rows: np.ndarray, compute: Callable[[np.ndarray], object]):
+        """``compute(rows)``, kept per suite file, ``what`` and rows (:data:`_KEYS`).
+
+        For what depends on the suite's rows alone, not on the predictions (original keys, the
+        cross-fitting halves): every entry scored against the suite asks for the same.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        cache = (self.info.get("sha256"), what, hashlib.blake2b(rows.tobytes()).hexdigest())
+        with _KEYS_LOCK:  # suites are scored on threads
+            found = _KEYS.get(cache) if cache[0] else None
+            if found is not None:
+                _KEYS.move_to_end(cache)
+                return found
+        value = compute(rows)
+        if cache[0]:
+            with _KEYS_LOCK:
+                _KEYS[cache] = value
+                while len(_KEYS) > KEYS_CACHED:
+                    _KEYS.popitem(last=False)
+        return value
+
+    def _original_keys(self, rows: np.ndarray) -> list[str]:
+        names = self._parquet.schema_arrow.names
+        wanted = [raw if raw in names else plain for raw, plain in (
+            ("raw_text", "text"), ("raw_text_pair", "text_pair")) if raw in names or plain in names]
+        if not wanted:
+            raise ValueError(f"suite {self.name}: no text column to identify its originals")
+        # read for this only, not kept with the suite's columns: the keys are kept (_KEYS);
+        # joined in Python, as a compute call with a scalar ("" or a separator) would make
+        # pyarrow import pandas (0.3 s, 40 MiB)
+        table = self._parquet.read(columns=wanted, use_threads=False)
+        take = indices(rows)
+        parts = [table.column(c).combine_chunks().take(take).to_pylist() for c in wanted]
+        return ["\x1f".join("" if v is None else v for v in values)
+                for values in zip(*parts, strict=True)]
+
+    def group_names(self, rows: np.ndarray) -> list[str]:
+        """The ``group`` string of each row in ``rows``."""
+        return self._group_dictionary.take(indices(self.group[np.asarray(rows, dtype=np.int64)])
+                                           ).to_pylist()
+
     def units(self, rows: np.ndarray, outcomes: np.ndarray) -> Mapping[str, float]:
         """Per-unit outcomes keyed by the ``group`` of each row in ``rows`` (one per group).
 
@@ -151,6 +205,14 @@ class SuiteData:
         """
         return Units(self._group_dictionary, self.group[np.asarray(rows, dtype=np.int64)],
                      np.asarray(outcomes, dtype=float))
+
+
+#: What :meth:`SuiteData.memo` keeps for the suites scored last, by (suite sha256, what, rows
+#: digest); at most :data:`KEYS_CACHED` items (about two per suite of one built folder: the
+#: keys of its originals take tens of MB).
+KEYS_CACHED = 128
+_KEYS: OrderedDict[tuple[str, str, str], object] = OrderedDict()
+_KEYS_LOCK = threading.Lock()
 
 
 class Units(Mapping):
@@ -280,6 +342,8 @@ class SuiteScore:
             ranked score), for paired tests and rank bootstraps between submissions; not
             written into the results JSON.
         consistent: Consistent accuracy and its chance level (bench.metrics.consistent).
+        originals: Row positions of the originals the degenerate statistics are taken over
+            (``metrics.n_original`` ...); pooled per task by the scoring layer.
 
     """
 
@@ -290,6 +354,7 @@ class SuiteScore:
     best_near: float | None = None
     units: Mapping[str, float] | None = field(default=None, repr=False)
     consistent: Consistent | None = field(default=None, repr=False)
+    originals: np.ndarray | None = field(default=None, repr=False)
 
 
 Scorer = Callable[[SuiteData, Aligned, ScoreOptions], SuiteScore]

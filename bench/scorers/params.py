@@ -18,9 +18,11 @@ KNOWN_PARAMS: dict[str, str] = {
     "calm_theta": "CALM C_S threshold (default 1.0)",
     "coherence_theta": "coherence threshold (default: best of the grid)",
     "coherence_theta_grid": "coherence threshold grid, a JSON list",
-    "salad_theta": "word-salad threshold",
+    "salad_theta": "word-salad threshold, fixed (default: searched on the other half of the "
+                   "groups, cross-fitted)",
     "salad_tolerance": "word-salad tolerance",
-    "salad_temperature": "word-salad temperature scaling before thresholding: T > 0 or fit",
+    "salad_temperature": "word-salad temperature scaling: a fixed T > 0, or fit (the default: "
+                         "fitted on the other half's originals, cross-fitted)",
 }
 
 

@@ -5,32 +5,24 @@ the original predictions (CopySort / CopyOne: with the default label named in th
 ``agreement_with``), next to chance ``1/N`` (``best_near``); with probabilities, the mean
 confidence of the predicted label next to ``1/N`` and invalid detection by the thresholding
 rule; the share of transformed rows answered with an invalid answer (e.g. an ``invalid`` label,
-which the prediction contract maps to -1). Parameters (``ScoreOptions.params``):
-``salad_theta`` (a fixed threshold; default: searched on the suite itself, see
-docs/suites/word-salad.md), ``salad_tolerance`` (default 0.03) and ``salad_temperature``
-(temperature scaling of the probabilities before thresholding: a positive number, or
-``"fit"`` to fit it on the suite's labelled originals; default none, i.e. T = 1).
+which the prediction contract maps to -1). The temperature and the threshold are cross-fitted
+(:mod:`bench.metrics.calibration`): each half of the groups is scored with a temperature
+fitted and a θ searched on the other half. Parameters (``ScoreOptions.params``), overrides:
+``salad_theta`` (a fixed threshold, no search), ``salad_tolerance`` (default 0.03) and
+``salad_temperature`` (a fixed temperature, no fitting; ``"fit"``: the default, fitted).
 """
 
 from __future__ import annotations
+
+from dataclasses import asdict
 
 import numpy as np
 
 from bench.bootstrap import proportion_ci
 from bench.errors import ConfigError
 from bench.metrics import consistent as ca
-from bench.metrics.salad import (
-    INVALID,
-    TOLERANCE,
-    TRANSFORM_FAMILY,
-    agreement,
-    chance,
-    confidence,
-    fit_temperature,
-    rejected,
-    select_threshold,
-    temperature_scale,
-)
+from bench.metrics.calibration import CrossFit, cross_fit, halves
+from bench.metrics.salad import INVALID, TOLERANCE, TRANSFORM_FAMILY, agreement, chance, confidence
 from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
 
 
@@ -91,34 +83,30 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
         "confidence": None,
     }
     metrics.update(ca.original_stats(pred[first], gold).as_metrics())
-    orig_rejected = salad_rejected = None
+    orig_rejected = salad_rejected = unsure = None
     if aligned.probs is not None:
         probs = aligned.probs
         metrics["confidence"] = _nanmean(confidence(probs[second], pred[second]))
         metrics["confidence_original"] = _nanmean(confidence(probs[first], pred[first]))
         metrics["confidence_chance"] = level
-        scaled, temperature = _calibrated(data, probs, first, options)
-        metrics["threshold"] = {**_threshold(data, aligned, scaled, first, second, options),
-                                **temperature}
-        theta = metrics["threshold"]["theta"]
-        if theta is not None:  # the paper's mitigation: reject when max probability < theta
-            orig_rejected, salad_rejected = rejected(scaled[first], theta), rejected(
-                scaled[second], theta)
+        fitted = _cross_fit(data, aligned, first, second, options)
+        metrics["threshold"] = _threshold_metrics(fitted, pred[first], gold, options)
+        orig_rejected, salad_rejected = fitted.orig_rejected, fitted.salad_rejected
+        unsure = fitted.salad_uncertainty
     copy = compared_with != ["original"]
     if copy and "original" in compared_with:
         raise ValueError(f"suite {data.name}: rows compare with both the original and "
                          f"a default label ({compared_with}); one per suite")
     ranked = ca.salad(pred[first], gold, pred[second], reference, n_labels,
-                      orig_rejected, salad_rejected, copy=copy)
+                      orig_rejected, salad_rejected, unsure, copy=copy)
     stats = ranked.stats()
     metrics["ranked_units"] = ranked.ranked_units()
     if stats is not None:  # the parts of the ranked score (docs/metrics.md, "Word salad")
-        metrics["salad_score"] = {k: stats[k] for k in (
-            "accuracy", "no_signal", "agreement", "expected", "declined")}
+        metrics["salad_score"] = {k: stats[k] for k in SCORE_PARTS}
     ci = proportion_ci(int(agree.sum()), n, seed=options.seed, n_boot=options.n_boot)
     return SuiteScore(main_score=float(agree.mean()), n=n, ci95=ci, metrics=metrics,
                       best_near=level, units=data.units(first, ranked.weighted_units()),
-                      consistent=ranked)
+                      consistent=ranked, originals=first)
 
 
 def _nanmean(values: np.ndarray) -> float | None:
@@ -126,65 +114,63 @@ def _nanmean(values: np.ndarray) -> float | None:
     return float(values.mean()) if len(values) else None
 
 
-def _calibrated(
-    data: SuiteData, probs: np.ndarray, first: np.ndarray, options: ScoreOptions,
-) -> tuple[np.ndarray, dict[str, object]]:
-    """The probabilities thresholding uses: temperature-scaled when ``salad_temperature`` is set.
+#: The parts of the ranked score written into ``metrics.salad_score``.
+SCORE_PARTS = ("accuracy", "no_signal", "agreement", "expected", "evenness", "declined",
+               "uncertainty", "confidence_judged", "salad")
 
-    Returns the probabilities and the ``threshold`` metrics that describe the scaling.
+
+def _temperature(value: object) -> float | None:
+    """The ``salad_temperature`` override: a number, or ``None`` (fitted: default, ``"fit"``).
 
     Raises:
-        ConfigError: ``salad_temperature`` is neither a positive number nor ``"fit"``, or
-            ``"fit"`` on a suite without labelled originals.
+        ConfigError: Neither a positive number nor ``"fit"``.
 
     """
-    value = options.params.get("salad_temperature")
-    if value is None:
-        return probs, {"temperature": 1.0, "temperature_fitted": False}
-    if value == "fit":
-        labelled = first[data.gold[first] >= 0]
-        if not len(labelled):
-            raise ConfigError(f"salad_temperature=fit: suite {data.name} has no labelled "
-                              "originals to fit a temperature on")
-        temperature = fit_temperature(probs[labelled], data.gold[labelled])
-        return temperature_scale(probs, temperature), {"temperature": temperature,
-                                                       "temperature_fitted": True}
+    if value is None or value == "fit":
+        return None
     try:
-        temperature = float(value)
+        temperature = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         temperature = float("nan")
     if not (np.isfinite(temperature) and temperature > 0):
         raise ConfigError(f"salad_temperature must be a positive number or \"fit\"; "
                           f"got {value!r}")
-    return temperature_scale(probs, temperature), {"temperature": temperature,
-                                                   "temperature_fitted": False}
+    return temperature
 
 
-def _threshold(
-    data: SuiteData, aligned: Aligned, probs: np.ndarray, first: np.ndarray,
-    second: np.ndarray, options: ScoreOptions,
-) -> dict[str, object]:
-    """Invalid detection by thresholding the maximum probability (fixed or searched θ)."""
-    pred, gold = aligned.pred, data.gold
-    labelled = first[gold[first] >= 0]
-    tolerance = float(options.params.get("salad_tolerance", TOLERANCE))
+def _cross_fit(
+    data: SuiteData, aligned: Aligned, first: np.ndarray, second: np.ndarray,
+    options: ScoreOptions,
+) -> CrossFit:
+    """Temperature and θ of each half fitted on the other half (bench.metrics.calibration)."""
+    probs = aligned.probs
+    assert probs is not None
     theta = options.params.get("salad_theta")
-    if theta is None:
-        if not len(labelled):
-            return {"theta": None, "note": "no gold labels on originals: no threshold search"}
-        correct = pred[labelled] == gold[labelled]
-        value, invalid, clean = select_threshold(
-            probs[labelled], correct, probs[second], tolerance=tolerance
-        )
-        return {"theta": value, "searched": True, "tolerance": tolerance,
-                "invalid_recognised": invalid, "clean_accuracy": clean}
-    value = float(theta)
-    kept = ~rejected(probs[labelled], value) if len(labelled) else np.array([], bool)
-    correct = (pred[labelled] == gold[labelled]) & kept
+    return cross_fit(
+        probs[first], aligned.pred[first], data.gold[first], probs[second],
+        aligned.pred[second],
+        data.memo("halves", first, lambda rows: halves(data.group_names(rows))),
+        temperature=_temperature(options.params.get("salad_temperature")),
+        theta=None if theta is None else float(theta),  # type: ignore[arg-type]
+        tolerance=float(options.params.get("salad_tolerance", TOLERANCE)),  # type: ignore[arg-type]
+    )
+
+
+def _threshold_metrics(fitted: CrossFit, orig_pred: np.ndarray, gold: np.ndarray,
+                       options: ScoreOptions) -> dict[str, object]:
+    """``metrics.threshold``: per half what was applied, and the shares over the suite."""
+    labelled = gold >= 0
+    folds = [asdict(f) for f in fitted.folds]
+    fixed_t = options.params.get("salad_temperature") not in (None, "fit")
     return {
-        "theta": value, "searched": False,
-        "invalid_recognised": float(rejected(probs[second], value).mean()),
-        "clean_accuracy": float(correct.mean()) if len(labelled) else None,
+        "cross_fitted": any(f["temperature_fitted"] or f["theta_searched"] for f in folds),
+        "tolerance": float(options.params.get("salad_tolerance", TOLERANCE)),  # type: ignore[arg-type]
+        "theta": options.params.get("salad_theta"),
+        "temperature": folds[0]["temperature"] if fixed_t else None,
+        "halves": folds,
+        "invalid_recognised": float(fitted.salad_rejected.mean()),
+        "clean_accuracy": float(((orig_pred == gold) & ~fitted.orig_rejected)[labelled].mean())
+        if labelled.any() else None,
     }
 
 

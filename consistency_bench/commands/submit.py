@@ -27,6 +27,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="the run record to store as the entry's run.json (default: "
                         "PREDICTIONS.run.json beside the file, written by predict or baseline, "
                         "if there is one); an entry without one is not reproducible")
+    parser.add_argument("--variant", metavar="TEXT",
+                        help="what differs from a stored entry of the same model and revision "
+                             "(e.g. '5-shot, chat template'); stored as meta.yaml's variant. "
+                             "Without it such an entry is refused, as is one whose predictions "
+                             "are byte-identical to a stored entry's")
     parser.add_argument("--hub", metavar="ORG/LEADERBOARD",
                         help="instead of storing the entry, validate it the same way and open a "
                              "pull request adding requests/<slug>/ (predictions.jsonl.gz, "
@@ -64,6 +69,7 @@ def run_submit(args: argparse.Namespace) -> int:
         args.predictions, name=args.name, meta_path=args.meta, root=args.submissions,
         data_dir=args.data, replace=args.replace, arguments=arguments(args),
         run_record=args.run_record,
+        variant=args.variant,
     )
     warning = invalid_warning(sub.results, args.predictions)
     if warning:
@@ -90,7 +96,7 @@ def run_submit_hub(args: argparse.Namespace) -> int:
         raise ConfigError("--run-record is for a local submit; with --hub the record beside "
                           "the prediction file (PREDICTIONS.run.json) is sent")
     submit_request(args.predictions, name=args.name, meta_path=args.meta, data_dir=args.data,
-                   repo_id=args.hub, dry_run=args.dry_run)
+                   repo_id=args.hub, dry_run=args.dry_run, variant=args.variant)
     return 0
 
 

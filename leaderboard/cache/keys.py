@@ -10,9 +10,11 @@ and each cell's ranked score on its suite's shared resamples). That is a functio
 - the scoring parameters (those of the re-scoring pass and of the resamples);
 - the code: the harness version, and a sha256 of every source and data file of the scoring
   layer (``bench/``), of the ranking (``leaderboard/ranking/``, which holds the resamples and
-  the unit scorers) and of this cache, so any change of a scorer (e.g. the word-salad score)
-  or of the resampling invalidates every record; the numpy, pyarrow and Python versions, and
-  the CPU architecture with the SIMD features numpy uses.
+  the unit scorers), of this cache and of ``leaderboard/stored.py`` (the comparison whose pass
+  a record remembers), so any change of a scorer (e.g. the word-salad score, its cross-fitting
+  in ``bench/metrics/calibration.py`` or the per-task statistics of ``bench/scoring.py``), of
+  the resampling or of the comparison invalidates every record; the numpy, pyarrow and Python
+  versions, and the CPU architecture with the SIMD features numpy uses.
 
 So a record is reused only when a fresh computation would give the same bytes.
 """
@@ -27,25 +29,33 @@ from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
-#: Version of the record's layout and of what it holds (bump on any change).
-RECORD_VERSION = 1
+#: Version of the record's layout and of what it holds (bump on any change). 2: the
+#: recomputed per-task statistics (results ``tasks``, issue 27) are kept and compared.
+RECORD_VERSION = 2
 
 
 @cache
 def code_version() -> str:
-    """sha256 of the scoring layer's, the ranking's and this cache's files (names and bytes)."""
+    """sha256 of the scoring layer's, the ranking's, this cache's and the comparison's files.
+
+    Names and bytes of every file under ``bench/``, ``leaderboard/ranking/`` and
+    ``leaderboard/cache/``, and of ``leaderboard/stored.py``.
+    """
     import bench
     import leaderboard.ranking
+    import leaderboard.stored
 
     roots = (("bench", Path(bench.__file__).parent),
              ("leaderboard/ranking", Path(leaderboard.ranking.__file__).parent),
-             ("leaderboard/cache", Path(__file__).parent))
+             ("leaderboard/cache", Path(__file__).parent),
+             ("leaderboard/stored.py", Path(leaderboard.stored.__file__)))
     digest = hashlib.sha256()
     for label, root in roots:
-        files = sorted(p for p in root.rglob("*")
-                       if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+        files = [root] if root.is_file() else sorted(
+            p for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
         for path in files:
-            name = f"{label}/{path.relative_to(root).as_posix()}"
+            name = label if path == root else f"{label}/{path.relative_to(root).as_posix()}"
             data = path.read_bytes()
             digest.update(f"{name}\0{len(data)}\0".encode())
             digest.update(data)

@@ -167,7 +167,8 @@ class _Run:
             try:
                 check_recomputed(sub.results, record.data["sha256"], record.data["fresh"],
                                  self.folder.manifest, PREDICTIONS,
-                                 f"entry {sub.slug!r} ({sub.path})", self.data_dir)
+                                 f"entry {sub.slug!r} ({sub.path})", self.data_dir,
+                                 record.data["tasks"])
             except BenchError as exc:
                 self.problems[sub.slug] = str(exc)
             else:
@@ -211,8 +212,8 @@ def make_samples(scored: list[tuple[str, Recomputed]],
     return made
 
 
-def make_record(key: dict, fresh, samples: dict[str, CellSample]) -> Record:
-    """A record: the recomputed results and the cells' samples."""
+def make_record(key: dict, fresh: Recomputed, samples: dict[str, CellSample]) -> Record:
+    """A record: the recomputed results (suites and per-task statistics) and the samples."""
     order = sorted(samples)
     arrays: dict[str, np.ndarray] = {
         "scores": np.stack([samples[s].scores for s in order]) if order
@@ -224,6 +225,7 @@ def make_record(key: dict, fresh, samples: dict[str, CellSample]) -> Record:
         "sha256": fresh.sha256,
         "touched": list(fresh.touched),
         "fresh": json.loads(json.dumps(fresh.suites)),
+        "tasks": json.loads(json.dumps(fresh.tasks)),
         "samples": [[s, samples[s].units, samples[s].n, samples[s].mean] for s in order],
     }
     return Record(key, data, arrays)

@@ -98,6 +98,7 @@ from leaderboard.ranking.model import (
     View,
     consistency,
     goodness,
+    kind_weights,
     suite_info,
     suite_sort_key,
 )
@@ -111,7 +112,7 @@ from leaderboard.ranking.resample import (
     unit_scorer,
     units_key,
 )
-from leaderboard.ranking.views import FORMAT_VARIANT, format_slots, kind_weights, view_title
+from leaderboard.ranking.views import FORMAT_VARIANT, format_slots, view_title
 
 __all__ = [
     "ALPHA",

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from bench.errors import BenchError
 from leaderboard.paired import PairedResult
-from leaderboard.ranking.flags import _cell, _judge_untestable
+from leaderboard.ranking.flags import _cell, _judge_tasks
 from leaderboard.ranking.intervals import _cell_intervals, _suite_tests, outcome_samples
 from leaderboard.ranking.model import (
     Cell,
@@ -81,7 +81,7 @@ def rank(
             if cell is not None:
                 cells.setdefault(suite, {})[entry.name] = cell
     ordered = sorted(cells, key=lambda s: suite_sort_key(infos[s]))
-    _judge_untestable(cells, infos, names)
+    _judge_tasks(cells, infos, entries)
     suite_order: dict[str, list[str]] = {}
     suite_tests: dict[str, list[PairedResult | None]] = {}
     rankable = set()
@@ -104,10 +104,11 @@ def rank(
         suite_order[suite] = good + reference + rest
         suite_tests[suite] = _suite_tests(good, suite, cs, samples)
     shown = {s: infos[s] for s in ordered}
+    # A view with no rankable suite (every one single-class) is not published; "all" always is.
     views = {
         key: _view(key, [s for s in subset if s in rankable], names, cells, samples,
                    [s for s in subset if s not in rankable], shown)
-        for key, subset in _view_keys(shown)
+        for key, subset in _view_keys(shown) if key == "all" or rankable.intersection(subset)
     }
     return Leaderboard(
         suites=shown,
@@ -115,5 +116,26 @@ def rank(
         suite_order=suite_order,
         suite_tests=suite_tests,
         views=views,
-        meta={e.name: dict(e.meta) for e in entries},
+        meta={e.name: _meta(e.meta) for e in entries},
+        predictions_sha256={e.name: _sha256(e.results) for e in entries},
     )
+
+
+def _meta(meta: Mapping) -> dict:
+    """An entry's ``meta.yaml`` for the site, ``parameters`` and ``variant`` always present.
+
+    ``parameters`` is an integer count or null (a text one, from before issue 27 made it a
+    count, is null); ``variant`` is text or null.
+    """
+    out = dict(meta)
+    value = out.get("parameters")
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    out["parameters"] = value if ok else None
+    out["variant"] = out.get("variant") if isinstance(out.get("variant"), str) else None
+    return out
+
+
+def _sha256(results: Mapping) -> str | None:
+    found = (results.get("predictions") or {}).get("sha256") if isinstance(
+        results.get("predictions"), Mapping) else None
+    return found if isinstance(found, str) else None

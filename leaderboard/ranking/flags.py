@@ -1,8 +1,8 @@
 """Cell and entry flags: degenerate, failing and contaminated judgements (pure).
 
-A cell is built from one suite's results (:func:`_cell`) with the verdict of the tests on the
-originals; :func:`_judge_untestable` then judges, per entry and task, the suites where those
-tests cannot tell. :func:`_flag` and :func:`_flag_any` lift cell flags to an entry in a view.
+A cell is built from one suite's results (:func:`_cell`); :func:`_judge_tasks` then gives
+every cell of a task the entry's one verdict on that task (degenerate or not), and the failing
+reason where it is not degenerate. :func:`_flag_any` lifts contamination to an entry in a view.
 """
 
 from __future__ import annotations
@@ -14,12 +14,23 @@ import numpy as np
 
 from bench.contamination import contamination, parse_training_data
 from bench.errors import BenchError
+from bench.metrics.consistent import NEAR_CONSTANT
 from leaderboard.paired import Z95, binom_tail_ge, format_p
-from leaderboard.ranking.model import ALPHA, TASKS, Cell, Entry, SuiteInfo, consistency
+from leaderboard.ranking.model import (
+    ALPHA,
+    TASKS,
+    Cell,
+    Entry,
+    SuiteInfo,
+    consistency,
+    kind_weights,
+)
 
+#: A word-salad cell of a file without probabilities (``Cell.unjudged``).
+UNJUDGED = ("confidence could not be judged (no probabilities): judged on agreement alone "
+            "(word-salad paper l. 158 asks for both)")
 #: One-sided 95% normal quantile: the ranked score must be this many standard errors above 0.
 Z_ABOVE_CHANCE = 1.6449
-NEAR_CONSTANT = 0.95
 
 
 def degenerate_testable(metrics: Mapping) -> bool:
@@ -101,14 +112,6 @@ def _p_phrase(p: float) -> str:
     return text if text.startswith("<") else f"= {text}"
 
 
-def _flag(reasons: Sequence[str | None], what: str) -> str | None:
-    """An entry-level flag when at least half of the covered suites are flagged."""
-    hits = [r for r in reasons if r]
-    if not reasons or 2 * len(hits) < len(reasons):
-        return None
-    return f"{what} on {len(hits)} of {len(reasons)} suites, e.g. {hits[0]}"
-
-
 def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | None:
     hits = [(s, r) for s, r in zip(covered, reasons, strict=True) if r]
     if not hits:
@@ -119,8 +122,8 @@ def _flag_any(reasons: Sequence[str | None], covered: Sequence[str]) -> str | No
 def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | None:
     """One cell from a results entry; ``None`` when the ranked score is undefined.
 
-    ``degenerate`` here is the verdict of the tests on the originals only; suites where they
-    cannot tell are judged in :func:`_judge_untestable`.
+    ``degenerate`` and ``failing`` are set afterwards, once per entry and task
+    (:func:`_judge_tasks`).
     """
     if "consistent_accuracy_cc" not in res:
         raise BenchError(
@@ -156,53 +159,81 @@ def _cell(entry: Entry, suite: str, res: Mapping, info: SuiteInfo) -> Cell | Non
         consistent_accuracy=ca,
         chance=chance,
         accuracy=None if accuracy is None else float(accuracy),
-        degenerate=degenerate_reason(metrics) if testable else None,
         degenerate_testable=testable,
         contaminated=contamination(declared, info.source_files),
         goodness_ci95=goodness_ci,
         goodness_n=None if n_units is None else int(n_units),
+        unjudged=UNJUDGED if info.kind == "salad" and (metrics.get("salad_score") or {}).get(
+            "confidence_judged") == 0.0 and metrics.get("confidence") is None else None,
     )
 
 
-def _judge_untestable(
-    cells: dict[str, dict[str, Cell]], infos: Mapping[str, SuiteInfo], names: Sequence[str],
-) -> None:
-    """Degenerate or failing, per cell, judged once per entry and task (in place).
+def task_statistics(entry: Entry, task: str, suites: Sequence[str]) -> Mapping | None:
+    """The statistics an entry's task is judged on (degenerate or not).
 
-    Degenerate is a property of an entry on a task, not of one suite: the entry is degenerate
-    on a task when it is flagged (near-constant, or not above the majority class) on at least
-    half of its testable suites of that task (else, for a task without testable suites such
-    as one whose originals are all one class, on at least half of all its testable suites).
-    Every cell of the task takes that verdict, so a view never ranks an entry that another
-    view of the same suites treats as a baseline (the kind view and the task views agree). A
-    real entry's cell that is not significantly above chance is *failing* instead (ranked,
-    with the reason). With no testable suite at all, the at-chance test decides degeneracy.
+    The results' ``tasks[task]``: the distinct originals of the task's suites where the tests
+    can tell, pooled (:func:`bench.scoring.task_stats`). Results scored before it existed
+    (issue 27) fall back to the metrics of the entry's testable suite of the task with the
+    most originals: one test per task still, but not deduplicated (`rescore` adds ``tasks``).
     """
-    for e in names:
+    tasks = entry.results.get("tasks")
+    if isinstance(tasks, Mapping) and isinstance(tasks.get(task), Mapping):
+        return tasks[task]
+    best: Mapping | None = None
+    for suite in sorted(suites):
+        metrics = (entry.results.get("suites", {}).get(suite) or {}).get("metrics") or {}
+        if degenerate_testable(metrics) and (
+                best is None or metrics["n_original"] > best["n_original"]):
+            best = metrics
+    return best
+
+
+def _task_verdict(entry: Entry, task: str, mine: Mapping[str, Cell],
+                  infos: Mapping[str, SuiteInfo]) -> str | None:
+    """Why the entry is degenerate on ``task`` (its covered cells ``mine``), or ``None``."""
+    name = TASKS.get(task, task)
+    stats = task_statistics(entry, task, list(mine))
+    if stats is not None and degenerate_testable(stats):
+        reason = degenerate_reason(stats)
+        if reason is None:
+            return None
+        pooled = stats.get("suites")
+        where = (f"{int(stats['n_original']):,} distinct originals of {len(pooled)} suite"
+                 f"{'s' if len(pooled) != 1 else ''}" if isinstance(pooled, list)
+                 else f"{int(stats['n_original']):,} originals of one suite")
+        return f"{name} ({where}): {reason}"
+    # no suite of the task can test accuracy (every one >= 95% one gold class): at chance?
+    weights = kind_weights(list(mine), {s: infos[s].kind for s in mine})
+    sds = {s: c.sd_goodness for s, c in mine.items() if c.sd_goodness is not None}
+    sd = (float(np.sqrt(sum((weights[s] * v) ** 2 for s, v in sds.items())))
+          if len(sds) == len(mine) else None)
+    mean = float(sum(weights[s] * (c.goodness or 0.0) for s, c in mine.items()))
+    reason = at_chance_reason(mean, sd)
+    return reason and (f"{name} (no suite of the task can test accuracy: each one's originals "
+                       f"are >= 95% one gold label): {reason}")
+
+
+def _judge_tasks(
+    cells: dict[str, dict[str, Cell]], infos: Mapping[str, SuiteInfo], entries: Sequence[Entry],
+) -> None:
+    """Degenerate or failing, per cell: judged once per entry and task (in place).
+
+    Degenerate is a property of an entry on a task, not of one suite (:func:`_task_verdict`):
+    near-constant predictions on the task's distinct originals, or accuracy there not
+    significantly above the majority rate (one exact binomial test per task); for a task
+    none of whose suites can test accuracy, its score not significantly above chance. Every
+    cell of the task takes that verdict, so a view never ranks an entry that another view of
+    the same suites treats as a baseline. A real entry's cell that is not significantly above
+    chance is *failing* instead (ranked, with the reason).
+    """
+    for entry in entries:
+        e = entry.name
         mine = {s: cs[e] for s, cs in cells.items() if e in cs and cs[e].goodness is not None}
-        testable = {s: c for s, c in mine.items() if c.degenerate_testable}
-        verdicts: dict[str, tuple[str | None, str]] = {}  # task -> (verdict, where)
-        for s, c in mine.items():
-            task = infos[s].task
-            if task not in verdicts:
-                judges = [t for t in testable if infos[t].task == task] or list(testable)
-                if not judges:
-                    verdicts[task] = (None, "")
-                else:
-                    where = (f"{TASKS.get(task, task)} suites"
-                             if infos[judges[0]].task == task else "suites")
-                    verdicts[task] = (_flag([testable[t].degenerate for t in judges],
-                                            "degenerate"), where)
-            verdict, where = verdicts[task]
-            if not where:  # no testable suite anywhere: the at-chance test decides
-                if not c.degenerate_testable:
-                    cells[s][e] = replace(c, degenerate=at_chance_reason(c.goodness,
-                                                                         c.sd_goodness))
-                continue
-            if verdict:
-                own = c.degenerate if c.degenerate_testable and c.degenerate else None
-                cells[s][e] = replace(c, degenerate=own or (
-                    f"judged on its testable {where}: {verdict}"))
-            else:
-                cells[s][e] = replace(c, degenerate=None,
-                                      failing=failing_reason(infos[s], c))
+        by_task: dict[str, dict[str, Cell]] = {}
+        for s, c in sorted(mine.items()):
+            by_task.setdefault(infos[s].task, {})[s] = c
+        for task, task_cells in by_task.items():
+            verdict = _task_verdict(entry, task, task_cells, infos)
+            for s, c in task_cells.items():
+                cells[s][e] = replace(c, degenerate=verdict,
+                                      failing=None if verdict else failing_reason(infos[s], c))

@@ -13,7 +13,7 @@ import numpy as np
 
 from bench import families
 from bench.errors import BenchError
-from bench.metrics.consistent import UNIT_STATISTICS, no_signal
+from bench.metrics.consistent import OLD_SALAD_STATISTICS, UNIT_STATISTICS, no_signal
 from leaderboard.paired import PairedResult, format_p
 
 #: Per-unit outcomes: entry -> suite -> unit id -> success value (1 = consistent and right).
@@ -33,6 +33,12 @@ NON_ENGLISH_TASKS = {"kornli": "ko", "klue_nli": "ko", "klue_sts": "ko"}
 ENGLISH_FAMILIES = ("becel", "calm", "salad")
 
 ALPHA = 0.05
+#: What the page's "hide contaminated" filter hides (``leaderboard.json`` ``filters``).
+HIDE_CONTAMINATED = (
+    "Hides the rows flagged contaminated in the view: entries whose meta.yaml training_data "
+    "names a source file that one of the view's suites draws from (a #half= declaration "
+    "included), so part of their score there may be in-sample. Their other views are not "
+    "affected, and entries that declare no training data are never hidden.")
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,8 @@ class Cell:
         goodness_n: Units of ``goodness``.
         failing: Why a cell that is not degenerate is not significantly above chance (a real
             model failing a kind, e.g. never flipping under negation), or ``None``.
+        unjudged: On a word-salad suite scored without probabilities, that the confidence
+            half of the score could not be judged (the labels alone were), else ``None``.
 
     """
 
@@ -91,6 +99,7 @@ class Cell:
     goodness_ci95: tuple[float, float] | None = None
     goodness_n: int | None = None
     failing: str | None = None
+    unjudged: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,15 @@ class Row:
     kind_means: dict[str, float | None] = field(default_factory=dict)
     #: Why a ranked (not degenerate) entry fails a kind (cells not above chance), or ``None``.
     failing: str | None = None
+    #: Task -> why the entry is degenerate on it, for every task of the view where it is (a
+    #: ranked row may have some; ``degenerate`` is set when they carry over half the weight).
+    degenerate_tasks: dict[str, str] = field(default_factory=dict)
+    #: Share of the view's weight (kinds weighted as in the score) of the suites it covers; a
+    #: partial row's ``mean`` is over those suites only.
+    coverage_weight: float = 0.0
+    #: On how many of its word-salad suites the confidence could not be judged (no
+    #: probabilities: judged on the labels alone), or ``None``.
+    unjudged: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -172,6 +190,8 @@ class View:
     unranked_suites: tuple[str, ...] = ()
     #: Consistency kinds of the view's ranked suites, in display order (each weighs the same).
     kinds: list[str] = field(default_factory=list)
+    #: The one sentence shown above the table when the view ranks nobody, saying why.
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +204,9 @@ class Leaderboard:
     suite_tests: dict[str, list[PairedResult | None]]  # suite -> test of i vs i+1
     views: dict[str, View]  # in reading order (VIEW_ORDER)
     meta: dict[str, dict]
+    #: Entry -> sha256 of its predictions (JSONL), where the results record it: what
+    #: ``submit --hub`` compares a new file with (leaderboard/intake/duplicates.py).
+    predictions_sha256: dict[str, str | None] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """JSON-ready dict of everything (``view_order`` keeps the reading order)."""
@@ -204,6 +227,7 @@ class Leaderboard:
                     "suites": list(v.suites),
                     "unranked_suites": list(v.unranked_suites),
                     "kinds": list(v.kinds),
+                    "note": v.note,
                     "rows": [
                         asdict(r) | {"complete": r.complete, "status": r.status,
                                      "flags": r.flags, "vs_next": _test_dict(r.vs_next),
@@ -214,6 +238,8 @@ class Leaderboard:
                 for k, v in self.views.items()
             },
             "meta": self.meta,
+            "predictions_sha256": self.predictions_sha256,
+            "filters": {"hide_contaminated": HIDE_CONTAMINATED},
         }
 
 
@@ -240,6 +266,11 @@ def suite_info(name: str, result: Mapping, where: str = "") -> SuiteInfo:
     try:
         best = result.get("best_near")
         spec = (result.get("metrics") or {}).get("ranked_units")
+        if spec is not None and spec.get("statistic") in OLD_SALAD_STATISTICS:
+            raise BenchError(
+                f"{where}suite {name!r}: scored with the word-salad statistic "
+                f"{spec.get('statistic')!r}, before the salad answer's confidence counted "
+                "(issue 27); run `consistency-bench rescore`")
         if spec is not None and spec.get("statistic") not in UNIT_STATISTICS:
             raise BenchError(
                 f"{where}suite {name!r}: metrics.ranked_units.statistic "
@@ -262,6 +293,18 @@ def suite_info(name: str, result: Mapping, where: str = "") -> SuiteInfo:
         )
     except KeyError as exc:
         raise BenchError(f"{where}suite {name!r}: results lack field {exc.args[0]!r}") from None
+
+
+def kind_weights(slots: Sequence[str], kind_of: Mapping[str, str]) -> dict[str, float]:
+    """Weight of each slot in a view score: ``1 / (kinds * slots of its kind)``.
+
+    Every consistency kind weighs the same however many suites it has (MTEB's
+    "Mean (TaskType)"): five word-salad transformations are one kind, as one negation suite is.
+    """
+    groups: dict[str, list[str]] = {}
+    for s in slots:
+        groups.setdefault(kind_of[s], []).append(s)
+    return {s: 1.0 / (len(groups) * len(g)) for g in groups.values() for s in g}
 
 
 def _order_key(value: str, order: Sequence[str]) -> tuple[int, str]:

@@ -12,7 +12,7 @@ from functools import partial
 
 import numpy as np
 
-from leaderboard.ranking.flags import _flag, _flag_any
+from leaderboard.ranking.flags import _flag_any
 from leaderboard.ranking.intervals import _aggregate_tests, _rank_intervals, view_scores
 from leaderboard.ranking.model import (
     ENGLISH_FAMILIES,
@@ -26,6 +26,7 @@ from leaderboard.ranking.model import (
     SuiteInfo,
     View,
     _order_key,
+    kind_weights,
 )
 from leaderboard.ranking.resample import Samples
 
@@ -104,18 +105,6 @@ def format_slots(suites: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     return [s for s in suites if s not in folded], variant
 
 
-def kind_weights(slots: Sequence[str], kind_of: Mapping[str, str]) -> dict[str, float]:
-    """Weight of each slot in a view score: ``1 / (kinds * slots of its kind)``.
-
-    Every consistency kind weighs the same however many suites it has (MTEB's
-    "Mean (TaskType)"): five word-salad transformations are one kind, as one negation suite is.
-    """
-    groups: dict[str, list[str]] = {}
-    for s in slots:
-        groups.setdefault(kind_of[s], []).append(s)
-    return {s: 1.0 / (len(groups) * len(g)) for g in groups.values() for s in g}
-
-
 def _kind_mean(values: Mapping[str, float | None], kind_of: Mapping[str, str]) -> float | None:
     """Kind-weighted mean of the slots' values that are not ``None``."""
     known = {s: v for s, v in values.items() if v is not None}
@@ -135,6 +124,44 @@ def _failing(cells: Mapping[str, Cell], kind_of: Mapping[str, str]) -> str | Non
         return None
     return "; ".join(f"fails {k}: " + "; ".join(r) for k, r in per_kind.items())
 
+
+
+def _unjudged(mine: Mapping[str, Cell], kind_of: Mapping[str, str]) -> str | None:
+    """A row's note when the confidence of some of its word-salad cells could not be judged."""
+    salad = [c for s, c in mine.items() if kind_of[s] == "salad"]
+    hits = sum(1 for c in salad if c.unjudged)
+    if not hits:
+        return None
+    return (f"confidence could not be judged on {hits} of {len(salad)} word-salad suites (no "
+            "probabilities): judged on agreement alone")
+
+
+def _degenerate_tasks(mine: Mapping[str, Cell],
+                      infos: Mapping[str, SuiteInfo] | None) -> dict[str, str]:
+    """Task -> why the entry is degenerate on it, for the tasks of the view it is degenerate on."""
+    out: dict[str, str] = {}
+    for s, c in mine.items():
+        if c.degenerate:
+            out.setdefault(infos[s].task if infos and s in infos else "", c.degenerate)
+    return out
+
+
+def _reference_reason(mine: Mapping[str, Cell], weights: Mapping[str, float],
+                      tasks: Mapping[str, str]) -> str | None:
+    """Why the entry is a reference row of the view, or ``None`` (it is ranked).
+
+    A view ranks an entry when the tasks it is not degenerate on carry at least half of the
+    view's weight over the suites it covers (each kind weighs the same, as in the score). The
+    reason names each degenerate task and why, once.
+    """
+    if not mine:
+        return None
+    share = sum(weights[s] for s, c in mine.items() if c.degenerate)
+    if share <= 0.5 + 1e-12:
+        return None
+    return ("; ".join(tasks.values()) + f" (degenerate on tasks carrying {100 * share:.0f}% of "
+            "this view's weight; an entry is ranked where the tasks it is not degenerate on "
+            "carry at least half)")
 
 
 def _view(
@@ -180,7 +207,8 @@ def _view(
         for k in kinds:
             values = [_score(c) for s, c in mine.items() if kind_of[s] == k]
             kind_means[k] = float(np.mean(values)) if values else None
-        degenerate = _flag([c.degenerate for c in mine.values()], "degenerate")
+        degenerate_tasks = _degenerate_tasks(mine, infos)
+        degenerate = _reference_reason(mine, weights, degenerate_tasks)
         stats[e] = Row(
             name=e,
             rank=None,
@@ -201,6 +229,8 @@ def _view(
             degenerate=degenerate,
             contaminated=_flag_any([c.contaminated for c in mine.values()], covered),
             failing=None if degenerate else _failing(mine, kind_of),
+            degenerate_tasks=degenerate_tasks,
+            unjudged=_unjudged(mine, kind_of),
         )
     complete = [e for e in entries if stats[e].covered == len(slots) and slots]
     # Complete but degenerate: a reference row (constant, random), never ranked.
@@ -229,12 +259,31 @@ def _view(
     rows = []
     for e in complete + reference + partial:
         low, high = intervals.get(e, (None, None))
+        share = sum(weights[s] for s in slots if pick(e, s) is not None)
         rows.append(replace(stats[e], rank=r_mean.get(e), rank_borda=r_borda.get(e),
-                            rank_win_rate=r_win.get(e), rank_low=low, rank_high=high))
+                            rank_win_rate=r_win.get(e), rank_low=low, rank_high=high,
+                            coverage_weight=float(share)))
     tests = _aggregate_tests(rows[:len(complete)], slots, samples, weights, boot)
     for i, test in enumerate(tests):  # neighbour tests among ranked rows only
         rows[i] = replace(rows[i], vs_next=test)
-    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds))
+    return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds),
+                note=_note(rows, len(slots)))
+
+
+def _note(rows: Sequence[Row], slots: int) -> str | None:
+    """The one sentence shown above a view that ranks nobody, saying why; ``None`` otherwise."""
+    if any(r.status == "ranked" for r in rows):
+        return None
+    references = [r for r in rows if r.status == "reference"]
+    covers = "its only suite" if slots == 1 else f"all {slots} suites"
+    if not references:
+        return (f"No entry is ranked here: none covers {covers} of this view (partial rows show "
+                "their coverage).")
+    first = references[0]
+    why = "; ".join(first.degenerate_tasks.values())
+    names = ", ".join(r.name for r in references)
+    return (f"No entry is ranked here: every entry that covers {covers} ({names}) is "
+            f"degenerate on the tasks carrying most of its weight, e.g. {first.name}: {why}.")
 
 
 def _view_keys(infos: Mapping[str, SuiteInfo]) -> list[tuple[str, list[str]]]:

@@ -94,6 +94,21 @@ def flags(degenerate: str | None, failing: str | None,
             el("div", {"class": "reasons"}, *shown) if shown else None)
 
 
+def with_unjudged(reasons: Node | None, unjudged: str | None) -> Node | None:
+    """The reasons, then a note when the word-salad confidence could not be judged.
+
+    A file without probabilities is judged on agreement alone (issue 27, item 1): the row
+    says so under it, as its flags' reasons are (``Row.unjudged`` / ``Cell.unjudged``).
+    """
+    if not unjudged:
+        return reasons
+    note = el("div", {"class": "flag unjudged"}, el("b", None, "ⓘ confidence"),
+              ": " + humanize(unjudged))
+    if isinstance(reasons, list):
+        return [*reasons, note]
+    return el("div", {"class": "reasons"}, note)
+
+
 def _rank(row: Row) -> Node:
     if row.status == "reference":
         return el("span", {"class": "status reference"}, "reference")
@@ -184,7 +199,7 @@ def view_row(lb: Leaderboard, row: Row, per_suite: Sequence[str], kinds: Sequenc
     ]
     return {"entry": row.name, "cls": row.status, "block": BLOCK[row.status],
             "contaminated": 1 if row.contaminated else 0, "file": entry_file, "cells": cells,
-            "flags": reasons, "csv": [f"{row.covered}/{row.total}"]}
+            "flags": with_unjudged(reasons, row.unjudged), "csv": [f"{row.covered}/{row.total}"]}
 
 
 def view_columns(v: View) -> tuple[list[str], list[str]]:
@@ -285,6 +300,6 @@ def suite_rows(lb: Leaderboard, suite: str) -> list[dict]:
                 cell("–" if c.n is None else str(c.n), c.n),
                 cell(_vs(test)), flag_cell,
             ],
-            "flags": reasons,
+            "flags": with_unjudged(reasons, c.unjudged),
         })
     return rows

@@ -16,7 +16,7 @@ aligned numpy arrays; ``INVALID`` (-1) answers are never right and never consist
 The parts live in modules of one job each: :mod:`~bench.metrics.consistent.score` (the
 :class:`Consistent` score, chance correction, per-row correctness),
 :mod:`~bench.metrics.consistent.kinds` (pairs, derived rows, CALM, coherence),
-:mod:`~bench.metrics.consistent.salad_score` (the word-salad no-signal score and its unit
+:mod:`~bench.metrics.consistent.salad_score` (the word-salad score and its unit
 statistic) and :mod:`~bench.metrics.consistent.originals` (the statistics on the originals).
 Their names are importable from here too.
 """
@@ -24,17 +24,26 @@ Their names are importable from here too.
 from __future__ import annotations
 
 from bench.metrics.consistent.kinds import calm, coherence, derived, pairwise
-from bench.metrics.consistent.originals import OriginalStats, original_stats
+from bench.metrics.consistent.originals import (
+    NEAR_CONSTANT,
+    OriginalStats,
+    original_stats,
+    pooled_original_stats,
+)
 from bench.metrics.consistent.salad_score import (
+    OLD_SALAD_STATISTICS,
     SALAD_STATISTIC,
+    UNCERTAINTY_STEPS,
     UNIT_STATISTICS,
     SaladScore,
     _share,
+    evenness,
     no_signal,
     salad,
     salad_codes,
     salad_decode,
     salad_from_counts,
+    uncertainty,
 )
 from bench.metrics.consistent.score import (
     EPS,
@@ -46,7 +55,10 @@ from bench.metrics.consistent.score import (
 
 __all__ = [
     "EPS",
+    "NEAR_CONSTANT",
+    "OLD_SALAD_STATISTICS",
     "SALAD_STATISTIC",
+    "UNCERTAINTY_STEPS",
     "UNIT_STATISTICS",
     "Consistent",
     "OriginalStats",
@@ -58,11 +70,14 @@ __all__ = [
     "coherence",
     "correct",
     "derived",
+    "evenness",
     "no_signal",
     "original_stats",
     "pairwise",
+    "pooled_original_stats",
     "salad",
     "salad_codes",
     "salad_decode",
     "salad_from_counts",
+    "uncertainty",
 ]

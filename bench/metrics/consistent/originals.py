@@ -12,6 +12,10 @@ import numpy as np
 
 from bench.metrics.consistent.score import _label_counts, correct
 
+#: Share of one label at or above which a set is "near constant": predictions (the degenerate
+#: flag), or gold labels (then the tests on the originals cannot tell: BECEL's negational sets).
+NEAR_CONSTANT = 0.95
+
 
 @dataclass(frozen=True)
 class OriginalStats:
@@ -30,6 +34,12 @@ class OriginalStats:
     correct: int
     majority_rate: float | None
     top_prediction_share: float | None
+
+    @property
+    def testable(self) -> bool:
+        """Whether the degenerate tests apply: labelled originals, not >= 95% one gold class."""
+        return bool(self.n) and self.majority_rate is not None and (
+            self.majority_rate < NEAR_CONSTANT)
 
     def as_metrics(self) -> dict[str, object]:
         """The fields written into a results entry's ``metrics``."""
@@ -59,3 +69,30 @@ def original_stats(pred: np.ndarray, gold: np.ndarray) -> OriginalStats:
         majority_rate=float(gold_counts.max() / len(gold)),
         top_prediction_share=float(pred_counts.max() / len(pred)),
     )
+
+
+def pooled_original_stats(codes: np.ndarray, gold: np.ndarray, pred: np.ndarray) -> OriginalStats:
+    """The statistics of :func:`original_stats` over *distinct* labelled originals.
+
+    A task's suites reuse the same originals (MRPC's four salad suites and ``mrpc_calm`` hold
+    the same 408 pairs): pooled row by row, one item would count four or five times in the
+    degenerate test. Here each distinct item (``codes``: one integer per text identity) counts
+    once, with the gold label of its first labelled occurrence and its most frequent
+    prediction over its occurrences (ties: the earliest; the caller orders the rows by suite
+    name, then by row).
+    """
+    codes, gold, pred = (np.asarray(a, dtype=np.int64) for a in (codes, gold, pred))
+    keep = np.flatnonzero(gold >= 0)
+    if not len(keep):
+        return original_stats(pred[keep], gold[keep])
+    c, p = codes[keep], pred[keep]
+    width = int(max(p.max(), 0)) + 2  # -1 (invalid) .. max label
+    pairs, first, count = np.unique(c * width + (p + 1), return_index=True, return_counts=True)
+    order = np.lexsort((first, -count, pairs // width))  # per item: most frequent, earliest
+    item = pairs[order] // width
+    lead = np.ones(len(order), bool)
+    lead[1:] = item[1:] != item[:-1]
+    chosen = order[lead]
+    modal = pairs[chosen] % width - 1
+    _, first_of_item = np.unique(c, return_index=True)  # items in increasing code order
+    return original_stats(modal, gold[keep][first_of_item])
