@@ -1,6 +1,7 @@
 """``evaluate`` modules shipped with the package.
 
-The Hub-hosted metric scripts are unreachable offline; load these by path:
+Each is a folder laid out as a Hub metric (``<name>/<name>.py`` and the metric card
+``<name>/README.md``). Load one by its folder, offline:
 ``evaluate.load(bench.evaluate_modules.path("consistency_bench"), "tau_sem")``.
 """
 
@@ -10,5 +11,5 @@ from pathlib import Path
 
 
 def path(name: str = "consistency_bench") -> str:
-    """Filesystem path of a shipped module, for ``evaluate.load``."""
-    return str(Path(__file__).parent / name / f"{name}.py")
+    """Folder of a shipped module (with its metric card), for ``evaluate.load``."""
+    return str(Path(__file__).parent / name)
