@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from bench.errors import ConfigError
 from bench.evaluate_modules import path
 from bench.families import FAMILIES
 from bench.scorers.contract import Aligned, ScoreOptions, SuiteData
@@ -285,6 +286,10 @@ def test_default_refuses_what_it_cannot_score():
         load().compute(**base, label_names=["x", "y"])
     with pytest.raises(TypeError, match="unknown arguments"):
         load().compute(**base, kind="semantic", label_names=["x", "y"], texts=["t"])
+    with pytest.raises(ConfigError, match="unknown key 'calm_thetaa'"):
+        load().compute(**base, kind="calm", label_names=["x", "y"], params={"calm_thetaa": 1})
+    with pytest.raises(ConfigError, match="n-boot 0"):
+        load().compute(**base, kind="calm", label_names=["x", "y"], n_boot=0)
     with pytest.raises(KeyError, match="Unknown config 'tau_xyz'"):
         load("tau_xyz")
 

@@ -141,7 +141,9 @@ class ConsistencyBench(evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS,
             features=datasets.Features(features),
-            reference_urls=["https://arxiv.org/abs/2108.06665"],
+            reference_urls=["https://aclanthology.org/2022.coling-1.324",
+                            "https://arxiv.org/abs/2108.06665",
+                            "https://aclanthology.org/2021.findings-emnlp.272"],
         )
 
     def _compute(self, predictions, references, **kwargs):
@@ -239,7 +241,10 @@ def _suite(name, predictions, references, groups, variants, kind=None, label_nam
                               _parquet(references, groups, variants, columns))
     pred = np.asarray(predictions, dtype=np.int64)
     aligned = contract.Aligned(pred, None if probs is None else np.asarray(probs, np.float64))
-    options = contract.ScoreOptions(seed=seed, n_boot=n_boot, params=dict(params or {}))
+    checks = package("scorers.params")  # the checks of `score --param` and of the bootstrap
+    checks.check_bootstrap(seed, n_boot)
+    options = contract.ScoreOptions(seed=seed, n_boot=n_boot,
+                                    params=checks.parse_params(checks.param_items(params)))
     entry = scoring.score_suite(data, aligned, options)
     keys = ("main_metric", "main_score", "n", "ci95", "consistent_accuracy",
             "consistent_accuracy_chance", "consistent_accuracy_cc")
