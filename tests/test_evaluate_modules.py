@@ -221,15 +221,17 @@ RANKED = ("main_score", "consistent_accuracy", "consistent_accuracy_chance",
 
 def test_default_is_the_ranked_score_by_hand():
     # 4 pairs, gold 0 1 0 1; the third pair's paraphrase changes the answer
-    out = load().compute(predictions=[0, 0, 1, 1, 0, 1, 1, 1], references=[0, 0, 1, 1, 0, 0, 1, 1],
-                         groups=list("aabbccdd"), variants=["original", "paraphrase"] * 4,
-                         kind="semantic", label_names=["x", "y"])
+    inputs = {"predictions": [0, 0, 1, 1, 0, 1, 1, 1], "references": [0, 0, 1, 1, 0, 0, 1, 1],
+              "groups": list("aabbccdd"), "variants": ["original", "paraphrase"] * 4,
+              "kind": "semantic", "label_names": ["x", "y"]}
+    out = load().compute(**inputs)
     assert out["main_metric"] == "tau_sem"
     assert out["main_score"] == pytest.approx(0.25)
     # balanced: class 0 right and consistent 1 of 2, class 1 2 of 2; chance 1/2 * 1/2
     assert out["consistent_accuracy"] == pytest.approx(0.75)
     assert out["consistent_accuracy_chance"] == pytest.approx(0.25)
     assert out["consistent_accuracy_cc"] == pytest.approx((0.75 - 0.25) / 0.75)
+    assert load("suite").compute(**inputs) == out  # the alias
 
 
 def transitive_rows(rng, n):
