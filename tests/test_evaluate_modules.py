@@ -10,6 +10,7 @@ import io
 import re
 import runpy
 import sys
+import types
 from pathlib import Path
 
 import evaluate
@@ -334,3 +335,12 @@ def test_space_app_launches_the_widget_on_tau_sem(monkeypatch):
     (module,) = launched
     assert module.config_name == "tau_sem"
     assert module.compute(predictions=[1, 0], references=[1, 1]) == {"tau_sem": 0.5}
+
+
+def test_the_installed_layout_of_issue_29_is_imported_first(monkeypatch):
+    # after the move the package is consistency_bench.bench (scripts/relayout.py leaves
+    # evaluate_modules/ as it is): the module must compute with it, not with a stray `bench`
+    moved = types.ModuleType("consistency_bench.bench.metrics.calm")
+    moved.c_r = lambda original, reverse: "moved"
+    monkeypatch.setitem(sys.modules, moved.__name__, moved)
+    assert load("c_r").compute(predictions=[0], references=[0]) == {"c_r": "moved"}
