@@ -56,9 +56,23 @@ def entry_state(subs: Path) -> dict[str, str]:
             if p.is_file()}
 
 
-def submit(made: Path, folder: Path, pred: str, name: str, meta: str = "meta.yaml") -> int:
+def submit(made: Path, folder: Path, pred: str, name: str, meta: str = "meta.yaml",
+           *extra: str) -> int:
     return main(["submit", pred, "--name", name, "--meta", meta, "--data", str(folder),
-                 "--submissions", "subs"])
+                 "--submissions", "subs", *extra])
+
+
+def altered_copy(made: Path, name: str, row: int) -> bytes:
+    """``p.jsonl`` with row ``row``'s answer flipped, written as ``name``: not a byte copy.
+
+    A byte-identical copy of an entry's predictions is refused whatever it is called (issue
+    27 item 9); the tests that need another entry of the same run flip one row each.
+    """
+    rows = [json.loads(line) for line in (made / "p.jsonl").read_text().splitlines()]
+    rows[row]["label"], rows[row]["probs"] = 1 - rows[row]["label"], rows[row]["probs"][::-1]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    (made / name).write_bytes(data)
+    return data
 
 
 def reproduce(folder: Path, name: str, *extra: str) -> int:
@@ -121,7 +135,9 @@ def test_edited_salad_rows_fail(made, folder, monkeypatch, capsys):
     record = json.loads((made / "p.jsonl.run.json").read_text())
     record["predictions"]["sha256"] = hashlib.sha256(edited).hexdigest()  # as a forger would
     (made / "edited.jsonl.run.json").write_text(json.dumps(record))
-    assert submit(made, folder, "edited.jsonl", "edited") == 0
+    # the same model as `tiny`: one model, one entry (issue 27 item 9) asks for a variant
+    assert submit(made, folder, "edited.jsonl", "edited", "meta.yaml",
+                  "--variant", "salad rows edited") == 0
     assert reproduce(folder, "edited") == 1
     assert "edited: failed:" in capsys.readouterr().out
     report = json.loads((made / "subs/edited/reproduction.json").read_text())
@@ -134,8 +150,10 @@ def test_edited_salad_rows_fail(made, folder, monkeypatch, capsys):
 def test_meta_naming_another_model_fails(made, folder, monkeypatch, capsys):
     monkeypatch.chdir(made)
     (made / "other.yaml").write_text(META.format(model="other-org/other-model"))
-    shutil.copy(made / "p.jsonl", made / "o.jsonl")
-    shutil.copy(made / "p.jsonl.run.json", made / "o.jsonl.run.json")
+    data = altered_copy(made, "o.jsonl", 0)
+    record = json.loads((made / "p.jsonl.run.json").read_text())
+    record["predictions"]["sha256"] = hashlib.sha256(data).hexdigest()
+    (made / "o.jsonl.run.json").write_text(json.dumps(record))
     assert submit(made, folder, "o.jsonl", "other", "other.yaml") == 0
     assert reproduce(folder, "other") == 1
     report = json.loads((made / "subs/other/reproduction.json").read_text())
@@ -146,8 +164,8 @@ def test_meta_naming_another_model_fails(made, folder, monkeypatch, capsys):
 
 def test_refusals_are_one_line_and_change_nothing(made, folder, monkeypatch, capsys):
     monkeypatch.chdir(made)
-    shutil.copy(made / "p.jsonl", made / "bare.jsonl")  # no record beside it
-    assert submit(made, folder, "bare.jsonl", "bare") == 0
+    altered_copy(made, "bare.jsonl", 1)  # no record beside it
+    assert submit(made, folder, "bare.jsonl", "bare", "meta.yaml", "--variant", "bare") == 0
     assert "no run record: not reproducible" in capsys.readouterr().out
     if not (made / "subs/tiny").is_dir():
         assert submit(made, folder, "p.jsonl", "tiny") == 0
@@ -367,12 +385,12 @@ def test_a_served_run_record_is_valid_and_never_run_again(made, folder, monkeypa
     from bench.runrecord.schema import new_record, write_record
 
     monkeypatch.chdir(made)
+    altered_copy(made, "s.jsonl", 2)
     record = new_record(mode="generate", model={"id": "org/chat", "source": "api"},
                         settings={"mode": "generate"}, suites=read_record(
-                            made / "p.jsonl.run.json")["suites"], predictions="p.jsonl",
+                            made / "p.jsonl.run.json")["suites"], predictions="s.jsonl",
                         rows=1220, device=None, packages={}, run={},
                         api={"host": "api.example.org", "served_model": "org/chat"})
-    shutil.copy(made / "p.jsonl", made / "s.jsonl")
     write_record(made / "s.jsonl.run.json", record)
     (made / "served.yaml").write_text(META.format(model="org/chat"))
     assert submit(made, folder, "s.jsonl", "served", "served.yaml") == 0
