@@ -206,6 +206,7 @@ def handle_request(reviewer: Reviewer, num: int, suites: dict[str, str], *, merg
         _failed(review, num, str(exc), log)
     except Exception as exc:  # a bug must not stop the others either; one line, no traceback
         _failed(review, num, f"{type(exc).__name__}: {exc}", log)
+    review.scored = None  # its per-unit outcomes are large: not kept for the rest of the run
     return review
 
 

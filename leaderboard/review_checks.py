@@ -61,7 +61,8 @@ class Review:
             pull request that was never merged.
         reproduction: ``review --reproduce``: the passed reproduction stored on merge.
         scored: The review's own scoring of the predictions (accepted only): ``--merge``
-            stores these results and the entry's verified cells without scoring it again.
+            stores these results and the entry's verified cells without scoring it again
+            (dropped once the request is handled).
 
     """
 
