@@ -275,32 +275,44 @@ def score_predictions(
     suites: list[str] | None = None,
 ) -> dict:
     """Score validated predictions against a suite folder; the results JSON as a dict."""
+    return _score_with_units(predictions, folder, options, suites)[0]
+
+
+def _score_with_units(
+    predictions: Predictions,
+    folder: SuiteFolder,
+    options: ScoreOptions | None,
+    suites: list[str] | None,
+) -> tuple[dict, dict[str, Units]]:
+    """:func:`score_predictions`'s results, and each suite's per-unit outcomes (if any)."""
     options = options or ScoreOptions()
     names = suites or sorted(folder.manifest)
     for name in names:
         if name not in folder.manifest:
             raise UnknownNameError("suite", name, folder.manifest)
 
-    def score_one(name: str) -> tuple[dict, SuiteOriginals | None] | str:  # or why skipped
+    # a suite's entry, its per-unit outcomes and originals, or why it is skipped
+    def score_one(name: str) -> tuple[dict, object, SuiteOriginals | None] | str:
         data = folder.load(name)
         aligned = align(data, predictions.suites[name])
         if isinstance(aligned, str):
             return aligned
-        entry, _, originals = score_with_originals(data, aligned, options)
-        return entry, originals
+        return score_with_originals(data, aligned, options)
 
     covered = [name for name in names if name in predictions.suites]
     with ThreadPoolExecutor(max_workers=SCORE_THREADS) as pool:  # results in suite order
         outcomes = dict(zip(covered, pool.map(score_one, covered), strict=True))
-    scored, skipped, originals = {}, {}, {}
+    scored, skipped, originals, units = {}, {}, {}, {}
     for name in names:
         outcome = outcomes.get(name, "no predictions for this suite")
         if isinstance(outcome, str):
             skipped[name] = outcome
         else:
             scored[name] = outcome[0]
-            if outcome[1] is not None:
-                originals[name] = outcome[1]
+            if isinstance(outcome[1], Units):
+                units[name] = outcome[1]
+            if outcome[2] is not None:
+                originals[name] = outcome[2]
     return {
         "schema_version": SCHEMA_VERSION,
         "harness_version": __version__,
@@ -317,7 +329,7 @@ def score_predictions(
         "suites": scored,
         "skipped": skipped,
         "tasks": task_stats(originals),
-    }
+    }, units
 
 
 def score_file(
@@ -338,14 +350,44 @@ def score_file(
     """
     folder = SuiteFolder(data_dir)
     options = options or ScoreOptions(seed=seed, n_boot=n_boot)
+    predictions = _read_preloading(predictions_path, folder, suites)
+    return score_predictions(predictions, folder, options, suites)
+
+
+def _read_preloading(predictions_path: str | Path, folder: SuiteFolder,
+                     suites: list[str] | None) -> Predictions:
+    """Read and validate the file, loading its suites meanwhile."""
 
     def meanwhile(done: Callable[[], bool]) -> None:  # while a large JSONL file is parsed
         wanted = sampled_suites(predictions_path, folder.manifest)
         folder.preload(done, [n for n in wanted if not suites or n in suites])
 
-    predictions = read_predictions(predictions_path, folder.manifest, folder.ids,
-                                   meanwhile=meanwhile)
-    return score_predictions(predictions, folder, options, suites)
+    return read_predictions(predictions_path, folder.manifest, folder.ids,
+                            meanwhile=meanwhile)
+
+
+def score_file_recomputed(predictions_path: str | Path, data_dir: str | Path
+                          ) -> tuple[dict, Recomputed]:
+    """:func:`score_file`'s results, and from the same pass what :func:`recompute` gives.
+
+    The :class:`Recomputed` is the one :func:`recompute` gives for the file, its ``ci95``
+    intervals aside (they come from 10,000 resamples here).
+
+    ``review`` scores a pull request's entry once with it: the results are stored, and the
+    :class:`Recomputed` becomes the entry's verified-cells record (``leaderboard/cache``),
+    whose comparison leaves the intervals out.
+
+    Raises:
+        PredictionFileError: The file is malformed (nothing is scored).
+        DataError: The suite folder is missing or does not match its manifest.
+
+    """
+    folder = SuiteFolder(data_dir)
+    predictions = _read_preloading(predictions_path, folder, None)
+    results, units = _score_with_units(predictions, folder, ScoreOptions(seed=0, n_boot=10_000),
+                                       None)
+    return results, Recomputed(predictions.sha256, results["suites"], units, folder.manifest,
+                               tuple(sorted(predictions.suites)), results["tasks"])
 
 
 @dataclass(frozen=True)

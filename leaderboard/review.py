@@ -73,6 +73,7 @@ from leaderboard.submissions import (
     META,
     PREDICTIONS,
     Scorer,
+    Submission,
     load_all,
     submit,
 )
@@ -205,6 +206,7 @@ def handle_request(reviewer: Reviewer, num: int, suites: dict[str, str], *, merg
         _failed(review, num, str(exc), log)
     except Exception as exc:  # a bug must not stop the others either; one line, no traceback
         _failed(review, num, f"{type(exc).__name__}: {exc}", log)
+    review.scored = None  # its per-unit outcomes are large: not kept for the rest of the run
     return review
 
 
@@ -248,10 +250,12 @@ def merge_request(reviewer: Reviewer, review: Review) -> None:
                         meta_path=review.files[META], root=submissions,
                         data_dir=reviewer.data_dir, scorer=reviewer.scorer,
                         replace=review.replaces, arguments=_store_arguments(reviewer, review),
-                        run_record=review.files.get(RUN), reproduction=review.reproduction)
+                        run_record=review.files.get(RUN), reproduction=review.reproduction,
+                        scored=review.scored)
         review.stored = True
         reviewer.stored.append(stored)
         log(f"stored {submissions / slug}")
+        remember_cells(review, stored, submissions, log)
     now = reviewer.head(review.num)
     if now != review.head:
         if stored_by_review(submissions / slug, reviewer.repo_id, review.num):
@@ -265,6 +269,20 @@ def merge_request(reviewer: Reviewer, review: Review) -> None:
              repo_type="dataset")
     review.merged = True
     log(f"merged #{review.num} ({review.slug})")
+
+
+def remember_cells(review: Review, stored: Submission, submissions: Path,
+                   log: Callable[[str], None]) -> None:
+    """Write the stored entry's verified-cells record from the review's scoring.
+
+    Issue 33 item 2: the render after the merge then reads it and does not score the entry
+    again (:func:`leaderboard.cache.verified.remember_entry`).
+    """
+    from leaderboard.cache.verified import remember_entry
+
+    if review.scored is not None and review.scored.recomputed is not None:
+        remember_entry(submissions, stored, review.scored.recomputed,
+                       warn=lambda line: log(f"  {line}"))
 
 
 def _store_arguments(reviewer: Reviewer, review: Review) -> dict:

@@ -16,6 +16,7 @@ from bench.runrecord.schema import ENTRY_FILE as RUN_RECORD
 from leaderboard.hub_requests import REQUESTS
 from leaderboard.submissions import META, PREDICTIONS
 from leaderboard.submissions_meta import slug_problem
+from leaderboard.submissions_store import ScoredFile
 
 MARKER = "<!-- consistency-bench review {verdict} {head} -->"
 MARKER_RE = re.compile(r"<!-- consistency-bench review (accepted|refused) ([0-9a-f]{40}) -->")
@@ -59,6 +60,9 @@ class Review:
         replaces: Whether the store replaces an entry stored from an earlier head of this
             pull request that was never merged.
         reproduction: ``review --reproduce``: the passed reproduction stored on merge.
+        scored: The review's own scoring of the predictions (accepted only): ``--merge``
+            stores these results and the entry's verified cells without scoring it again
+            (dropped once the request is handled).
 
     """
 
@@ -75,6 +79,7 @@ class Review:
     merged: bool = False
     replaces: bool = False
     reproduction: dict | None = None
+    scored: ScoredFile | None = None
 
 
 def changed_paths(diff: str) -> list[str]:

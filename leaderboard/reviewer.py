@@ -18,12 +18,14 @@ reproduction) without touching the others:
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench.errors import BenchError, ConfigError
+from bench.scoring import Recomputed
 from leaderboard.hub_requests import MAX_REQUEST_BYTES, REQUESTS, validate_files
 from leaderboard.hub_verify import download, hub_call, published_entries
 from leaderboard.intake.duplicates import check_request
@@ -46,6 +48,7 @@ from leaderboard.submissions import (
     load_all,
     read_stored_predictions,
 )
+from leaderboard.submissions_store import ScoredFile
 
 
 class Reviewer:
@@ -146,7 +149,8 @@ class Reviewer:
             names = request_files(slug, paths)
             self.check_sizes(slug, head, names)
             files = self.download(num, slug, head, names)
-            meta, jsonl, results = self.validate(files, num)
+            meta, jsonl, scored = self.validate(files, num)
+            results = dict(scored.results)
             stored = self.check_name_free(slug, jsonl, num)
             # one model, one entry (issue 27 item 9); a stored earlier state of this very
             # request (stored is True or None) is not compared with itself
@@ -158,7 +162,7 @@ class Reviewer:
         comment = results_comment(slug, results, self.stored)
         return Review(num, head, "accepted", slug, "", comment, results, files,
                       posted=before != ("accepted", head), stored=stored is True,
-                      replaces=stored is None)
+                      replaces=stored is None, scored=scored)
 
     def _refused(self, num, head, slug, reason, before) -> Review:
         quoted = reason.replace("`", "'")  # the reason may quote the submitter's text
@@ -195,11 +199,14 @@ class Reviewer:
         return {name: download(self.api, self.repo_id, f"{REQUESTS}/{slug}/{name}", head,
                                folder) for name in names}
 
-    def validate(self, files: dict[str, Path], num: int) -> tuple[dict, bytes, dict]:
+    def validate(self, files: dict[str, Path], num: int) -> tuple[dict, bytes, ScoredFile]:
         """``submit``'s checks of the files; the metadata, the predictions (JSONL), the scores.
 
         A ``run.json``, when the request has one, must describe the request's predictions (as
-        ``submit`` checks it: :func:`leaderboard.reproduce.entry_files.entry_record`).
+        ``submit`` checks it: :func:`leaderboard.reproduce.entry_files.entry_record`). The
+        file is scored here once (issue 33 item 2): with the default scorer, the same pass
+        gives the entry's verified cells (:func:`bench.scoring.score_file_recomputed`), which
+        ``--merge`` stores with the results.
 
         Raises:
             Refused: Whatever the checks raise, with the download folder left out.
@@ -208,9 +215,11 @@ class Reviewer:
         from leaderboard.reproduce.entry_files import RUN, entry_record
 
         folder = str(self.workdir / f"pr-{num}") + os.sep
+        cells: list[Recomputed] = []
         try:
             meta, jsonl, results = validate_files(files[PREDICTIONS], files[META],
-                                                  self.data_dir, self.scorer)
+                                                  self.data_dir, self.scorer or
+                                                  _keeping_cells(cells))
             if RUN in files:  # a run record must describe the request's predictions
                 entry_record(files[PREDICTIONS], jsonl, files[RUN])
         except BenchError as exc:
@@ -218,7 +227,8 @@ class Reviewer:
         except Exception as exc:
             raise Refused(f"could not read the request ({type(exc).__name__}: "
                           f"{str(exc).replace(folder, '')})") from None
-        return meta, jsonl, results
+        return meta, jsonl, ScoredFile(hashlib.sha256(jsonl).hexdigest(), results,
+                                       cells[0] if cells else None)
 
     def check_name_free(self, slug: str, jsonl: bytes, num: int) -> bool | None:
         """Whether the entry is stored already (an interrupted merge); refused when taken.
@@ -247,6 +257,18 @@ class Reviewer:
                 return None
             raise Refused(f"the name {slug!r} is taken; choose another --name")
         return True  # an interrupted review stored it already: merge and publish
+
+
+def _keeping_cells(cells: list[Recomputed]) -> Scorer:
+    """The default scorer (``score_file``), keeping the verified cells of its pass in ``cells``."""
+    from bench.scoring import score_file_recomputed
+
+    def scorer(path: Path, data_dir: str | os.PathLike) -> dict:
+        results, recomputed = score_file_recomputed(path, os.fspath(data_dir))
+        cells.append(recomputed)
+        return results
+
+    return scorer
 
 
 def stored_by_review(entry: Path, repo_id: str, num: int) -> bool:

@@ -6,6 +6,7 @@ described there).
 
 from __future__ import annotations
 
+import copy
 import gzip
 import hashlib
 import io
@@ -17,6 +18,7 @@ import tempfile
 import time
 import unicodedata
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ from bench.atomic import dir_mode, pid_alive
 from bench.errors import ConfigError
 from bench.json_input import JsonFileError, load_json_file
 from bench.predictions import to_jsonl
-from bench.scoring import score_file
+from bench.scoring import Recomputed, score_file
 from leaderboard.reproduce.entry_files import (
     REPRODUCTION,
     RUN,
@@ -161,12 +163,45 @@ def _write_files(stage: Path, jsonl: bytes, meta: Mapping, results: Mapping,
             os.fsync(fh.fileno())
 
 
+@dataclass(frozen=True)
+class ScoredFile:
+    """A prediction file already scored by this process (``review``: once per entry).
+
+    Attributes:
+        jsonl_sha256: sha256 of the file's JSONL bytes (:func:`bench.predictions.to_jsonl`)
+            that were scored: ``submit`` stores them only when its own JSONL has this hash.
+        results: What the scorer returned for the file (never the submitter's results).
+        recomputed: The same pass as the entry's verified cells, when the scorer gave them
+            (:func:`bench.scoring.score_file_recomputed`): the cache record written after the
+            store (:func:`leaderboard.cache.verified.remember_entry`).
+
+    """
+
+    jsonl_sha256: str
+    results: Mapping
+    recomputed: Recomputed | None = None
+
+
 def _score(path: str | os.PathLike, data_dir: str | os.PathLike, scorer: Scorer,
-           stored: bytes) -> dict:
-    """Score the file as ``score`` would; record the stored JSONL's path and hash."""
+           stored: bytes, scored: ScoredFile | None = None) -> dict:
+    """Score the file as ``score`` would; record the stored JSONL's path and hash.
+
+    With ``scored`` (the file scored already by this process), its results are taken instead,
+    once they are shown to be those of the same JSONL bytes.
+
+    Raises:
+        ConfigError: ``scored`` was computed for other bytes than the file's.
+
+    """
     from bench.results import require_coverage
 
-    results = dict(scorer(Path(path), data_dir))
+    if scored is None:
+        results = dict(scorer(Path(path), data_dir))
+    elif scored.jsonl_sha256 != hashlib.sha256(stored).hexdigest():
+        raise ConfigError(f"{path}: the scores passed to submit are those of other "
+                          f"predictions (sha256 {scored.jsonl_sha256[:12]}...); nothing stored")
+    else:
+        results = copy.deepcopy(dict(scored.results))
     require_coverage(results, str(path))
     results["predictions"] = {
         **results.get("predictions", {}),
@@ -195,11 +230,14 @@ def submit(
     run_record: str | os.PathLike | None = None,
     reproduction: Mapping | None = None,
     variant: str | None = None,
+    scored: ScoredFile | None = None,
 ) -> Submission:
     """Validate, score and store one submission; return it.
 
     The stored results are exactly what ``score`` computes for the same file, whatever its
     format: the file itself is scored, and the JSONL stored beside it scores the same.
+    ``scored`` (``review --merge``) passes this process's own scores of the same JSONL bytes
+    (checked by sha256), so the file is not scored twice.
     The run record (``run_record``, else ``<PRED>.run.json`` beside the file, if any) is
     stored as ``run.json`` when it describes this file
     (:func:`leaderboard.reproduce.entry_files.entry_record`). ``reproduction`` (``review
@@ -229,8 +267,7 @@ def submit(
     record = entry_record(predictions, jsonl, run_record)  # before the costly scoring
     check_copy = _duplicate_check(root, slug, jsonl, meta, predictions, replace)
     check_copy()  # before the (expensive) scoring
-    scorer = scorer or score_file
-    results = _score(predictions, data_dir, scorer, jsonl)
+    results = _score(predictions, data_dir, scorer or score_file, jsonl, scored)
     results["provenance"] = provenance("submit", arguments or {
         "predictions": str(predictions), "name": name, "meta": str(meta_path),
         "submissions": str(root), "data": str(data_dir), "replace": replace,

@@ -231,29 +231,31 @@ def test_pull_requests_deleting_or_hiding_files_are_refused(online, board, built
     assert again.returncode == 0 and "0 accepted, 0 refused, 4 unchanged" in again.stdout
 
 
-def test_a_push_during_the_review_is_not_merged(online, board, built):  # noqa: F811
+def test_a_push_during_the_review_is_not_merged(online, board, built,  # noqa: F811
+                                                 monkeypatch):
     """The Hub merges whatever the pull request holds: a push after the review is caught."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
-    from bench.scoring import score_file
+    from leaderboard import review as review_module
     from leaderboard.review import run_review
 
-    calls = []
+    real_submit = review_module.submit
 
-    def scorer(path, data_dir):  # the second call is the store: the submitter pushes then
-        calls.append(path)
-        if len(calls) == 2:
-            HfApi(endpoint=hub.url, token=TOKEN).create_commit(
-                "org/lb", [CommitOperationAdd("README.md", b"# mine now\n")],
-                commit_message="late push", repo_type="dataset", revision="refs/pr/1")
-        return score_file(path, data_dir)
+    def store_then_push(*args, **kwargs):  # the submitter pushes while the entry is stored
+        stored = real_submit(*args, **kwargs)
+        HfApi(endpoint=hub.url, token=TOKEN).create_commit(
+            "org/lb", [CommitOperationAdd("README.md", b"# mine now\n")],
+            commit_message="late push", repo_type="dataset", revision="refs/pr/1")
+        return stored
 
+    monkeypatch.setattr(review_module, "submit", store_then_push)
     with Hub() as hub:
         start(hub, board, built)
         lines = []
         kwargs = dict(submissions=board / "subs", site=board / "site", merge=True,
                       endpoint=hub.url, token=TOKEN, log=lines.append)
-        run_review("org/lb", built, "org/cb", scorer=scorer, **kwargs)
+        run_review("org/lb", built, "org/cb", **kwargs)
+        monkeypatch.setattr(review_module, "submit", real_submit)
         main_after = dict(hub.files_at("org/lb"))
         status = hub.pull_requests("org/lb")[0]["status"]
         again = run_review("org/lb", built, "org/cb", **kwargs)
@@ -264,6 +266,54 @@ def test_a_push_during_the_review_is_not_merged(online, board, built):  # noqa: 
     assert any("changed since its review" in line for line in lines), lines
     assert [r.verdict for r in again] == ["refused"]  # reviewed again at its new head
     assert "may only add files under requests/" in again[0].reason
+
+
+def test_review_merge_scores_the_entry_once(online, board, built, monkeypatch,  # noqa: F811
+                                            tmp_path):
+    """Issue 33 item 2: one ``review --merge`` scores the pull request's entry exactly once.
+
+    The review's scoring gives the stored results (``submit`` does not score again) and the
+    entry's verified-cells record (the render reads it); the stored entry was verified before,
+    so it comes from the cache. The stored results are what ``score`` gives for the file, and
+    the record is the one a render computes from the stored predictions, byte for byte.
+    """
+    import bench.scoring
+    from leaderboard.cache.store import FOLDER
+    from leaderboard.cache.verified import verify_entries
+    from leaderboard.review import run_review
+    from leaderboard.submissions import load_all
+
+    monkeypatch.setenv("CONSISTENCY_BENCH_CACHE_KEY", str(tmp_path / "cells.key"))
+    subs = board / "subs"
+    assert verify_entries(load_all(subs), built, subs).recomputed == ["oracle"]  # cached now
+    real = bench.scoring.read_predictions
+    scored: list[Path] = []  # every scoring of a file (score, submit, a render) reads it here
+
+    def spy(path, *args, **kwargs):
+        scored.append(Path(path))
+        return real(path, *args, **kwargs)
+
+    with Hub() as hub:
+        start(hub, board, built)  # submit --hub scores in its own process: not counted
+        monkeypatch.setattr(bench.scoring, "read_predictions", spy)
+        lines: list[str] = []
+        reviews = run_review("org/lb", built, "org/cb", submissions=subs, site=board / "site",
+                             space="org/lb-page", merge=True, endpoint=hub.url, token=TOKEN,
+                             log=lines.append)
+        monkeypatch.setattr(bench.scoring, "read_predictions", real)
+        published = dict(hub.files_at("org/lb"))
+    assert [(r.verdict, r.merged) for r in reviews] == [("accepted", True)], lines
+    assert len(scored) == 1, scored  # was 3: the review, submit, the render
+    assert scored[0].name == "predictions.jsonl.gz" and "pr-1" in scored[0].parts
+    board_json = json.loads(published["leaderboard.json"])
+    assert "zeros" in {r["name"] for r in board_json["views"]["all"]["rows"]}
+    stored = json.loads((subs / "zeros" / "results.json").read_text())
+    fresh = bench.scoring.score_file(subs / "zeros" / "predictions.jsonl.gz", built)
+    assert stored["suites"] == fresh["suites"] and stored["tasks"] == fresh["tasks"]
+    record = (subs / FOLDER / "zeros.cells").read_bytes()
+    (subs / FOLDER / "zeros.cells").unlink()
+    assert verify_entries(load_all(subs), built, subs).recomputed == ["zeros"]
+    assert (subs / FOLDER / "zeros.cells").read_bytes() == record
 
 
 def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811

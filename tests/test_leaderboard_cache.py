@@ -27,6 +27,7 @@ import pytest
 import yaml
 
 from bench.manifest import read_manifest
+from bench.scoring import score_file
 from leaderboard.build_site import build_site
 from leaderboard.cache import keys
 from leaderboard.cache.store import FOLDER, CellStore, Record, decode, encode, load_key
@@ -316,3 +317,42 @@ def test_the_code_hash_covers_the_comparison(tmp_path, monkeypatch):
         monkeypatch.undo()
         keys.code_version.cache_clear()
     assert keys.code_version() == before
+
+
+def test_scores_passed_to_submit_and_the_cache_must_be_of_the_stored_bytes(board, built):
+    """``submit(scored=...)`` and ``remember_entry`` (``review --merge``, issue 33 item 2).
+
+    Results computed for other predictions are refused (nothing stored); a Recomputed of
+    another file writes no record; the right one writes the render's record, byte for byte.
+    """
+    from bench.errors import ConfigError
+    from bench.scoring import score_file_recomputed
+    from leaderboard.cache.verified import remember_entry, verify_entries
+    from leaderboard.submissions_store import ScoredFile
+
+    late = write(built, board / "late.jsonl", SUITES, 0.1)
+    other = write(built, board / "other.jsonl", SUITES, 0.3)
+    results, fresh = score_file_recomputed(late, built)
+    _, wrong = score_file_recomputed(other, built)
+    digest = hashlib.sha256(late.read_bytes()).hexdigest()
+    with pytest.raises(ConfigError, match="scores passed to submit are those of other"):
+        submit(other, name="late", meta_path=board / "meta.yaml", root=board / "subs",
+               data_dir=built, variant="synthetic late", scored=ScoredFile(digest, results))
+    assert not (board / "subs" / "late").exists()
+    entry = submit(late, name="late", meta_path=board / "meta.yaml", root=board / "subs",
+                   data_dir=built, variant="synthetic late", scored=ScoredFile(digest, results))
+    assert entry.results["suites"] == score_file(late, built)["suites"]
+    warnings: list[str] = []
+    assert not remember_entry(board / "subs", entry, wrong, warnings.append)
+    assert not (board / "subs" / FOLDER / "late.cells").exists() and warnings
+    assert remember_entry(board / "subs", entry, fresh)
+    made = (board / "subs" / FOLDER / "late.cells").read_bytes()
+    assert verify_entries([entry], built, board / "subs").recomputed == []  # a render reads it
+    (board / "subs" / FOLDER / "late.cells").unlink()
+    verify_entries([entry], built, board / "subs")
+    again = CellStore(board / "subs", load_key()).read("late")
+    ours = decode(made, load_key())
+    assert ours is not None and again is not None
+    assert {**ours.data, "passed": None} == {**again.data, "passed": None}
+    assert ours.key == again.key
+    assert all(np.array_equal(ours.arrays[k], again.arrays[k]) for k in again.arrays)

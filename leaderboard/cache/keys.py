@@ -30,8 +30,10 @@ from functools import cache
 from pathlib import Path
 
 #: Version of the record's layout and of what it holds (bump on any change). 2: the
-#: recomputed per-task statistics (results ``tasks``, issue 27) are kept and compared.
-RECORD_VERSION = 2
+#: recomputed per-task statistics (results ``tasks``, issue 27) are kept and compared. 3: the
+#: recomputed results are kept without their bootstrap intervals (never compared), so the
+#: record ``review`` writes from its one scoring of an entry is the render's, bit for bit.
+RECORD_VERSION = 3
 
 
 @cache

@@ -224,11 +224,63 @@ def make_record(key: dict, fresh: Recomputed, samples: dict[str, CellSample]) ->
     data = {
         "sha256": fresh.sha256,
         "touched": list(fresh.touched),
-        "fresh": json.loads(json.dumps(fresh.suites)),
+        "fresh": json.loads(json.dumps(without_intervals(fresh.suites))),
         "tasks": json.loads(json.dumps(fresh.tasks)),
         "samples": [[s, samples[s].units, samples[s].n, samples[s].mean] for s in order],
     }
     return Record(key, data, arrays)
+
+
+def without_intervals(value: object) -> object:
+    """A JSON value without its bootstrap intervals (``ci95``, ``*_ci95``; never compared).
+
+    They are the only values that depend on the number of resamples, so a record is the same
+    whether its results were recomputed with 100 resamples (a render) or scored with 10,000
+    (``review``, :func:`remember_entry`).
+    """
+    if isinstance(value, Mapping):
+        return {k: without_intervals(v) for k, v in value.items()
+                if not (k == "ci95" or str(k).endswith("_ci95"))}
+    if isinstance(value, list):
+        return [without_intervals(v) for v in value]
+    return value
+
+
+def remember_entry(root: str | os.PathLike, entry: Submission, fresh: Recomputed,
+                   warn: Callable[[str], None] = lambda line: None) -> bool:
+    """Write a just-stored entry's record from the scoring that stored it (issue 33 item 2).
+
+    ``review --merge`` scores a pull request's entry once (:func:`bench.scoring.
+    score_file_recomputed`), stores those results (``submit``), then writes this record, so
+    the render after the merge reads it instead of scoring the entry again. The record is
+    keyed as the render keys it (the sha256 of the stored ``predictions.jsonl.gz``, of every
+    suite the file touches, the parameters and the code) and authenticated with this
+    machine's key; the render still compares ``results.json`` with it and still checks each
+    suite's file. Nothing is written unless ``fresh`` was scored from the stored predictions
+    (its content hash is the one ``submit`` recorded for them).
+
+    Returns:
+        Whether the record was written (the cache may be unavailable: then the render scores
+        the entry, as before).
+
+    """
+    stored = entry.results.get("predictions") if isinstance(entry.results, Mapping) else None
+    if not isinstance(stored, Mapping) or stored.get("sha256") != fresh.sha256:
+        warn(f"{entry.slug}: the scores are not those of the stored predictions; no cache "
+             "record written (the render scores the entry)")
+        return False
+    store = _open_store(root, warn)
+    if store is None:
+        return False
+    try:
+        digest = file_sha256(entry.path / PREDICTIONS)
+        key = entry_key(digest, fresh.touched, fresh.manifest)
+        samples = make_samples([(entry.slug, fresh)], fresh.manifest)[entry.slug]
+        store.write(entry.slug, make_record(key, fresh, samples))
+    except (CacheUnavailable, OSError) as exc:
+        warn(f"the verified-cells cache is not written ({exc})")
+        return False
+    return True
 
 
 def samples_of(record: Record) -> dict[str, CellSample]:
