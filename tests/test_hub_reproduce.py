@@ -49,8 +49,10 @@ def requests(hub, board, built):  # noqa: F811
     for pred, name, meta in (("t.jsonl", "tinyent", "tiny.yaml"),
                              ("e.jsonl", "edited", "tiny.yaml"),
                              ("zeros.jsonl", "zeros", "meta.yaml")):
+        # each its own variant: one model, one entry (issue 27 item 9) compares them with the
+        # published entries of the same model
         proc = cli(["submit", pred, "--meta", meta, "--name", name, "--data", str(built),
-                    "--hub", "org/lb"], hub.url, board)
+                    "--hub", "org/lb", "--variant", f"request {name}"], hub.url, board)
         assert proc.returncode == 0, proc.stderr
 
 

@@ -29,7 +29,6 @@ from bench.inconsistent.inspect import (
 )
 from bench.inconsistent.verdicts import INCONSISTENT, RIGHT, WRONG
 from bench.metrics.consistent import correct
-from bench.metrics.salad import rejected
 from bench.scoring import Aligned, ScoreOptions, SuiteFolder
 from tests.helpers import build_suites, write_predictions
 from tests.synthetic_entries import predictions
@@ -37,17 +36,29 @@ from tests.synthetic_entries import predictions
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _rejections(data, aligned: Aligned) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit: original rejected, salad rejected, by the scorer's cross-fitted θ (issue 27).
+
+    Each half of the groups is judged with the temperature and θ fitted on the other half
+    (``bench.metrics.calibration.cross_fit``); no probabilities: nothing is rejected.
+    """
+    from bench.scorers.salad import _cross_fit, _pairs
+
+    first, second, _ = _pairs(data)
+    if aligned.probs is None:
+        return np.zeros(len(first), bool), np.zeros(len(first), bool)
+    fitted = _cross_fit(data, aligned, first, second, ScoreOptions(n_boot=10))
+    return fitted.orig_rejected, fitted.salad_rejected
+
+
 def _salad_expected(data, aligned: Aligned, score) -> np.ndarray:
-    """Gated, not declined and agreeing, recomputed from the raw answers and the scorer's θ."""
+    """Gated, not declined and agreeing, recomputed from the raw answers and the scorer's θs."""
     from bench.scorers.salad import _pairs, _reference
 
     first, second, _ = _pairs(data)
     pred = aligned.pred
     reference, _ = _reference(data, pred, first, second)
-    theta = (score.metrics.get("threshold") or {}).get("theta")
-    n = len(first)
-    orig_rej = rejected(aligned.probs[first], theta) if theta is not None else np.zeros(n, bool)
-    salad_rej = rejected(aligned.probs[second], theta) if theta is not None else np.zeros(n, bool)
+    orig_rej, salad_rej = _rejections(data, aligned)
     gated = correct(pred[first], data.gold[first]) & ~orig_rej
     declined = salad_rej | (pred[second] < 0)
     return gated & ~declined & (pred[second] == reference)
@@ -87,11 +98,7 @@ def _declined(data, aligned: Aligned, score) -> np.ndarray:
     from bench.scorers.salad import _pairs
 
     _, second, _ = _pairs(data)
-    theta = (score.metrics.get("threshold") or {}).get("theta")
-    out = aligned.pred[second] < 0
-    if theta is not None:
-        out |= rejected(aligned.probs[second], theta)
-    return out
+    return (aligned.pred[second] < 0) | _rejections(data, aligned)[1]
 
 
 @pytest.mark.parametrize(("entry", "probs"), [("gold-25", True), ("random", False)])
