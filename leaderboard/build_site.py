@@ -75,7 +75,6 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     """
     from bench.atomic import atomic_dir, built_folder_of, check_output_dir
     from bench.errors import BenchError, shorten
-    from leaderboard.ranking import Entry, rank
     from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
     from leaderboard.submissions import load_all, site_record
 
@@ -95,15 +94,7 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     if profile is not None and profile not in {s.slug for s in subs}:
         raise BenchError(f"--profile {shorten(profile)}: not an entry of {submissions}; "
                          "entries: " + ", ".join(sorted(s.slug for s in subs)))
-    samples = recomputed = None
-    if data:
-        from leaderboard.cache.verified import verify_entries
-
-        verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
-        subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
-    subs, extras = _with_extras(subs, warn)
-    lb = rank([Entry(s.slug, s.results, {**s.meta, **extras[s.slug]}) for s in subs],
-              samples=samples)
+    lb, subs, recomputed = _rank_loaded(subs, submissions, data, warn=warn, cache=cache)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
     explorer = _explorer(subs, data, folder, explorer_groups) if data else None
@@ -155,7 +146,6 @@ def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | N
     the verified-cells cache unless ``cache`` is False), and one whose hash or any stored
     score differs is left out, named in a ``warn`` line.
     """
-    from leaderboard.ranking import Entry, rank
     from leaderboard.submissions import load_all
 
     if data:
@@ -163,6 +153,19 @@ def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | N
 
         read_manifest(Path(data))  # not a built folder: stop before any entry is read
     subs = load_all(submissions, on_error=warn)
+    return _rank_loaded(subs, submissions, data, warn=warn, cache=cache)
+
+
+def _rank_loaded(subs: list[Submission], submissions: str | os.PathLike,
+                 data: str | os.PathLike | None, *, warn: Callable[[str], None], cache: bool
+                 ) -> tuple[Leaderboard, list[Submission], list[str] | None]:
+    """Verify the loaded entries against ``data`` (when given), add their extras, rank them.
+
+    The step :func:`build_site` and :func:`rank_submissions` share; returns the board, the
+    entries kept and the entries scored again (None without ``data``).
+    """
+    from leaderboard.ranking import Entry, rank
+
     samples = recomputed = None
     if data:
         from leaderboard.cache.verified import verify_entries
