@@ -370,9 +370,8 @@ CASES: dict[str, Case] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_bad_input(name, case_dir, capsys):
-    case = CASES[name]
+def check_refused(case: Case, case_dir: Path, capsys) -> None:
+    """Run ``case``: exit 2, one ``error:`` line with its fragment, nothing changed."""
     if case.setup:
         case.setup(case_dir)
     capsys.readouterr()
@@ -384,6 +383,11 @@ def test_bad_input(name, case_dir, capsys):
     assert err.startswith("error: ") and err.count("\n") == 1, err[-2000:]  # one line
     assert "Traceback" not in err and len(err) < 1000, err[-2000:]
     assert snapshot(case_dir) == before  # nothing written, nothing changed
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input(name, case_dir, capsys):
+    check_refused(CASES[name], case_dir, capsys)
 
 
 def test_case_counts():
