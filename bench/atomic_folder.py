@@ -1,6 +1,7 @@
 """One folder written atomically: staged beside the target, swept when its owner died.
 
-Part of :mod:`bench.atomic` (the :data:`~bench.output_checks.OWNED` record and the staging
+Part of :mod:`bench.atomic` (the :data:`~consistency_bench.bench.output_checks.OWNED` record and the
+staging
 names are described there).
 """
 
@@ -17,9 +18,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.atomic_write import _cannot_write, dir_mode
-from bench.errors import ConfigError
-from bench.output_checks import OWNED, _refuse_cwd, read_owned
+from consistency_bench.bench.atomic_write import _cannot_write, dir_mode
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.output_checks import OWNED, _refuse_cwd, read_owned
 
 
 def pid_alive(pid: int) -> bool:

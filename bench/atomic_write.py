@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.output_checks import refuse_special
+from consistency_bench.bench.output_checks import refuse_special
 
 
 def _file_mode() -> int:

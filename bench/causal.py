@@ -24,9 +24,9 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
-#: Separates the choices in a causal input's key (see ``bench.runner``).
+#: Separates the choices in a causal input's key (see ``consistency_bench.bench.runner``).
 CHOICE_SEP = "\x1f"
 
 

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 _ITEM = re.compile(r"^(?P<path>[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)(?:#half=(?P<half>[01]))?$")
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.errors import PredictionFileError
-from bench.json_input import JsonFileError, load_json_file
-from bench.predictions import check_input_file
+from consistency_bench.bench.errors import PredictionFileError
+from consistency_bench.bench.json_input import JsonFileError, load_json_file
+from consistency_bench.bench.predictions import check_input_file
 
 LAYOUT: dict[str, tuple[tuple[str, str], ...]] = {
     "semantic": (("original_preds", "original"), ("paraphrase_preds", "paraphrase")),
@@ -37,7 +37,7 @@ LAYOUT: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def convert(arrays: dict, data, path: str) -> list[dict]:
-    """Prediction records for the rows of ``data`` (a :class:`bench.scoring.SuiteData`).
+    """Prediction records for the rows of ``data`` (a :class:`consistency_bench.bench.scoring.SuiteData`).
 
     Args:
         arrays: The parsed BECEL JSON object.
@@ -48,7 +48,7 @@ def convert(arrays: dict, data, path: str) -> list[dict]:
         PredictionFileError: A key is missing, an array has the wrong length, or a value is
             not a label index of the task.
 
-    """
+    """  # noqa: E501
     kind = data.info["kind"]
     if kind not in LAYOUT:
         raise PredictionFileError(path, f"suite {data.name!r} of kind {kind!r} has no BECEL layout")
@@ -96,8 +96,8 @@ def convert(arrays: dict, data, path: str) -> list[dict]:
 
 def convert_file(json_path: str | Path, suite: str, data_dir: str | Path, out: str | Path) -> int:
     """Convert a BECEL JSON file to a JSONL prediction file; returns the number of records."""
-    from bench.atomic import write_text
-    from bench.scoring import SuiteFolder
+    from consistency_bench.bench.atomic_write import write_text
+    from consistency_bench.bench.scoring import SuiteFolder
 
     json_path = check_input_file(json_path)
     try:

@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 #: How long a rank waits for the others at a collective (the slowest rank's share).
 TIMEOUT_HOURS = 6

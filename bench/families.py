@@ -5,14 +5,16 @@ A :class:`Family` is this project's ``TaskMetadata`` (MTEB, ``mteb/abstasks/Task
 one typed, validated declaration per paper that everything else reads instead of keeping its
 own copy. The family's builder module (``builders/becel.py``, ...) takes the citation and the
 licence of each suite from it and may register only the suites, tasks and kinds it lists
-(:func:`builders.suite.register_suite` checks); the dataset card (``builders/card.py``) takes
+(:func:`consistency_bench.builders.suite.register_suite` checks); the dataset card
+(``builders/card.py``) takes
 the paper's name, the annotation creators and the release licence from it; the leaderboard
 (``leaderboard/ranking.py``) takes the reading order of families, kinds and tasks and the
 tasks' display names; ``docs/suites/index.md`` is :func:`docs_index` (``python -m
-bench.families`` prints it; a test keeps the file current).
+consistency_bench.bench.families`` prints it; a test keeps the file current).
 
 This module is pure data on the floor of the layers (``bench``): it imports nothing of the
-toolkit but :mod:`bench.errors` and :mod:`bench.registry`, so builders and leaderboard both
+toolkit but :mod:`consistency_bench.bench.errors` and :mod:`consistency_bench.bench.registry`, so
+builders and leaderboard both
 read it without an upward import and without loading any builder. Versions stay beside the
 code that makes the rows (``VERSION`` in each builder module): a version changes with that
 code, in the same commit. Deviations from a paper stay where they are written and tested
@@ -27,8 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from bench.errors import DataError
-from bench.registry import Registry
+from consistency_bench.bench.errors import DataError
+from consistency_bench.bench.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class Family:
         licenses: Licence note of each task's suites, by task id (the card's per-config
             "License" line; non-commercial sources say so).
         kinds: Metric kinds of its suites, in reading order (each needs a scorer in
-            ``bench.scorers``).
+            ``consistency_bench.bench.scorers``).
         tasks: Task ids of its suites with their display names, in reading order (a task
             shared with another family has the same display name there).
         suites: Every config it registers, in registration order.
@@ -51,9 +53,11 @@ class Family:
         deviations: Where its deviations from the paper are stated.
         annotations: How the labels of its rows were made (Hub ``annotations_creators``).
         builder: The module (or package) whose import registers its suites, as a dotted
-            name (``"builders.becel"``): :mod:`builders.catalog` imports it, no list to keep.
+            name (``"consistency_bench.builders.becel"``): :mod:`consistency_bench.builders.catalog`
+            imports it, no list to keep.
         scorer: The module whose import registers the scorers of its metric kinds
-            (``"bench.scorers.becel"``): ``bench.scoring.get_scorer`` imports it on first
+            (``"consistency_bench.bench.scorers.becel"``):
+            ``consistency_bench.bench.scoring.get_scorer`` imports it on first
             use; ``None`` when every kind it declares is scored by another family's module.
         release: ``(name, licence)`` of the upstream release the rows come through, when the
             rows are taken from one (the card's Licenses list), else ``None``.
@@ -203,8 +207,8 @@ register_family(Family(
     deviations="docs/suites/becel.md (Construction and what we found in the release); "
     "builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "expert-generated", "machine-generated"),
-    builder="builders.becel",
-    scorer="bench.scorers.becel",
+    builder="consistency_bench.builders.becel",
+    scorer="consistency_bench.bench.scorers.becel",
     release=("BECEL release", f"{_NO_RELEASE_LICENSE} (github.com/MJ-Jang/BECEL)"),
 ))
 
@@ -244,8 +248,8 @@ register_family(Family(
     docs="docs/suites/calm.md",
     deviations="docs/suites/calm.md (Deviations); builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "machine-generated"),
-    builder="builders.calm",
-    scorer="bench.scorers.calm",
+    builder="consistency_bench.builders.calm",
+    scorer="consistency_bench.bench.scorers.calm",
 ))
 
 _SALAD_TASKS = ("mnli", "snli", "qqp", "mrpc", "sst2")
@@ -281,8 +285,8 @@ register_family(Family(
     docs="docs/suites/word-salad.md",
     deviations="docs/suites/word-salad.md; builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "machine-generated"),
-    builder="builders.salad.suites",
-    scorer="bench.scorers.salad",
+    builder="consistency_bench.builders.salad.suites",
+    scorer="consistency_bench.bench.scorers.salad",
 ))
 
 register_family(Family(
@@ -310,8 +314,8 @@ register_family(Family(
     deviations="docs/suites/coherence.md (Deviations from the authors' code); "
     "builders/card_data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "expert-generated"),
-    builder="builders.coherence",
-    scorer="bench.scorers.coherence",
+    builder="consistency_bench.builders.coherence",
+    scorer="consistency_bench.bench.scorers.coherence",
     release=("Coherence annotations",
              f"{_NO_RELEASE_LICENSE} (github.com/sled-group/Verifiable-Coherent-NLU)"),
 ))
@@ -325,7 +329,7 @@ def docs_index() -> str:
         "# Suite families",
         "",
         "Generated from the family declarations in `bench/families.py` (`python -m "
-        "bench.families > docs/suites/index.md`; tests/test_registries.py checks that this "
+        "consistency_bench.bench.families > docs/suites/index.md`; tests/test_registries.py checks that this "
         "file is current). docs/extending.md says how to add a family.",
         "",
         "| family | paper | kinds | tasks | suites | page |",

@@ -1,8 +1,10 @@
 """Few-shot demonstration pools of a built folder, and the demonstrations a seed picks.
 
-A built folder ships one pool per prompt key (``bench.prompts``: ``(family, task)`` where the
+A built folder ships one pool per prompt key (``consistency_bench.bench.prompts``: ``(family,
+task)`` where the
 family has its own prompt, else ``(None, task)``) as ``fewshot/<pool>.parquet``, listed under
-``"fewshot"`` in ``suites.json`` (built by ``builders.fewshot`` from training data in the
+``"fewshot"`` in ``suites.json`` (built by ``consistency_bench.builders.fewshot`` from training data
+in the
 mirror; docs/runner.md lists the sources). A suite whose prompt key has no pool has no
 demonstrations: ``predict --num-fewshot K`` skips it with a message, and the lm-eval export
 pins ``num_fewshot: 0`` for it.
@@ -20,7 +22,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from bench.errors import DataError
+from consistency_bench.bench.errors import DataError
 
 #: Folder of the pools inside a built folder; key of their entries in ``suites.json``.
 FOLDER = "fewshot"
@@ -36,15 +38,15 @@ def pool_name(family: str | None, task: str) -> str:
 
 def prompt_key(family: str | None, task: str) -> tuple[str | None, str]:
     """The prompt-table key a suite uses (the family's own entry, else the task's)."""
-    from bench.prompts import PROMPTS
+    from consistency_bench.bench.prompts import PROMPTS
 
     return (family, task) if (family, task) in PROMPTS else (None, task)
 
 
 def read_pools(root: str | Path) -> dict[str, dict]:
     """The ``"fewshot"`` entries of a built folder's ``suites.json`` (empty when absent)."""
-    from bench.json_input import load_json_file
-    from bench.manifest import MANIFEST
+    from consistency_bench.bench.json_input import load_json_file
+    from consistency_bench.bench.manifest import MANIFEST
 
     manifest = load_json_file(Path(root) / MANIFEST)  # JsonFileError (a DataError)
     if not isinstance(manifest, dict):

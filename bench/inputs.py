@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 WIC_FORMATS = ("word-prefix", "pair")
 #: Suites whose ``text`` is the whole text-to-text input (``bench.commands.predict`` skips

@@ -27,7 +27,7 @@ both rules and word every refusal the same way:
   :class:`JsonTextError`, which the line readers turn into their error naming the line;
 * :func:`load_json_file`: a whole file (``suites.json``, ``results.json``, a BECEL arrays
   file, ...), read up to :data:`MAX_JSON_FILE_BYTES`; raises :class:`JsonFileError` (a
-  :class:`bench.errors.DataError`) naming the file.
+  :class:`consistency_bench.bench.errors.DataError`) naming the file.
 
 Pure functions and a small state object; no heavy imports beyond numpy.
 """
@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.errors import DataError, shorten
+from consistency_bench.bench.errors import DataError, shorten
 
 #: Deepest nesting read from any JSON input (arrays and objects, the outermost counting 1).
 MAX_DEPTH = 100
@@ -68,7 +68,8 @@ class DeepJsonError(Exception):
     """A block holds a line that may be nested more than :data:`MAX_DEPTH` deep.
 
     Raised by :class:`LineScanner` before the block reaches a parser; not a
-    :class:`bench.errors.BenchError`: the caller runs the exact, line-naming check.
+    :class:`consistency_bench.bench.errors.BenchError`: the caller runs the exact, line-naming
+    check.
     """
 
 

@@ -12,9 +12,14 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from bench.errors import ConfigError, DataError, shorten
-from bench.json_input import JsonFileError, depth_above, load_json_file, too_deep_message
-from bench.lm_eval_export import GEN_PREFIX, TASK_PREFIX
+from consistency_bench.bench.errors import ConfigError, DataError, shorten
+from consistency_bench.bench.json_input import (
+    JsonFileError,
+    depth_above,
+    load_json_file,
+    too_deep_message,
+)
+from consistency_bench.bench.lm_eval_export import GEN_PREFIX, TASK_PREFIX
 
 #: lm-eval's file names: ``samples_<task>_<date id>.jsonl`` beside ``results_<date id>.json``.
 SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
@@ -74,7 +79,8 @@ def input_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     """The files ``convert-lm-eval`` reads that a folder walk does not cover.
 
     The ``results_<date>.json`` beside each samples file given directly (a folder given is
-    searched whole by :func:`bench.output_checks.check_output_file`): an output must not be
+    searched whole by :func:`consistency_bench.bench.output_checks.check_output_file`): an output
+    must not be
     one of them.
     """
     out = []
@@ -191,9 +197,10 @@ def _generated(sample: dict, path: Path, line: int, choices: list[str]) -> list:
     """``[label index or None, None]`` of a ``generate_until`` sample (strict parsing).
 
     The raw response (``resps``), not lm-eval's filtered one, is parsed with
-    :func:`bench.served.answers.parse_answer`, the rule ``predict --mode generate`` uses.
+    :func:`consistency_bench.bench.served.answers.parse_answer`, the rule ``predict --mode
+    generate`` uses.
     """
-    from bench.served.answers import parse_answer
+    from consistency_bench.bench.served.answers import parse_answer
 
     resp = sample.get("resps")
     while isinstance(resp, list) and resp:
@@ -230,8 +237,8 @@ def _record(first, second, length_norm) -> dict:
     ``[log-likelihoods, choices]`` of a multiple-choice sample: softmax and argmax;
     ``[label or None, None]`` of a generated answer: the label only (None: invalid).
     """
-    from bench.causal import choice_probs
-    from bench.served.answers import INVALID_ANSWER
+    from consistency_bench.bench.causal import choice_probs
+    from consistency_bench.bench.served.answers import INVALID_ANSWER
 
     if second is None:
         return {"label": INVALID_ANSWER if first is None else first}
@@ -335,8 +342,8 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
     """
     import pyarrow.parquet as pq
 
-    from bench.atomic import atomic_path
-    from bench.manifest import parquet_path, read_manifest
+    from consistency_bench.bench.atomic_write import atomic_path
+    from consistency_bench.bench.manifest import parquet_path, read_manifest
 
     if length_norm not in (None, "chars"):
         raise ConfigError(f"--length-norm {length_norm!r}: convert-lm-eval supports chars "

@@ -2,6 +2,42 @@
 
 Part of :mod:`bench.lm_eval_tasks` (the route both ways, the pinned hashes and revisions, the
 few-shot pools and the null-label target are described there).
+
+From ``bench.lm_eval_tasks``, a re-export module that issue 29 deleted:
+
+lm-evaluation-harness both ways: task YAMLs from a built folder, samples back to predictions.
+
+``export-lm-eval`` writes one ``multiple_choice`` task per suite, named
+``consistency_bench_<suite>``, plus the group ``consistency_bench``. Prompts and verbalisers
+come from ``consistency_bench.bench.prompts``, the table ``predict`` uses, so both routes score the
+same
+strings. Each task records the suite's sha256 from ``suites.json`` in ``metadata``; a
+``--hub`` task also pins the dataset commit (``dataset_kwargs.revision``, a SHA given or
+resolved at export). Each task carries its suite's few-shot pool
+(``consistency_bench.bench.fewshot``) in the
+seed's order with lm-eval's ``first_n`` sampler, so ``--num_fewshot K`` shows the K
+demonstrations ``predict --num-fewshot K`` shows; a suite without a pool is pinned to
+``num_fewshot: 0`` (lm-eval would otherwise draw demonstrations from the test rows).
+
+Rows whose gold ``label`` is null (derived transitive / additive rows, "no confident choice"
+coherence spans) would crash lm-eval's target handling; the target template maps null to the
+sentinel index 0. lm-eval's own ``acc`` therefore counts those rows against label 0: it is
+not a consistency score. The consistency scores come from ``convert-lm-eval`` and ``score``.
+
+``convert-lm-eval`` reads lm-eval's ``--log_samples`` output: the per-choice log-likelihoods
+of every row (``doc.id`` is the row id) become a prediction file with ``label`` = the best
+choice and ``probs`` = the softmax over the choices, as ``predict`` writes for causal LMs.
+It refuses samples made on a suite whose sha256 differs from the built folder's, samples
+whose logged document differs from the suite row of that id (lm-eval loaded other data than the
+exported hash says: another Hub revision, an edited copy), and samples that cover a suite only
+partly. A suite lm-eval ran 0-shot for want of a pool while others ran K-shot is left out, as
+``predict --num-fewshot K`` leaves it out.
+
+The two directions live in modules of one job each: :mod:`~consistency_bench.bench.lm_eval_export`
+(the task
+YAMLs, ``export_tasks``) and :mod:`~consistency_bench.bench.lm_eval_convert` (the samples read back,
+``convert_samples``).
+
 """
 
 from __future__ import annotations
@@ -11,7 +47,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.errors import ConfigError, DataError
+from consistency_bench.bench.errors import ConfigError, DataError
 
 TASK_PREFIX = "consistency_bench_"
 GROUP = "consistency_bench"
@@ -34,16 +70,18 @@ def task_name(suite: str, generative: bool = False) -> str:
 def generative_config(spec) -> dict:
     """The ``generate_until`` fields of a task (``export-lm-eval --generative``).
 
-    The prompt asks for one label word (``bench.prompts.generative_template``), the
+    The prompt asks for one label word (``consistency_bench.bench.prompts.generative_template``),
+    the
     generation stops at a newline after at most 8 tokens at temperature 0, and the ``strict``
     filter keeps an answer only when it is exactly one verbaliser (case, spaces and
-    punctuation ignored: ``bench.served.answers.answer_regex``), else ``[invalid]``. The
+    punctuation ignored: ``consistency_bench.bench.served.answers.answer_regex``), else
+    ``[invalid]``. The
     target is the gold verbaliser (rows without a gold label: an empty string).
     """
     import json
 
-    from bench.prompts import generative_template
-    from bench.served.answers import INVALID_ANSWER, answer_regex
+    from consistency_bench.bench.prompts import generative_template
+    from consistency_bench.bench.served.answers import INVALID_ANSWER, answer_regex
 
     choices = list(spec.choices)
     return {
@@ -74,15 +112,15 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
             at ``revision`` (a commit SHA, required with ``hub``).
         is_pair: Whether rows have a second text (only matters for the generic prompt).
         fewshot: ``{"pool", "sha256", "seed", "samples"}`` (the pool in the seed's order,
-            ``bench.fewshot.seed_order``): lm-eval's ``first_n`` sampler takes
+            ``consistency_bench.bench.fewshot.seed_order``): lm-eval's ``first_n`` sampler takes
             ``samples[:K]``, the demonstrations ``predict`` uses. A string (why the suite has
             no pool) pins ``num_fewshot: 0``; None (no pools in the folder) does the same.
         revision: The dataset commit SHA a ``hub`` task pins (``dataset_kwargs.revision``).
         generative: Write the ``generate_until`` variant (:func:`generative_config`).
 
     """
-    from bench.prompts import TARGET_DELIMITER, lookup
-    from bench.runner import suite_task
+    from consistency_bench.bench.prompts import TARGET_DELIMITER, lookup
+    from consistency_bench.bench.runner import suite_task
 
     task = suite_task(entry)
     spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
@@ -136,7 +174,13 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
 def suite_fewshot(root: Path, manifest: dict, pools: dict, suite: str, seed: int,
                   cache: dict) -> dict | str:
     """The ``fewshot`` argument of :func:`task_config` for ``suite`` (pool or reason)."""
-    from bench.fewshot import COLUMNS, load_pool, no_pool_reason, seed_order, suite_pool
+    from consistency_bench.bench.fewshot import (
+        COLUMNS,
+        load_pool,
+        no_pool_reason,
+        seed_order,
+        suite_pool,
+    )
 
     name = suite_pool(pools, manifest[suite])
     if name is None:
@@ -204,9 +248,10 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     import pyarrow.parquet as pq
     import yaml
 
-    from bench.atomic import atomic_dir, check_output_dir
-    from bench.fewshot import read_pools
-    from bench.manifest import MANIFEST, parquet_path, read_manifest
+    from consistency_bench.bench.atomic_folder import atomic_dir
+    from consistency_bench.bench.fewshot import read_pools
+    from consistency_bench.bench.manifest import MANIFEST, parquet_path, read_manifest
+    from consistency_bench.bench.output_checks import check_output_dir
 
     if hub is not None and not re.fullmatch(r"[\w.\-]+/[\w.\-]+", hub):
         raise ConfigError(f"--hub {hub!r}: use ORG/NAME, the dataset publish-suites pushed")
@@ -216,7 +261,7 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     unknown = [s for s in chosen if s not in manifest]
     if unknown:
         raise DataError(f"suites not in {root / 'suites.json'}: {', '.join(unknown)}")
-    from bench.atomic import built_folder_of
+    from consistency_bench.bench.output_checks import built_folder_of
 
     built = built_folder_of(Path(out) / MANIFEST)  # itself or a folder above it
     if built is not None:  # the tasks would become a stray folder of the build

@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.errors import DataError, shorten
-from bench.json_input import load_json_file
+from consistency_bench.bench.errors import DataError, shorten
+from consistency_bench.bench.json_input import load_json_file
 
 MANIFEST = "suites.json"
 SPLIT = "test"
@@ -46,7 +46,7 @@ def read_manifest(root: str | Path,
 
     Every field of :data:`REQUIRED_FIELDS` an entry has is checked; those in ``required``
     must be there (``sha256`` and ``path`` by default: every reader hash-checks the files;
-    :class:`bench.scoring.SuiteFolder` asks for all).
+    :class:`consistency_bench.bench.scoring.SuiteFolder` asks for all).
 
     Raises:
         DataError: No ``suites.json``, or one that is not an object with a ``suites`` object

@@ -5,6 +5,28 @@ Part of :mod:`bench.atomic` (the checks are described there): :func:`check_outpu
 :data:`OWNED` record of a command's output folder (:func:`read_owned`); and the one check of
 an input read by name that must be a regular file (:func:`require_regular_file`), with the
 same words for what a path is instead.
+
+From ``bench.atomic``, a re-export module that issue 29 deleted:
+
+Write files so that a crash never leaves a half-written one behind.
+
+Also the checks every command runs on its output paths before writing anything:
+:func:`check_output_dir` (refuse a non-empty folder that is not this command's own output
+unless ``--overwrite``, a symbolic link, the current folder) and :func:`check_output_file`
+(write only regular files: refuse a folder, a symbolic link, a device node or FIFO, a path
+that is one of the inputs, and any path inside a built suite folder).
+
+An output folder written with :func:`atomic_dir` and an ``owner`` records the files the
+command wrote in :data:`OWNED`; the next run replaces only those and keeps every other file
+(a ``CNAME``, a ``thesis.tex``). Staging folders are named ``.<name>.<pid>-<random>`` so that
+the next run can sweep those whose owner died (:func:`sweep_stale`).
+
+The parts live in modules of one job each: :mod:`~consistency_bench.bench.atomic_write` (one file:
+:func:`atomic_path`, :func:`write_text`), :mod:`~consistency_bench.bench.atomic_folder` (one folder:
+:func:`atomic_dir`, :func:`sweep_stale`, :func:`pid_alive`) and
+:mod:`~consistency_bench.bench.output_checks`
+(the checks and the :data:`OWNED` record).
+
 """
 
 from __future__ import annotations
@@ -13,11 +35,12 @@ import os
 import stat
 from pathlib import Path
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 #: The record of the files a command wrote into its output folder (never published: dot-file).
 OWNED = ".consistency-bench-owned.json"
-#: A built suite folder holds this file (``bench.manifest.MANIFEST``; not imported to stay light).
+#: A built suite folder holds this file (``consistency_bench.bench.manifest.MANIFEST``; not imported
+#: to stay light).
 BUILT_MARKER = "suites.json"
 
 
@@ -59,7 +82,7 @@ def read_owned(folder: str | os.PathLike) -> dict | None:
     path = Path(folder) / OWNED
     if path.is_symlink() or not path.is_file():
         return None
-    from bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
     try:
         record = load_json_file(path)

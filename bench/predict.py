@@ -4,7 +4,7 @@ What ``consistency-bench predict`` does (docs/runner.md). Every check that needs
 (options, suites, prompts, few-shot pools, lengths, label mapping) runs before the weights
 load, so a refused run costs seconds and leaves nothing behind. Under torchrun / accelerate
 each process runs this; rank 0 lists the skipped suites and writes the file
-(:mod:`bench.distributed`).
+(:mod:`consistency_bench.bench.distributed`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from bench.distributed import Shard
-    from bench.modeling import LabelOverrides
-    from bench.runner import RunStats
+    from consistency_bench.bench.distributed import Shard
+    from consistency_bench.bench.modeling import LabelOverrides
+    from consistency_bench.bench.runner import RunStats
 
 
 def parse_batch_size(text: str) -> int | None:
     """``auto`` -> None, else a positive int."""
-    from bench.errors import ConfigError
+    from consistency_bench.bench.errors import ConfigError
 
     if text == "auto":
         return None
@@ -43,11 +43,11 @@ def default_suites(data_dir, loaded, label_map, tasks=None) -> list[str]:
     tasks with a T5 prompt. Causal LMs: every suite but the ``*_t2t`` ones, which carry T5
     task prefixes (name them in ``--suites`` to run them anyway).
     """
-    from bench.errors import ConfigError
-    from bench.inputs import T5_PROMPTS
-    from bench.manifest import read_manifest
-    from bench.modeling import resolve_label_mapping
-    from bench.runner import suite_task
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.inputs import T5_PROMPTS
+    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.modeling import resolve_label_mapping
+    from consistency_bench.bench.runner import suite_task
 
     chosen, skipped, t2t = [], [], []
     for suite, entry in read_manifest(data_dir).items():
@@ -129,7 +129,7 @@ class PredictRequest:
         progress: Progress bars.
         revision: Hub revision (branch, tag or commit) of ``model``.
         rows: Only these row ids per suite (``reproduce``'s sample); None: every row.
-        record: Write the run record ``<out>.run.json`` (bench.runrecord).
+        record: Write the run record ``<out>.run.json`` (consistency_bench.bench.runrecord).
 
     """
 
@@ -184,11 +184,16 @@ def predict(request: PredictRequest) -> PredictOutcome:
         ConfigError: A bad option, suite, label mapping or device, before the weights load.
 
     """
-    from bench import distributed
-    from bench.errors import ConfigError
-    from bench.manifest import read_manifest
-    from bench.modeling import inspect_model, load_model, parse_max_memory, resolve_device
-    from bench.runner import execute, max_length_of, prepare, truncation_warning
+    from consistency_bench.bench import distributed
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.modeling import (
+        inspect_model,
+        load_model,
+        parse_max_memory,
+        resolve_device,
+    )
+    from consistency_bench.bench.runner import execute, max_length_of, prepare, truncation_warning
 
     start = time.perf_counter()
     options = _options(request)
@@ -240,8 +245,8 @@ def predict(request: PredictRequest) -> PredictOutcome:
 
 def _options(request: PredictRequest):
     """The runner's settings from the request (``--label-map`` parsed unless already)."""
-    from bench.modeling import parse_label_map
-    from bench.runner import RunnerOptions
+    from consistency_bench.bench.modeling import parse_label_map
+    from consistency_bench.bench.runner import RunnerOptions
 
     label_map = (request.label_map if isinstance(request.label_map, dict)
                  else parse_label_map(request.label_map))
@@ -255,8 +260,8 @@ def _options(request: PredictRequest):
 
 def _check_outputs(request: PredictRequest) -> None:
     """Refuse an ``--out`` (or its run record's path) that could lose data, before any work."""
-    from bench.atomic import check_output_file
-    from bench.runrecord.schema import record_path
+    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.runrecord.schema import record_path
 
     # a local model folder and a --label-map file are inputs: never written over (the API
     # may pass the label map as a mapping, which names no file)
@@ -269,9 +274,9 @@ def _check_outputs(request: PredictRequest) -> None:
 
 def _write_record(request: PredictRequest, info, loaded, prepared, shard, procs,
                   stats: RunStats) -> None:
-    """Write ``<out>.run.json``, the run record of the file just written (bench.runrecord)."""
-    from bench.runrecord.predict_record import predict_record
-    from bench.runrecord.schema import record_path, write_record
+    """Write ``<out>.run.json``, the run record of the file just written (consistency_bench.bench.runrecord)."""  # noqa: E501
+    from consistency_bench.bench.runrecord.predict_record import predict_record
+    from consistency_bench.bench.runrecord.schema import record_path, write_record
 
     record = predict_record(request, info, loaded, prepared, predictions=request.out,
                             shard=shard, procs=procs, seconds=stats.seconds)

@@ -1,7 +1,8 @@
 """Prompts and verbalisers for causal LMs: one table per task and per family.
 
 A causal LM answers a suite row by the log-likelihood of each verbalised label given a
-prompt (``bench.causal``). The prompt is a Jinja template over the row's columns (``text``,
+prompt (``consistency_bench.bench.causal``). The prompt is a Jinja template over the row's columns
+(``text``,
 ``text_pair``, ``word``, ...) rendered exactly as lm-evaluation-harness renders ``doc_to_text``
 (same Jinja settings), so ``predict`` and the tasks written by ``export-lm-eval`` build the
 same strings. The verbalisers are the continuations, in the task's label order; each is
@@ -11,7 +12,8 @@ Lookup order for a suite: ``(family, task)``, then ``(None, task)``; a task with
 suite made by ``generate``) gets :func:`generic_prompt`, whose verbalisers are its label
 names. ``--label-map 'task:label=word,...'`` replaces verbalisers for a causal LM.
 
-Few-shot demonstrations are rows of the built folder's pools (``bench.fewshot``), rendered
+Few-shot demonstrations are rows of the built folder's pools (``consistency_bench.bench.fewshot``),
+rendered
 with the same template and answered with the same verbalisers.
 
 No template appends punctuation to a field that may already end in it: a BoolQ question is
@@ -26,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 #: Separator between demonstrations, and between a prompt and its answer (lm-eval defaults).
 FEWSHOT_DELIMITER = "\n\n"
@@ -165,7 +167,7 @@ def with_verbalisers(spec: PromptSpec, task: str, label_names: Sequence[str],
     """``spec`` with verbalisers replaced from ``--label-map`` (one word per label)."""
     if not overrides:
         return spec
-    from bench.modeling import normalise_label
+    from consistency_bench.bench.modeling import normalise_label
 
     by_norm = {normalise_label(n): i for i, n in enumerate(label_names)}
     choices = list(spec.choices)

@@ -1,11 +1,16 @@
 """One registry type for every name -> item table of the toolkit.
 
-Suites (:data:`builders.suite.SUITES`), tasks (:data:`bench.tasks.TASKS`), metric kinds'
-scorers (:data:`bench.scorers.contract.SCORERS`), source files (:data:`bench.sources.SOURCES`)
-and paper families (:data:`bench.families.FAMILIES`) are each a :class:`Registry`: filled
+Suites (:data:`consistency_bench.builders.suite.SUITES`), tasks
+(:data:`consistency_bench.bench.tasks.TASKS`), metric kinds'
+scorers (:data:`consistency_bench.bench.scorers.contract.SCORERS`), source files
+(:data:`consistency_bench.bench.sources.SOURCES`)
+and paper families (:data:`consistency_bench.bench.families.FAMILIES`) are each a :class:`Registry`:
+filled
 explicitly by the module that owns the items (no scanning), read like a mapping in
-registration order. Registering a name twice raises :class:`~bench.errors.DuplicateNameError`;
-looking up an unknown name raises :class:`~bench.errors.UnknownNameError` (a ``KeyError``)
+registration order. Registering a name twice raises
+:class:`~consistency_bench.bench.errors.DuplicateNameError`;
+looking up an unknown name raises :class:`~consistency_bench.bench.errors.UnknownNameError` (a
+``KeyError``)
 with the closest known names, so ``registry.get(name)`` still returns ``None`` for a name that
 is not there, as a ``dict`` does.
 """
@@ -15,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import TypeVar
 
-from bench.errors import DuplicateNameError, UnknownNameError
+from consistency_bench.bench.errors import DuplicateNameError, UnknownNameError
 
 T = TypeVar("T")
 

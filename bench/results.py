@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from bench import __version__
-from bench.errors import PredictionFileError, shorten
+from consistency_bench.bench import __version__
+from consistency_bench.bench.errors import PredictionFileError, shorten
 
 NO_PREDICTIONS = "no predictions for this suite"
 

@@ -3,7 +3,8 @@
 Each setting is measured in docs/benchmarks.md. :func:`one_blas_thread` is applied by
 ``consistency_bench.cli`` before a command imports numpy; :func:`system_allocator` by the ``score``
 command; :func:`release_free_memory` by the two-thread JSONL parse in
-:mod:`bench.predictions.fast`. This module imports only the standard library at load time
+:mod:`consistency_bench.bench.predictions.fast`. This module imports only the standard library at
+load time
 (``ctypes`` and ``pyarrow`` on first use), so the CLI's start stays light.
 """
 

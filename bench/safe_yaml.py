@@ -11,7 +11,7 @@
   level: RecursionError);
 * a key given twice in one mapping is refused (PyYAML keeps the last value silently: a
   ``meta.yaml`` with ``model`` twice);
-* messages never show a parsed value whole (:func:`bench.errors.shorten`).
+* messages never show a parsed value whole (:func:`consistency_bench.bench.errors.shorten`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 #: Largest metadata file read (a meta.yaml is a few hundred bytes; a card header a few KB).
 MAX_YAML_BYTES = 256 * 1024

@@ -1,10 +1,13 @@
 """Score a prediction file against a built suite folder.
 
-The layers: :mod:`bench.predictions` validates the file; this module aligns each suite's
+The layers: :mod:`consistency_bench.bench.predictions` validates the file; this module aligns each
+suite's
 predictions with its rows and calls the scorer registered for the suite's metric kind
-(``SCORERS``, filled by the family modules in :mod:`bench.scorers`; the contract they
-share, :mod:`bench.scorers.contract`, is re-exported here); scorers call the pure
-metric functions of :mod:`bench.metrics`. The result follows the results contract in
+(``SCORERS``, filled by the family modules in :mod:`consistency_bench.bench.scorers`; the contract
+they
+share, :mod:`consistency_bench.bench.scorers.contract`, is re-exported here); scorers call the pure
+metric functions of :mod:`consistency_bench.bench.metrics`. The result follows the results contract
+in
 docs/contracts.md.
 """
 
@@ -24,14 +27,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from bench import __version__
-from bench.arrays import int64
-from bench.errors import DataError, UnknownNameError
-from bench.families import FAMILIES
-from bench.manifest import REQUIRED_FIELDS, read_manifest
-from bench.metrics.consistent import Consistent, original_stats, pooled_original_stats
-from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
-from bench.scorers.contract import (  # re-exported: the contract's old home
+from consistency_bench.bench import __version__
+from consistency_bench.bench.arrays import int64
+from consistency_bench.bench.errors import DataError, UnknownNameError
+from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.manifest import REQUIRED_FIELDS, read_manifest
+from consistency_bench.bench.metrics.consistent import (
+    Consistent,
+    original_stats,
+    pooled_original_stats,
+)
+from consistency_bench.bench.predictions import (
+    Predictions,
+    SuitePredictions,
+    read_predictions,
+    sampled_suites,
+)
+from consistency_bench.bench.scorers.contract import (  # re-exported: the contract's old home
     CODED_COLUMNS,
     CORE_COLUMNS,  # noqa: F401
     SCORERS,
@@ -61,11 +73,11 @@ def get_scorer(kind: str) -> Scorer:
 
 
 def load_scorers() -> None:
-    """Import the scorer module every family declares (:mod:`bench.families`), once.
+    """Import the scorer module every family declares (:mod:`consistency_bench.bench.families`), once.
 
     Each module registers its kinds on import; scoring loads them on first use, so importing
     this module stays cheap, and adding a family adds no import line here.
-    """
+    """  # noqa: E501
     for family in FAMILIES.values():
         if family.scorer is not None:
             importlib.import_module(family.scorer)
@@ -226,7 +238,8 @@ def task_stats(originals: Mapping[str, SuiteOriginals]) -> dict[str, dict]:
     The originals of the task's scored suites where the tests can tell (labelled, not >= 95%
     one gold class: :attr:`OriginalStats.testable`; BECEL's negational and one-class symmetric
     sets cannot) are pooled, suites by name and rows in order, and each distinct text counts
-    once (:func:`bench.metrics.consistent.pooled_original_stats`). The leaderboard judges an
+    once (:func:`consistency_bench.bench.metrics.consistent.pooled_original_stats`). The leaderboard
+    judges an
     entry degenerate once per task on these (docs/leaderboard.md). A task none of whose suites
     is testable has ``n_original`` 0 and lists its suites under ``untestable_suites``.
     """
@@ -398,7 +411,7 @@ class Recomputed:
         sha256: Hash of the file's content (uncompressed for ``.gz``), as results record it.
         suites: Results entry of every fully covered suite (``ci95`` from few resamples).
         units: Per-unit outcomes of the ranked score, by suite, where the scorer gives them
-            (:class:`~bench.scorers.contract.Units`: a mapping, and its arrays).
+            (:class:`~consistency_bench.bench.scorers.contract.Units`: a mapping, and its arrays).
         manifest: The built folder's manifest entries, by suite.
         touched: Every suite the file has a row of (covered or not): its ids were checked
             against these suites, so the file's validity depends on them.

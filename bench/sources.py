@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from bench.errors import (
+from consistency_bench.bench.errors import (
     SourceError,
     SourceUnavailableError,
 )
-from bench.registry import Registry
+from consistency_bench.bench.registry import Registry
 
 ENV_SOURCES = "CONSISTENCY_BENCH_SOURCES"
 ENV_CACHE = "CONSISTENCY_BENCH_CACHE"

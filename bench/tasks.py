@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.registry import Registry
+from consistency_bench.bench.registry import Registry
 
 
 @dataclass(frozen=True)

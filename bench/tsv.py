@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from bench.errors import SourceError
+from consistency_bench.bench.errors import SourceError
 
 
 def read_tsv(path: Path, *, quoting: int = csv.QUOTE_MINIMAL) -> list[dict[str, str]]:

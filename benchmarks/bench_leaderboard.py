@@ -51,9 +51,9 @@ def _median(values: list[float]) -> float:
 
 def board_samples(data: Path, n: int):
     """Results, samples and expected order of ``n`` synthetic entries (scored in-process)."""
-    from bench.scoring import ScoreOptions, SuiteFolder, scored_suite
-    from leaderboard.ranking import Entry
-    from leaderboard.ranking.resample import sample_cells, units_key
+    from consistency_bench.bench.scoring import ScoreOptions, SuiteFolder, scored_suite
+    from consistency_bench.leaderboard.ranking import Entry
+    from consistency_bench.leaderboard.ranking.resample import sample_cells, units_key
 
     folder = SuiteFolder(data)
     names = [entry_name(q) for q in noise_levels(n)]
@@ -99,7 +99,7 @@ def ranking(args: argparse.Namespace) -> None:
     """Time ``rank`` without and with samples at each board size."""
     import pickle
 
-    from leaderboard.ranking import rank
+    from consistency_bench.leaderboard.ranking import rank
 
     largest = max(args.entries)
     saved = args.board if args.board is not None and args.board.exists() else None
@@ -197,7 +197,7 @@ def prepare(work: Path, data: Path, n: int, jobs: int = 1) -> tuple[list[str], d
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring import SuiteFolder
 
     board = None
     levels = noise_levels(n + 1)  # the extra one is the entry added in the timed renders
@@ -290,10 +290,10 @@ def phases(work: Path, data: Path) -> dict[str, float]:
     """Wall seconds of each step of a warm render, in this process (CPU-bound steps)."""
     import tempfile
 
-    from leaderboard.cache.verified import verify_entries
-    from leaderboard.ranking import Entry, rank
-    from leaderboard.render import render_heatmap, render_html, render_markdown
-    from leaderboard.submissions import load_all
+    from consistency_bench.leaderboard.cache.verified import verify_entries
+    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.render import render_heatmap, render_html, render_markdown
+    from consistency_bench.leaderboard.submissions_read import load_all
 
     out: dict[str, float] = {}
 

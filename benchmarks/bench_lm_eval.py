@@ -88,9 +88,9 @@ def main() -> None:
     if args.data:
         data = Path(args.data)
     else:
-        from bench.sources import SourceResolver
-        from builders.catalog import get_suite
-        from builders.export import build_all
+        from consistency_bench.bench.sources import SourceResolver
+        from consistency_bench.builders.catalog import get_suite
+        from consistency_bench.builders.export import build_all
 
         data = tmp / "cb"
         build_all([get_suite(s) for s in args.suites],

@@ -5,7 +5,8 @@
 
 Measures, over the same model and the same suite rows:
 
-1. ``runner``: ``bench.runner.predict`` end to end (read Parquet, dedup, tokenise, sort,
+1. ``runner``: ``consistency_bench.bench.runner.predict`` end to end (read Parquet, dedup, tokenise,
+   sort,
    batch, forward, write the prediction file).
 2. ``pipeline``: ``transformers.pipeline("text-classification")`` called on every row as a
    ``{"text", "text_pair"}`` dict (``--pipeline-batch-size``, default 32; no dedup, no sorting).
@@ -35,8 +36,8 @@ DEFAULT_SUITES = ["snli_semantic", "snli_negational", "snli_symmetric", "snli_tr
 def make_model(out: Path) -> Path:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from bench.tasks import get_task
-    from bench.training import minilm_path
+    from consistency_bench.bench.tasks import get_task
+    from consistency_bench.bench.training import minilm_path
 
     labels = get_task("snli").label_names
     base = minilm_path()
@@ -53,10 +54,10 @@ def make_folder(sources: str, suites: list[str], max_rows: int | None, out: Path
     """Build the suites, then keep the first ``max_rows`` rows of each (speed test only)."""
     import pyarrow.parquet as pq
 
-    from bench.manifest import parquet_path, read_manifest
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
+    from consistency_bench.bench.manifest import parquet_path, read_manifest
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.catalog import get_suite
+    from consistency_bench.builders.export import build_all
 
     build_all([get_suite(s) for s in suites], SourceResolver(sources, download=False), out,
               log=lambda _: None)
@@ -88,8 +89,8 @@ def main() -> None:
     import torch
     from transformers import pipeline
 
-    from bench.modeling import load_classifier
-    from bench.runner import RunnerOptions, collect_inputs, predict
+    from consistency_bench.bench.modeling import load_classifier
+    from consistency_bench.bench.runner import RunnerOptions, collect_inputs, predict
 
     torch.set_num_threads(args.threads)
     tmp = Path(tempfile.mkdtemp(prefix="bench_predict."))

@@ -17,8 +17,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from builders.generate.antonyms import ChainedAntonyms, WordNetAntonyms, antonym_candidates
-from builders.generate.negation import Negated, load_parser, negate_doc
+from consistency_bench.builders.generate.antonyms import (
+    ChainedAntonyms,
+    WordNetAntonyms,
+    antonym_candidates,
+)
+from consistency_bench.builders.generate.negation import Negated, load_parser, negate_doc
 
 TASKS = {  # task -> (modified column, negated column)
     "snli": ("hypothesis", "hypothesis_neg"),

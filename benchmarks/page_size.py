@@ -5,7 +5,8 @@ item 3). Boards of N entries are made from the five scored synthetic entries
 (``tests.synthetic_entries.many_entries``: real scorer outputs over every suite of the built
 folder, mixed per entry and suite, a fifth of the entries partial), ranked without per-unit
 outcomes (no rank intervals: a few characters per row) and rendered with
-``leaderboard.render.render_all``; ``--committed`` renders the committed submissions instead.
+``consistency_bench.leaderboard.render.render_all``; ``--committed`` renders the committed
+submissions instead.
 
 With the explorer (issue 31, the default; ``--no-explorer`` leaves it out) the page carries
 its section, and each entry an explorer file: the committed board's are the real ones (a
@@ -51,8 +52,8 @@ def _sizes(site: Path) -> dict[str, float]:
 
 def _real_explorer(submissions, data: str, n: int):
     """The committed entries' explorer files, as ``leaderboard --data`` makes them."""
-    from leaderboard.explorer.payload import explorer_files
-    from leaderboard.submissions import PREDICTIONS
+    from consistency_bench.leaderboard.explorer.payload import explorer_files
+    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS
 
     entries = {s.slug: (s.path / PREDICTIONS, s.results) for s in submissions}
     return lambda stems: explorer_files(entries, stems, data, None, n)
@@ -60,8 +61,8 @@ def _real_explorer(submissions, data: str, n: int):
 
 def _empty_explorer(stems):
     """One explorer file per entry holding no groups (synthetic entries have no predictions)."""
-    from leaderboard.explorer.payload import payload
-    from leaderboard.webpage.lazy import data_path, data_script
+    from consistency_bench.leaderboard.explorer.payload import payload
+    from consistency_bench.leaderboard.webpage.lazy import data_path, data_script
 
     return {data_path("explorer", stem): data_script(data_path("explorer", stem),
                                                       payload(name, [], 0, ""))
@@ -69,7 +70,7 @@ def _empty_explorer(stems):
 
 
 def _render(lb, explorer) -> tuple[float, dict[str, float], bytes]:
-    from leaderboard.render import render_all
+    from consistency_bench.leaderboard.render import render_all
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,8 +92,8 @@ def main() -> None:
                         help="groups sampled per suite for the committed board's explorer")
     args = parser.parse_args()
 
-    from leaderboard.ranking import Entry, rank
-    from leaderboard.submissions import load_all
+    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.submissions_read import load_all
     from tests.synthetic_entries import many_entries, score_entries
 
     boards = []

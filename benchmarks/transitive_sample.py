@@ -21,7 +21,7 @@ def main() -> None:
     parser.add_argument("--offset", type=int, default=0, help="first row printed, per rule")
     args = parser.parse_args()
 
-    from builders.generate.logical import Pair, nli_transitive
+    from consistency_bench.builders.generate.logical import Pair, nli_transitive
 
     path = Path(args.corpora) / "becel/snli/test.tsv"
     with path.open(newline="", encoding="utf-8") as handle:

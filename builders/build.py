@@ -13,10 +13,10 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.errors import ConfigError, UnknownNameError
-from bench.manifest import MANIFEST
-from builders.export import BuildReport
-from builders.suite import SuiteSpec
+from consistency_bench.bench.errors import ConfigError, UnknownNameError
+from consistency_bench.bench.manifest import MANIFEST
+from consistency_bench.builders.export import BuildReport
+from consistency_bench.builders.suite import SuiteSpec
 
 
 def check_out(out: Path, overwrite: bool,
@@ -25,13 +25,14 @@ def check_out(out: Path, overwrite: bool,
 
     Raises:
         ConfigError: ``out`` is a file; the current folder, a folder the sources are read
-            from (:func:`bench.sources.source_folders`) or one holding them, even with
+            from (:func:`consistency_bench.bench.sources.source_folders`) or one holding them, even
+            with
             ``overwrite``; or a non-empty folder without ``suites.json`` and ``overwrite``
             is off.
 
     """
-    from bench.output_checks import refuse_input_folders
-    from bench.sources import source_folders
+    from consistency_bench.bench.output_checks import refuse_input_folders
+    from consistency_bench.bench.sources import source_folders
 
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out}: is a file; give a folder (new, or an earlier build)")
@@ -59,7 +60,7 @@ def select_suites(names: Sequence[str] | None, family: str | None) -> list[Suite
         ConfigError: None of ``names`` is of ``family``.
 
     """
-    from builders.catalog import SUITES, get_suite
+    from consistency_bench.builders.catalog import SUITES, get_suite
 
     specs = [get_suite(n) for n in names] if names else list(SUITES.values())
     if family:
@@ -86,8 +87,8 @@ def build_suites(out: str | os.PathLike, names: Sequence[str] | None = None,
         UnknownNameError: An unknown suite or family.
 
     """
-    from bench.sources import SourceResolver
-    from builders.export import build_all
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.export import build_all
 
     if jobs < 1:
         raise ConfigError(f"--jobs {jobs}: give 1 or more processes")

@@ -1,10 +1,10 @@
-"""Building suites in a pool of processes (:mod:`builders.export`): tasks, workers, results.
+"""Building suites in a pool of processes (:mod:`consistency_bench.builders.export`): tasks, workers, results.
 
 The pool's tasks (a suite, or one part of a split suite, costliest first), the workers'
 functions (only indices are pickled: :class:`_Job` is set before the pool forks), the results
 in the order asked for, the workers' end with their parent, and the rare garbage collections
 while suites are built.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from bench.errors import BenchError, DataError
-from bench.sources import SourceResolver
-from builders.suite import SuiteSpec, merge_parts
-from builders.suite_write import build_suite, manifest_entry, write_suite
+from consistency_bench.bench.errors import BenchError, DataError
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.suite import SuiteSpec, merge_parts
+from consistency_bench.builders.suite_write import build_suite, manifest_entry, write_suite
 
 
 class _Job:

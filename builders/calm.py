@@ -27,11 +27,11 @@ from dataclasses import dataclass, replace
 
 import datasets
 
-from bench.families import FAMILIES
-from bench.sources import SourceResolver
-from builders import readers
-from builders.readers import Example, Reader
-from builders.suite import Row, SuiteSpec, register_suite
+from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders import readers
+from consistency_bench.builders.readers import Example, Reader
+from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
 
 #: Text-to-text configs: one string, unchanged since 1.0.0.
 VERSION = "1.0.0"
@@ -269,7 +269,7 @@ def calm_rows(
     source = SOURCES[source_key]
 
     def build(resolver: SourceResolver) -> Iterator[Row]:
-        from bench.tasks import get_task
+        from consistency_bench.bench.tasks import get_task
 
         examples = source.read(resolver.path(source.path), source.path, get_task(task))
         for example in examples:

@@ -2,7 +2,7 @@
 """What the dataset card states, as data: corpora, paper sizes, deviations and fields.
 
 ``builders/card.py`` renders these tables and the family declarations of
-:mod:`bench.families` (paper, licences, annotation creators, release, citation);
+:mod:`consistency_bench.bench.families` (paper, licences, annotation creators, release, citation);
 ``tests/test_card.py`` checks them against a build (every column defined, every corpus cited
 and licensed, every paper size from a constant that names its table, every measured figure
 still true of the rows) and ``tests/test_registries.py`` that every config named here is a
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.families import FAMILIES
+from consistency_bench.bench.families import FAMILIES
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ GLUE = """@inproceedings{wang-etal-2018-glue,
 _NLI = ("text-classification", "natural-language-inference")
 _SIM = ("text-classification", "semantic-similarity-classification")
 
-#: Every source corpus, by task key (``bench.tasks``). One entry per task.
+#: Every source corpus, by task key (``consistency_bench.bench.tasks``). One entry per task.
 CORPORA: dict[str, Corpus] = {
     "snli": Corpus(
         "SNLI", "snli", *_NLI, ("crowdsourced",), "CC BY-SA 4.0",
@@ -352,7 +352,8 @@ def matches_paper(items: int, size: PaperSize) -> bool:
 
 
 #: Labelled source examples each word-salad task transforms (the validation split the paper
-#: uses; measured: ``len(builders.salad.suites.read_records(task, resolver))``, checked by
+#: uses; measured: ``len(consistency_bench.builders.salad.suites.read_records(task, resolver))``,
+#: checked by
 #: tests/test_card.py). A config with fewer groups left the others out.
 SALAD_SOURCE_ROWS: dict[str, int] = {"mnli": 9815, "snli": 9842, "mrpc": 408, "sst2": 872}
 
@@ -397,7 +398,7 @@ _KOREAN = ("kornli_calm", "kornli_test_calm", "klue_nli_calm", "klue_sts_calm")
 _CALM_CLS = tuple(f"{t}_calm" for t in ("mnli", "qnli", "rte", "mrpc", "qqp")) + _KOREAN
 
 #: Every known deviation from the papers (docs/suites/*.md; issue 21). Figures were measured
-#: with ``python -m builders.card_figures DIR`` on a build of the mirror.
+#: with ``python -m consistency_bench.builders.card_figures DIR`` on a build of the mirror.
 DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
         "PBSMT stand-in, not trained on the training split", _PBSMT,

@@ -2,7 +2,8 @@
 
 The card (``builders/card.py``) prints these figures as constants of ``builders/card_data.py``;
 ``tests/test_card.py`` measures them again with the functions below from a fresh build and
-fails when a constant no longer matches the rows. ``python -m builders.card_figures DIR``
+fails when a constant no longer matches the rows. ``python -m
+consistency_bench.builders.card_figures DIR``
 prints every figure of a built folder (the command behind the numbers in docs/).
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 
 def _rows(root: Path, config: str, columns: list[str]) -> list[dict]:
-    import pyarrow.parquet as pq  # local: ``import builders.card_figures`` stays light
+    import pyarrow.parquet as pq  # local: ``import consistency_bench.builders.card_figures`` stays light  # noqa: E501
 
     return pq.read_table(root / config / "test.parquet", columns=columns).to_pylist()
 
@@ -24,13 +25,14 @@ def _rows(root: Path, config: str, columns: list[str]) -> list[dict]:
 def _pbsmt_outputs(root: Path, config: str) -> Iterator[tuple[list[str], list[str], list[str]]]:
     """``(source, replaced, output)`` tokens of each transformed row of a PBSMT config.
 
-    The source is what the system translated (``builders.salad.suites.pbsmt_pair``: the
+    The source is what the system translated
+    (``consistency_bench.builders.salad.suites.pbsmt_pair``: the
     premise, or the first half of an SST-2 sentence), lower-cased and tokenized as the build
     does; ``replaced`` is the text the output replaces (the hypothesis; SST-2: the whole
     sentence); the output is the transformed row's replaced text, tokenized the same way.
     """
-    from builders.salad import lexical
-    from builders.salad.suites import Record, pbsmt_pair
+    from consistency_bench.builders.salad import lexical
+    from consistency_bench.builders.salad.suites import Record, pbsmt_pair
 
     rows = _rows(root, config, ["group", "variant", "text", "text_pair", "label"])
     originals = {r["group"]: r for r in rows if r["variant"] == "original"}
@@ -80,13 +82,13 @@ def pbsmt_overlap(root: Path, config: str) -> dict[str, int]:
 
 
 def pbsmt_degenerate(root: Path, config: str) -> dict[str, int]:
-    """Degenerate outputs of a PBSMT config (``builders.salad.degenerate``), by reason.
+    """Degenerate outputs of a PBSMT config (``consistency_bench.builders.salad.degenerate``), by reason.
 
     Returns ``outputs``, ``degenerate`` (all reasons) and one count per reason (``short``,
     ``function words``, ``source run``); source, replaced text and output as
     :func:`_pbsmt_outputs` reads them.
-    """
-    from builders.salad.degenerate import FUNCTION, SHORT, SOURCE_RUN, degenerate
+    """  # noqa: E501
+    from consistency_bench.builders.salad.degenerate import FUNCTION, SHORT, SOURCE_RUN, degenerate
 
     out = dict.fromkeys(("outputs", "degenerate", SHORT, FUNCTION, SOURCE_RUN), 0)
     for source, replaced, output in _pbsmt_outputs(root, config):

@@ -1,6 +1,7 @@
 """Every suite of every declared family: the builder modules imported as declared.
 
-A family is declared once in :mod:`bench.families`; its ``builder`` names the module whose
+A family is declared once in :mod:`consistency_bench.bench.families`; its ``builder`` names the
+module whose
 import registers its suites (``register_suite``). This module imports each declared builder
 in the declarations' order, so adding a family adds no line here (docs/extending.md), and
 :data:`SUITES` is the suite registry with every family registered.
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import importlib
 
-from bench.families import FAMILIES
-from bench.registry import Registry
-from builders import suite
+from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.registry import Registry
+from consistency_bench.builders import suite
 
 
 def load_families() -> Registry[suite.SuiteSpec]:
@@ -26,7 +27,8 @@ def load_families() -> Registry[suite.SuiteSpec]:
     return suite.SUITES
 
 
-#: Every registered suite, by name (:data:`builders.suite.SUITES`, every family loaded).
+#: Every registered suite, by name (:data:`consistency_bench.builders.suite.SUITES`, every family
+#: loaded).
 SUITES = load_families()
 
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import datasets
 
-from bench.errors import SourceError
-from bench.families import FAMILIES
-from bench.sources import SourceResolver
-from builders.suite import Row, SuiteSpec, register_suite
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
 
 VERSION = "1.0.0"
 NO_CONFIDENT_CHOICE = "no_confident_choice"

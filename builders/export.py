@@ -3,9 +3,11 @@
 The folder is what ``datasets.load_dataset(folder, config)`` reads and what ``publish-suites``
 pushes to the Hub. Output is deterministic: the same sources give byte-identical files.
 
-The parts live in modules of one job each: :mod:`~builders.suite_write` (a suite's Parquet
+The parts live in modules of one job each: :mod:`~consistency_bench.builders.suite_write` (a suite's
+Parquet
 file, its manifest entry, the folder's ``suites.json`` and card) and
-:mod:`~builders.build_pool` (the pool of processes that builds suites, and its garbage
+:mod:`~consistency_bench.builders.build_pool` (the pool of processes that builds suites, and its
+garbage
 collection setting); this module builds a folder with them (:func:`build_all`). Their names
 are importable from here too.
 """
@@ -19,11 +21,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.atomic import atomic_dir
-from bench.errors import ConfigError, SourceUnavailableError
-from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
-from bench.sources import SourceResolver
-from builders.build_pool import (
+from consistency_bench.bench.atomic_folder import atomic_dir
+from consistency_bench.bench.errors import ConfigError, SourceUnavailableError
+from consistency_bench.bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.build_pool import (
     BUILD_GC_THRESHOLD,
     PR_SET_PDEATHSIG,
     _build_indexed,
@@ -36,10 +38,10 @@ from builders.build_pool import (
     die_with_parent,
     pool_tasks,
 )
-from builders.card import count_test_items
-from builders.freshness import is_up_to_date
-from builders.suite import SuiteSpec
-from builders.suite_write import (
+from consistency_bench.builders.card import count_test_items
+from consistency_bench.builders.freshness import is_up_to_date
+from consistency_bench.builders.suite import SuiteSpec
+from consistency_bench.builders.suite_write import (
     BuiltSuite,
     _pools_current,
     build_suite,
@@ -49,7 +51,7 @@ from builders.suite_write import (
     save_manifest,
     write_suite,
 )
-from builders.table_io import contract_table, write_parquet
+from consistency_bench.builders.table_io import contract_table, write_parquet
 
 __all__ = [
     "BUILD_GC_THRESHOLD",
@@ -139,7 +141,8 @@ def build_all(
     """Build ``specs`` into ``out``; merge them into an existing manifest; write the card.
 
     Suites already in ``out`` and not rebuilt are kept, so ``--suites`` can add to a folder.
-    A suite whose entry is up to date (:func:`builders.freshness.is_up_to_date`) is not
+    A suite whose entry is up to date (:func:`consistency_bench.builders.freshness.is_up_to_date`)
+    is not
     rebuilt. The folder is replaced in one rename: the new state is built in a temporary
     sibling (holding hard links to the files kept), so a build killed at any point leaves
     ``out`` as it was, never a folder of Parquet files without their ``suites.json``.
@@ -201,7 +204,7 @@ def build_all(
             finally:
                 results.close()
                 _Job.specs, _Job.resolver = (), None
-            from builders.fewshot import build_pools
+            from consistency_bench.builders.fewshot import build_pools
 
             pools = build_pools(resolver, tmp, log, suites=manifest)  # after every suite
             manifest = save_manifest(tmp, manifest, pools=pools)

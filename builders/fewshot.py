@@ -1,15 +1,19 @@
 """Build the few-shot demonstration pools of a built folder from training data in the mirror.
 
-One pool per prompt key (``bench.fewshot``). Every pool is declared here: its source file
-(optionally one fixed half, ``bench.contamination.half_of``), how labels are read, and the
+One pool per prompt key (``consistency_bench.bench.fewshot``). Every pool is declared here: its
+source file
+(optionally one fixed half, ``consistency_bench.bench.contamination.half_of``), how labels are read,
+and the
 mirror files whose texts a demonstration must not share (the files the task's suites are built
 from). The candidates left are taken in the order of ``sha256(f"{file}#{row}")`` and a
 candidate is dropped when it is a test row of *any* suite of the folder, exactly or as a near
-duplicate (issue 32, item 9; ``builders.overlap``): one of its texts, or its two texts
+duplicate (issue 32, item 9; ``consistency_bench.builders.overlap``): one of its texts, or its two
+texts
 together, is a text of a test row (stripped) or has a word-set Jaccard of at least 0.8 with
 a text of a test row, or with a test row's two texts together. The first ``POOL_SIZE`` left
 are the pool. So a pool depends on its declaration, the source bytes and the suites of the
-folder (recorded as ``checked_against``, :func:`builders.overlap.folder_texts.suites_digest`);
+folder (recorded as ``checked_against``,
+:func:`consistency_bench.builders.overlap.folder_texts.suites_digest`);
 a pool with no candidate left is not written, and its suites have no demonstrations.
 ``tests/test_fewshot.py`` checks every pool of a full build against every suite.
 
@@ -38,16 +42,16 @@ from pathlib import Path
 
 import datasets
 
-import builders.catalog  # noqa: F401  (registers every task: klue_sts, ...)
-from bench.contamination import half_of
-from bench.errors import SourceError
-from bench.fewshot import FOLDER, pool_name
-from bench.manifest import MANIFEST, read_manifest
-from bench.sources import SOURCES, SourceResolver
-from bench.tasks import get_task
-from bench.tsv import read_tsv
-from builders.overlap.near_duplicates import TextIndex
-from builders.overlap.words import word_sets
+import consistency_bench.builders.catalog  # noqa: F401  (registers every task: klue_sts, ...)
+from consistency_bench.bench.contamination import half_of
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.fewshot import FOLDER, pool_name
+from consistency_bench.bench.manifest import MANIFEST, read_manifest
+from consistency_bench.bench.sources import SOURCES, SourceResolver
+from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.tsv import read_tsv
+from consistency_bench.builders.overlap.near_duplicates import TextIndex
+from consistency_bench.builders.overlap.words import word_sets
 
 #: Demonstrations kept per pool (``--num-fewshot`` may ask for at most this many).
 POOL_SIZE = 64
@@ -373,7 +377,8 @@ def pool_rows(spec: PoolSpec, resolver: SourceResolver, index: TextIndex | None 
               check: PoolCheck | None = None) -> list[dict]:
     """The pool's rows: candidates sharing no excluded text, in hash order, none a test row.
 
-    ``index``: the folder's test texts (:func:`builders.overlap.folder_texts.folder_index`);
+    ``index``: the folder's test texts
+    (:func:`consistency_bench.builders.overlap.folder_texts.folder_index`);
     ``None`` checks nothing beyond the declared files. ``check`` receives the counts.
     """
     banned = excluded_texts(spec, resolver)
@@ -393,7 +398,7 @@ def pool_rows(spec: PoolSpec, resolver: SourceResolver, index: TextIndex | None 
 
 
 def _calm_renderer(task: str) -> Callable[[Candidate], str]:
-    from builders.calm import calm_input, render
+    from consistency_bench.builders.calm import calm_input, render
 
     return lambda c: render(calm_input(task, c))
 
@@ -407,10 +412,10 @@ def build_pools(resolver: SourceResolver, root: Path,
     demonstration is a test row of any of them (exactly or as a near duplicate). ``None``
     reads them from ``root``. A pool left with no candidate is logged and not written.
     """
-    from bench.errors import SourceUnavailableError
-    from builders.freshness import code_version
-    from builders.overlap.folder_texts import folder_index, suites_digest
-    from builders.table_io import contract_table, write_parquet
+    from consistency_bench.bench.errors import SourceUnavailableError
+    from consistency_bench.builders.freshness import code_version
+    from consistency_bench.builders.overlap.folder_texts import folder_index, suites_digest
+    from consistency_bench.builders.table_io import contract_table, write_parquet
 
     if suites is None:
         suites = read_manifest(root) if (root / MANIFEST).is_file() else {}
@@ -458,9 +463,9 @@ def recheck_pools(root: Path, suites: Mapping[str, dict], pools: Mapping[str, di
     sentences rendered, so they are compared as rendered (the indicator words included).
     A pool left empty is removed. Returns the updated entries.
     """
-    from bench.fewshot import load_pool
-    from builders.overlap.folder_texts import folder_index, suites_digest
-    from builders.table_io import contract_table, write_parquet
+    from consistency_bench.bench.fewshot import load_pool
+    from consistency_bench.builders.overlap.folder_texts import folder_index, suites_digest
+    from consistency_bench.builders.table_io import contract_table, write_parquet
 
     digest = suites_digest(suites)
     stale = {n: e for n, e in pools.items() if e.get("checked_against") != digest}

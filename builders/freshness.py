@@ -14,8 +14,8 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from bench.sources import SOURCES
-from builders.suite import SuiteSpec
+from consistency_bench.bench.sources import SOURCES
+from consistency_bench.builders.suite import SuiteSpec
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,7 @@
 datasets 5 no longer runs loading scripts from a path or the Hub, so users load the built
 Parquet folder; this class is for Python code that wants the rows without building a folder::
 
-    from builders.hf_builder import ConsistencyBench
+    from consistency_bench.builders.hf_builder import ConsistencyBench
     builder = ConsistencyBench(config_name="snli_transitive", sources="../shared/corpora")
     builder.download_and_prepare()
     suite = builder.as_dataset(split="test")
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import datasets
 
-from bench import __version__
-from bench.sources import SourceResolver
-from builders.catalog import SUITES
+from consistency_bench.bench import __version__
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.catalog import SUITES
 
 
 @dataclass

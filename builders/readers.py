@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import SourceError
-from bench.tasks import TaskSpec
-from bench.tsv import read_tsv
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.tasks import TaskSpec
+from consistency_bench.bench.tsv import read_tsv
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import datasets
 
-from bench.tasks import TaskSpec
+from consistency_bench.bench.tasks import TaskSpec
 
 BASE_COLUMNS: tuple[str, ...] = (
     "id",

@@ -1,8 +1,8 @@
-"""Writing one built suite and the folder's manifest and card (:mod:`builders.export`).
+"""Writing one built suite and the folder's manifest and card (:mod:`consistency_bench.builders.export`).
 
 A suite's rows as its Parquet file (contract columns, :func:`write_parquet`), its
 ``suites.json`` entry, and the folder's ``suites.json`` and dataset card.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from bench import __version__
-from bench.atomic import write_text
-from bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
-from bench.sources import SOURCES, SourceResolver
-from builders.card import count_test_items, render_card, split_num_bytes
-from builders.freshness import code_version
-from builders.suite import Row, SuiteSpec
-from builders.table_io import contract_table, write_parquet
+from consistency_bench.bench import __version__
+from consistency_bench.bench.atomic_write import write_text
+from consistency_bench.bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
+from consistency_bench.bench.sources import SOURCES, SourceResolver
+from consistency_bench.builders.card import count_test_items, render_card, split_num_bytes
+from consistency_bench.builders.freshness import code_version
+from consistency_bench.builders.suite import Row, SuiteSpec
+from consistency_bench.builders.table_io import contract_table, write_parquet
 
 
 def rows_to_table(spec: SuiteSpec, rows: Sequence[Row]) -> pa.Table:
@@ -94,11 +94,12 @@ def manifest_entry(built: BuiltSuite) -> dict:
 def _pools_current(root: Path) -> bool:
     """Whether the folder's few-shot pools were built by this code against its suites.
 
-    ``builders.fewshot``: same code version, and checked against the suites the folder holds
+    ``consistency_bench.builders.fewshot``: same code version, and checked against the suites the
+    folder holds
     now (``checked_against``); a folder whose every pool came out empty has none to check.
     """
-    from bench.fewshot import read_pools
-    from builders.overlap.folder_texts import suites_digest
+    from consistency_bench.bench.fewshot import read_pools
+    from consistency_bench.builders.overlap.folder_texts import suites_digest
 
     pools = read_pools(root)
     digest = suites_digest(read_manifest(root))
@@ -111,13 +112,16 @@ def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "",
                   pools: dict[str, dict] | None = None) -> dict:
     """Write ``suites.json`` and the dataset card of a folder; return the sorted manifest.
 
-    ``pools`` (``builders.fewshot``) are written under ``"fewshot"``; None keeps the folder's.
+    ``pools`` (``consistency_bench.builders.fewshot``) are written under ``"fewshot"``; None keeps
+    the folder's.
     """
-    from bench.fewshot import FOLDER, read_pools
+    from consistency_bench.bench.fewshot import FOLDER, read_pools
 
     manifest = dict(sorted(manifest.items()))
     if pools is None and (root / MANIFEST).is_file():
-        from builders.fewshot import recheck_pools  # local: fewshot loads the catalogue
+        from consistency_bench.builders.fewshot import (
+            recheck_pools,  # local: fewshot loads the catalogue
+        )
 
         pools = recheck_pools(root, manifest, read_pools(root))  # the suites may have changed
     payload = {"harness_version": __version__, "suites": manifest}

@@ -1,6 +1,7 @@
 """Rows to a contract-checked Arrow table, and a table to a deterministic Parquet file.
 
-Shared by :mod:`builders.export` (which re-exports both) and :mod:`builders.fewshot`, so that
+Shared by :mod:`consistency_bench.builders.export` (which re-exports both) and
+:mod:`consistency_bench.builders.fewshot`, so that
 neither imports the other for them (no import circle; ``tests/test_layers.py``).
 """
 
@@ -14,9 +15,9 @@ import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bench.atomic import atomic_path
-from bench.errors import DataError
-from builders.suite import Row
+from consistency_bench.bench.atomic_write import atomic_path
+from consistency_bench.bench.errors import DataError
+from consistency_bench.builders.suite import Row
 
 
 def contract_table(features: datasets.Features, rows: Sequence[Row], name: str) -> pa.Table:

@@ -27,7 +27,7 @@ API = {
     "predict": "consistency_bench.api:predict",
     "evaluate": "consistency_bench.api:evaluate",
     "leaderboard": "consistency_bench.api:leaderboard",
-    "__version__": "bench:__version__",
+    "__version__": "consistency_bench.bench:__version__",
 }
 
 __all__ = ["evaluate", "leaderboard", "load_suite", "predict", "score"]

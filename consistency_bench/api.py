@@ -5,7 +5,8 @@ the one the CLI gives for the same inputs: :func:`load_suite` (a built suite as 
 ``datasets.Dataset``), :func:`score` (``consistency-bench score``), :func:`predict`
 (``predict``), :func:`evaluate` (predict, then score) and :func:`leaderboard` (the ranking
 ``consistency-bench leaderboard`` renders). Every input is checked before any expensive work,
-with the errors of the CLI (:class:`bench.errors.BenchError` and its subclasses), which name
+with the errors of the CLI (:class:`consistency_bench.bench.errors.BenchError` and its subclasses),
+which name
 the file or record, the field and the value.
 
 Like the commands, this module sits on the roof of the layers and imports the layers inside
@@ -26,7 +27,7 @@ from consistency_bench.arguments import DEFAULT_DATA, DEFAULT_SUBMISSIONS
 if TYPE_CHECKING:
     import datasets
 
-    from leaderboard.ranking import Leaderboard
+    from consistency_bench.leaderboard.ranking import Leaderboard
 
 PathLike = str | os.PathLike
 #: The keyword options of :func:`predict` (the ``predict`` flags, as ``PredictRequest`` holds
@@ -53,7 +54,7 @@ def load_suite(name: str, *, data: PathLike = DEFAULT_DATA) -> datasets.Dataset:
     """
     import datasets
 
-    from bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring import SuiteFolder
 
     table = SuiteFolder(data).load(name).table
     return datasets.Dataset(table)  # features from the file's Hugging Face schema metadata
@@ -91,11 +92,17 @@ def score(predictions: PathLike | Iterable[Mapping[str, Any]] | Any, *,
     """
     import json
 
-    from bench.atomic import check_output_file, write_text
-    from bench.predictions.memory import SOURCE, read_records
-    from bench.results import require_coverage
-    from bench.scorers.params import check_bootstrap, param_items, parse_params
-    from bench.scoring import ScoreOptions, SuiteFolder, score_file, score_predictions
+    from consistency_bench.bench.atomic_write import write_text
+    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.predictions.memory import SOURCE, read_records
+    from consistency_bench.bench.results import require_coverage
+    from consistency_bench.bench.scorers.params import check_bootstrap, param_items, parse_params
+    from consistency_bench.bench.scoring import (
+        ScoreOptions,
+        SuiteFolder,
+        score_file,
+        score_predictions,
+    )
 
     check_bootstrap(seed, n_boot)
     options = ScoreOptions(seed=seed, n_boot=n_boot, params=parse_params(param_items(params)))
@@ -109,7 +116,7 @@ def score(predictions: PathLike | Iterable[Mapping[str, Any]] | Any, *,
         folder = SuiteFolder(data)
         unknown = [n for n in suites or () if n not in folder.manifest]
         if unknown:  # before the records are read
-            from bench.errors import UnknownNameError
+            from consistency_bench.bench.errors import UnknownNameError
 
             raise UnknownNameError("suite", unknown[0], folder.manifest)
         read = read_records(predictions, folder.manifest, folder.ids)
@@ -135,7 +142,8 @@ def predict(model: str, *, data: PathLike = DEFAULT_DATA, suites: list[str] | No
         suites: Suites to predict (default: every built suite the model's labels cover).
         out: Prediction file (JSONL) to write; default ``predictions.jsonl`` in a new
             temporary folder (its path is returned; delete it when done).
-        **options: The ``predict`` options, by their names in ``bench.predict.PredictRequest``
+        **options: The ``predict`` options, by their names in
+        ``consistency_bench.bench.predict.PredictRequest``
             (:data:`PREDICT_OPTIONS`): ``batch_size`` (``"auto"`` or an int), ``device``,
             ``dtype``, ``label_map``, ``max_length``, ``chat``, ``num_fewshot``, ...
 
@@ -144,9 +152,9 @@ def predict(model: str, *, data: PathLike = DEFAULT_DATA, suites: list[str] | No
             weights load.
 
     """
-    from bench.errors import ConfigError
-    from bench.predict import PredictRequest
-    from bench.predict import predict as run_predict
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.predict import PredictRequest
+    from consistency_bench.bench.predict import predict as run_predict
 
     unknown = sorted(set(options) - set(PREDICT_OPTIONS))
     if unknown:
@@ -183,7 +191,7 @@ def evaluate(model: str, *, data: PathLike = DEFAULT_DATA, suites: list[str] | N
         ConfigError: A bad option of either step, before the weights load.
 
     """
-    from bench.scorers.params import check_bootstrap, param_items, parse_params
+    from consistency_bench.bench.scorers.params import check_bootstrap, param_items, parse_params
 
     check_bootstrap(seed, n_boot)  # before the weights load
     parse_params(param_items(params))
@@ -210,7 +218,8 @@ def leaderboard(*, submissions: PathLike = DEFAULT_SUBMISSIONS, data: PathLike |
         warn: Called with one line per entry left out (default: a ``UserWarning``).
 
     Returns:
-        A ``leaderboard.ranking.Leaderboard``: ``views`` (each a ranked ``View`` with
+        A ``consistency_bench.leaderboard.ranking.Leaderboard``: ``views`` (each a ranked ``View``
+        with
         ``rows``), ``cells`` (suite -> entry -> cell), ``suites``, ``meta``; ``to_dict()``
         is the site's ``leaderboard.json``.
 
@@ -219,6 +228,6 @@ def leaderboard(*, submissions: PathLike = DEFAULT_SUBMISSIONS, data: PathLike |
         BenchError: Two entries disagree on a suite's content hash or direction.
 
     """
-    from leaderboard.build_site import stored_board
+    from consistency_bench.leaderboard.build_site import stored_board
 
     return stored_board(submissions, data, warn=warn)

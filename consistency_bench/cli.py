@@ -21,9 +21,9 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from bench import __version__
-from bench.errors import BenchError
-from bench.runtime import ONE_BLAS_THREAD, one_blas_thread  # noqa: F401  (re-exported)
+from consistency_bench.bench import __version__
+from consistency_bench.bench.errors import BenchError
+from consistency_bench.bench.runtime import ONE_BLAS_THREAD, one_blas_thread  # noqa: F401  (re-exported)
 from consistency_bench.commands import (
     baseline,
     build,

@@ -1,15 +1,21 @@
 """The leaderboard, in layers: submissions store, pure ranking, rendering, publishing.
 
-``leaderboard.ranking`` is pure (a table of results in, ranks out); ``leaderboard.submissions``
-owns the ``submissions/`` folder; ``leaderboard.render`` writes Markdown, HTML, PNG and JSON
-(the page in ``leaderboard.page`` with its CSS, script and CSP in ``leaderboard.page_assets``
-and its content as data, lazily loaded files included, in ``leaderboard.webpage``;
-escaping and number formatting in ``leaderboard.render_format``);
-``leaderboard.publish`` pushes to the Hugging Face Hub; ``leaderboard.hub_eval`` writes the Hub
-Eval Results files (``eval.yaml``, ``.eval_results/*.yaml``); ``leaderboard.space`` makes the
+``consistency_bench.leaderboard.ranking`` is pure (a table of results in, ranks out);
+``leaderboard.submissions``
+owns the ``submissions/`` folder; ``consistency_bench.leaderboard.render`` writes Markdown, HTML,
+PNG and JSON
+(the page in ``consistency_bench.leaderboard.page`` with its CSS, script and CSP in
+``consistency_bench.leaderboard.page_assets``
+and its content as data, lazily loaded files included, in ``consistency_bench.leaderboard.webpage``;
+escaping and number formatting in ``consistency_bench.leaderboard.render_format``);
+``leaderboard.publish`` pushes to the Hugging Face Hub; ``consistency_bench.leaderboard.hub_eval``
+writes the Hub
+Eval Results files (``eval.yaml``, ``.eval_results/*.yaml``);
+``consistency_bench.leaderboard.space`` makes the
 static Space and adds the predictions to a publish. Submissions by pull request:
-``leaderboard.hub_requests`` (``submit --hub``), ``leaderboard.review`` (``review``) and
-``leaderboard.hub_verify`` (``verify``, and the Hub reads both use).
+``consistency_bench.leaderboard.hub_requests`` (``submit --hub``),
+``consistency_bench.leaderboard.review`` (``review``) and
+``consistency_bench.leaderboard.hub_verify`` (``verify``, and the Hub reads both use).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ class _Package(types.ModuleType):
     def __call__(self, *, submissions: str | os.PathLike = "submissions",
                  data: str | os.PathLike | None = None,
                  warn: Callable[[str], None] | None = None) -> Any:
-        from leaderboard.build_site import stored_board
+        from consistency_bench.leaderboard.build_site import stored_board
 
         return stored_board(submissions, data, warn=warn)
 

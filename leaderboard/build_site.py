@@ -6,8 +6,10 @@ unreadable entry is skipped with a warning naming its file; with ``data`` every 
 checked against what its stored predictions score and one whose hash or any stored score
 differs is left out (named in a warning). What scoring an entry again gives is cached beside
 the submissions and recomputed only when the predictions, suites, parameters or code change
-(:mod:`leaderboard.cache`), so a render scores only new or changed entries. The maintainer's
-review renders the site with this function too (:func:`leaderboard.review.render_site`), so
+(:mod:`consistency_bench.leaderboard.cache`), so a render scores only new or changed entries. The
+maintainer's
+review renders the site with this function too
+(:func:`consistency_bench.leaderboard.review.render_site`), so
 both write the same files, and a review's render scores only the merged entries.
 """
 
@@ -20,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from leaderboard.ranking import Leaderboard
-    from leaderboard.submissions_meta import Submission
+    from consistency_bench.leaderboard.ranking import Leaderboard
+    from consistency_bench.leaderboard.submissions_meta import Submission
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
         profile: The entry whose per-kind profile is drawn beside the #1 (default: the
             runner-up of "all suites"); it must be an entry of the board.
         explorer_groups: Inconsistent groups sampled per entry and suite for the page's
-            explorer (issue 31; default ``leaderboard.explorer.payload.DEFAULT_GROUPS``, 0:
+            explorer (issue 31; default
+            ``consistency_bench.leaderboard.explorer.payload.DEFAULT_GROUPS``, 0:
             no explorer); needs ``data`` (the texts).
 
     Raises:
@@ -73,17 +76,18 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
             is not an earlier site (without ``overwrite``).
 
     """
-    from bench.atomic import atomic_dir, built_folder_of, check_output_dir
-    from bench.errors import BenchError, shorten
-    from leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
-    from leaderboard.submissions import load_all, site_record
+    from consistency_bench.bench.atomic_folder import atomic_dir
+    from consistency_bench.bench.errors import BenchError, shorten
+    from consistency_bench.bench.output_checks import built_folder_of, check_output_dir
+    from consistency_bench.leaderboard.render import HEATMAP, HTML, JSON, MARKDOWN, render_all
+    from consistency_bench.leaderboard.submissions_read import load_all, site_record
 
     built = built_folder_of(Path(out) / "suites.json")  # itself or one above it
     if built is not None:  # a site there is a stray folder of the build (publish-suites)
         raise BenchError(f"--out {out}: is inside the built suite folder {built} (it "
                          "holds suites.json); name a folder outside it")
     if data:
-        from bench.manifest import read_manifest
+        from consistency_bench.bench.manifest import read_manifest
 
         # A --data that is not a built folder stops here: else every entry fails its check,
         # "not ranked", and the site is rewritten with no entry at all.
@@ -105,8 +109,8 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
 
 def _explorer(subs, data, old_site: Path, groups: int | None):
     """The page's explorer files, made from the entries' file stems (issue 31), or ``None``."""
-    from leaderboard.explorer.payload import DEFAULT_GROUPS, explorer_files
-    from leaderboard.submissions import PREDICTIONS
+    from consistency_bench.leaderboard.explorer.payload import DEFAULT_GROUPS, explorer_files
+    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS
 
     n = DEFAULT_GROUPS if groups is None else groups
     if n <= 0:
@@ -146,10 +150,10 @@ def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | N
     the verified-cells cache unless ``cache`` is False), and one whose hash or any stored
     score differs is left out, named in a ``warn`` line.
     """
-    from leaderboard.submissions import load_all
+    from consistency_bench.leaderboard.submissions_read import load_all
 
     if data:
-        from bench.manifest import read_manifest
+        from consistency_bench.bench.manifest import read_manifest
 
         read_manifest(Path(data))  # not a built folder: stop before any entry is read
     subs = load_all(submissions, on_error=warn)
@@ -164,11 +168,11 @@ def _rank_loaded(subs: list[Submission], submissions: str | os.PathLike,
     The step :func:`build_site` and :func:`rank_submissions` share; returns the board, the
     entries kept and the entries scored again (None without ``data``).
     """
-    from leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.ranking import Entry, rank
 
     samples = recomputed = None
     if data:
-        from leaderboard.cache.verified import verify_entries
+        from consistency_bench.leaderboard.cache.verified import verify_entries
 
         verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
         subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
@@ -179,13 +183,13 @@ def _rank_loaded(subs: list[Submission], submissions: str | os.PathLike,
 
 
 def _with_extras(subs: list, warn: Callable[[str], None]) -> tuple[list, dict[str, dict]]:
-    """Each entry's ``setup`` and ``reproduced`` (:mod:`leaderboard.reproduce.shown`).
+    """Each entry's ``setup`` and ``reproduced`` (:mod:`consistency_bench.leaderboard.reproduce.shown`).
 
     An entry whose ``run.json`` or ``reproduction.json`` cannot be read is left out, named in
     a warning.
-    """
-    from bench.errors import BenchError
-    from leaderboard.reproduce.shown import entry_extras
+    """  # noqa: E501
+    from consistency_bench.bench.errors import BenchError
+    from consistency_bench.leaderboard.reproduce.shown import entry_extras
 
     kept, extras = [], {}
     for s in subs:

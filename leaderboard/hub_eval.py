@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 HEADLINE = "consistent_accuracy_cc"
 #: The ``.eval_results`` folder and the stem of our files in it (one file per setup).
@@ -155,13 +155,14 @@ class Setup:
 def suite_flags(results: Mapping, entry: str = "entry") -> dict[str, str]:
     """Suites the leaderboard would not rank for this entry: degenerate or incomplete.
 
-    Degenerate is decided by the leaderboard's own cell (``leaderboard.ranking.flags``), so
+    Degenerate is decided by the leaderboard's own cell
+    (``consistency_bench.leaderboard.ranking.flags``), so
     ``publish-results`` refuses exactly what the leaderboard shows only for reference.
     Incomplete suites are the results' ``skipped`` suites with some but not all rows.
     """
-    from bench.results import incomplete
-    from leaderboard.ranking.flags import _cell, _judge_tasks
-    from leaderboard.ranking.model import Entry, suite_info
+    from consistency_bench.bench.results import incomplete
+    from consistency_bench.leaderboard.ranking.flags import _cell, _judge_tasks
+    from consistency_bench.leaderboard.ranking.model import Entry, suite_info
 
     flags = {suite: f"incomplete ({why})" for suite, why in incomplete(results).items()}
     holder = Entry(entry, results)

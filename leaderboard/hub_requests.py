@@ -21,11 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.runrecord.schema import ENTRY_FILE as RUN_RECORD
-from bench.runrecord.schema import MAX_BYTES as MAX_RECORD_BYTES
-from bench.safe_yaml import MAX_YAML_BYTES
-from leaderboard.publish import Plan
-from leaderboard.submissions import META, PREDICTIONS, Scorer, gzip_bytes, read_meta, slugify
+from consistency_bench.bench.runrecord.schema import ENTRY_FILE as RUN_RECORD
+from consistency_bench.bench.runrecord.schema import MAX_BYTES as MAX_RECORD_BYTES
+from consistency_bench.bench.safe_yaml import MAX_YAML_BYTES
+from consistency_bench.leaderboard.publish_commit import Plan
+from consistency_bench.leaderboard.submissions_meta import (
+    META,
+    PREDICTIONS,
+    Scorer,
+    read_meta,
+    slugify,
+)
+from consistency_bench.leaderboard.submissions_store import gzip_bytes
 
 REQUESTS = "requests"
 #: Largest file of a request, in bytes as stored (``review`` checks each file's size in the
@@ -36,8 +43,10 @@ REQUESTS = "requests"
 #: ``benchmarks/request_size.py``); the committed entries are 0.27-7.9 MB (``minilm-ft``, with
 #: probabilities on every suite: 7,880,888 bytes). Raise it when suites are added.
 #: ``meta.yaml``: 256 KiB, the cap of every ``meta.yaml`` read
-#: (:data:`bench.safe_yaml.MAX_YAML_BYTES`). ``run.json`` (the optional run record): 1 MiB,
-#: the cap of every run record read (:data:`bench.runrecord.schema.MAX_BYTES`), so a file the
+#: (:data:`consistency_bench.bench.safe_yaml.MAX_YAML_BYTES`). ``run.json`` (the optional run
+#: record): 1 MiB,
+#: the cap of every run record read (:data:`consistency_bench.bench.runrecord.schema.MAX_BYTES`), so
+#: a file the
 #: review downloads is one it could read; the committed records are 2-8 KB (``submissions/*/
 #: run.json``: 2,015-7,721 bytes), a record is a few settings and hashes, not data.
 MAX_REQUEST_BYTES = {PREDICTIONS: 32 << 20, META: MAX_YAML_BYTES, RUN_RECORD: MAX_RECORD_BYTES}
@@ -82,9 +91,9 @@ def validate_files(predictions: str | os.PathLike, meta_path: str | os.PathLike,
         PredictionFileError: The scorer rejects the file, or a suite is not fully covered.
 
     """
-    from bench.predictions import to_jsonl
-    from bench.results import require_coverage
-    from bench.scoring import score_file
+    from consistency_bench.bench.predictions import to_jsonl
+    from consistency_bench.bench.results import require_coverage
+    from consistency_bench.bench.scoring import score_file
 
     meta = read_meta(meta_path)
     jsonl = to_jsonl(os.fspath(predictions))
@@ -104,9 +113,9 @@ def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.Pa
         PredictionFileError: The scorer rejects the file.
 
     """
-    from bench.errors import ConfigError
-    from leaderboard.intake.duplicates import with_variant
-    from leaderboard.reproduce.entry_files import entry_record
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.leaderboard.intake.duplicates import with_variant
+    from consistency_bench.leaderboard.reproduce.entry_files import entry_record
 
     slug = slugify(name)  # the one name rule (submissions_meta.slug_problem), first
     with_variant(read_meta(meta_path), variant, str(meta_path))  # a bad --variant: before scoring
@@ -137,7 +146,7 @@ def taken_paths(repo_id: str, slug: str, *, endpoint: str | None = None,
     """``submissions/<slug>`` and ``requests/<slug>`` as far as they exist on ``main``."""
     from huggingface_hub import HfApi
 
-    from leaderboard.hub_verify import hub_call
+    from consistency_bench.leaderboard.hub_verify import hub_call
 
     api = HfApi(endpoint=endpoint, token=token)
     found = hub_call(repo_id, "checking the name", api.get_paths_info, repo_id,
@@ -152,8 +161,8 @@ def published_board(repo_id: str, *, endpoint: str | None = None,
 
     from huggingface_hub import HfApi
 
-    from bench.json_input import load_json_file
-    from leaderboard.hub_verify import download, hub_call
+    from consistency_bench.bench.json_input import load_json_file
+    from consistency_bench.leaderboard.hub_verify import download, hub_call
 
     api = HfApi(endpoint=endpoint, token=token)
     found = hub_call(repo_id, "checking for leaderboard.json", api.get_paths_info, repo_id,
@@ -179,10 +188,14 @@ def submit_request(predictions: str | os.PathLike, *, name: str, meta_path: str 
         PredictionFileError: The scorer rejects the file.
 
     """
-    from bench.errors import ConfigError
-    from bench.results import invalid_warning
-    from leaderboard.intake.duplicates import board_candidates, candidate, check_duplicate
-    from leaderboard.publish import check_repo_id, execute
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.results import invalid_warning
+    from consistency_bench.leaderboard.intake.duplicates import (
+        board_candidates,
+        candidate,
+        check_duplicate,
+    )
+    from consistency_bench.leaderboard.publish_commit import check_repo_id, execute
 
     repo = check_repo_id(repo_id, "--hub")
     request = prepare(predictions, name=name, meta_path=meta_path, data_dir=data_dir,

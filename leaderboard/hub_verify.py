@@ -16,8 +16,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.errors import BenchError, shorten
-from leaderboard.submissions import PREDICTIONS, RESULTS, Change, Scorer, diff_results
+from consistency_bench.bench.errors import BenchError, shorten
+from consistency_bench.leaderboard.submissions_meta import PREDICTIONS, RESULTS, Scorer
+from consistency_bench.leaderboard.submissions_rescore import Change, diff_results
 
 
 class HubReadError(BenchError):
@@ -59,7 +60,7 @@ def read_error(exc: Exception, repo_id: str, action: str) -> HubReadError:
         RevisionNotFoundError,
     )
 
-    from leaderboard.publish import _status
+    from consistency_bench.leaderboard.publish_commit import _status
 
     where = f"dataset repo {repo_id!r}"
     if isinstance(exc, OfflineModeIsEnabled):
@@ -85,7 +86,7 @@ def read_error(exc: Exception, repo_id: str, action: str) -> HubReadError:
 
 def hub_call(repo_id: str, action: str, fn: Callable, *args, **kwargs):
     """``fn(*args, **kwargs)`` with Hub and transport errors turned into :class:`HubReadError`."""
-    from leaderboard.publish import _transport_errors
+    from consistency_bench.leaderboard.publish_commit import _transport_errors
 
     try:
         return fn(*args, **kwargs)
@@ -137,7 +138,7 @@ def download(api, repo_id: str, path: str, revision: str, dest: Path) -> Path:
 def verify_entry(slug: str, results_path: Path, predictions_path: Path,
                  data_dir: str | os.PathLike, scorer: Scorer) -> Finding:
     """Re-score one entry's predictions and compare with its stored results."""
-    from bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
     try:
         stored = load_json_file(results_path)
@@ -167,7 +168,7 @@ def verify_hub(repo_id: str, data_dir: str | os.PathLike, *, endpoint: str | Non
     """
     from huggingface_hub import HfApi
 
-    from bench.scoring import score_file
+    from consistency_bench.bench.scoring import score_file
 
     scorer = scorer or score_file
     api = HfApi(endpoint=endpoint, token=token)

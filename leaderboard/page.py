@@ -1,11 +1,14 @@
 """The static HTML page of a ranked ``Leaderboard`` (``index.html``) and its lazily loaded files.
 
 The first page does not grow with the board: it carries the first view's first
-:data:`~leaderboard.webpage.tables.PAGE_ROWS` rows and the heatmap's first :data:`HEAT_ROWS`
+:data:`~consistency_bench.leaderboard.webpage.tables.PAGE_ROWS` rows and the heatmap's first
+:data:`HEAT_ROWS`
 entries; every other view, the remaining rows, the per-suite tables, each entry's details and
 heatmap row, and the index the filters search are files under ``data/`` that the page's
-script loads when the reader asks for them (``leaderboard.webpage.lazy``). Those files hold
-the same nodes this module writes as HTML (``leaderboard.webpage.nodes``), so both render
+script loads when the reader asks for them (``consistency_bench.leaderboard.webpage.lazy``). Those
+files hold
+the same nodes this module writes as HTML (``consistency_bench.leaderboard.webpage.nodes``), so both
+render
 alike.
 
 Self-contained otherwise: inline CSS and script, allowed by hash in the page's
@@ -20,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from leaderboard.explorer import panel
-from leaderboard.page_assets import CSS, JS, csp
-from leaderboard.ranking.model import Leaderboard, View
-from leaderboard.ranking.views import format_slots
-from leaderboard.render_format import (
+from consistency_bench.leaderboard.explorer import panel
+from consistency_bench.leaderboard.page_assets import CSS, JS, csp
+from consistency_bench.leaderboard.ranking.model import Leaderboard, View
+from consistency_bench.leaderboard.ranking.views import format_slots
+from consistency_bench.leaderboard.render_format import (
     FLAG_LEGEND,
     STATUS_LEGEND,
     clean,
@@ -32,10 +35,15 @@ from leaderboard.render_format import (
     html_attr,
     html_text,
 )
-from leaderboard.webpage.entries import CSV_HEAD, details_node, heat_row, index_record
-from leaderboard.webpage.lazy import INDEX, data_path, data_script
-from leaderboard.webpage.nodes import el, frag, to_html
-from leaderboard.webpage.tables import (
+from consistency_bench.leaderboard.webpage.entries import (
+    CSV_HEAD,
+    details_node,
+    heat_row,
+    index_record,
+)
+from consistency_bench.leaderboard.webpage.lazy import INDEX, data_path, data_script
+from consistency_bench.leaderboard.webpage.nodes import el, frag, to_html
+from consistency_bench.leaderboard.webpage.tables import (
     FLAG_MARKS,
     PAGE_ROWS,
     body_nodes,
@@ -300,14 +308,15 @@ def _data_files(lb: Leaderboard, names: Sequence[str], references: set[str],
     return out
 
 
-#: Makes the explorer's files from the entries' file stems (``leaderboard.explorer``).
+#: Makes the explorer's files from the entries' file stems
+#: (``consistency_bench.leaderboard.explorer``).
 Explorer = Callable[[Mapping[str, str]], Mapping[str, str]]
 
 
 def _panels(lb: Leaderboard, ids: Mapping[str, str], files: Mapping[str, str],
             explorer: Explorer | None) -> dict[str, str]:
     """The explorer's and the plots' files (issue 31; their code is ``render_all``'s)."""
-    from leaderboard.explorer.plots import plot_files
+    from consistency_bench.leaderboard.explorer.plots import plot_files
 
     if not lb.views:
         return {}

@@ -1,11 +1,14 @@
 """The page's own CSS and JavaScript (inlined into ``index.html``, allowed by hash in its CSP).
 
 The script builds every table row, section and panel that is not in the first page from data
-(the node format of ``leaderboard.webpage.nodes``, files of ``leaderboard.webpage.lazy``): views
+(the node format of ``consistency_bench.leaderboard.webpage.nodes``, files of
+``consistency_bench.leaderboard.webpage.lazy``): views
 are ``section.view[data-key][data-file]``, tables ``table.sortable[data-file]`` whose rows
-(``leaderboard.webpage.tables``) are kept as data, filtered, sorted within their block (0
+(``consistency_bench.leaderboard.webpage.tables``) are kept as data, filtered, sorted within their
+block (0
 ranked, 1 reference, 2 partial) by the header ``th[data-best]`` (``asc`` or ``desc``: the
-best-first direction of the first click) and shown :data:`~leaderboard.webpage.tables.PAGE_ROWS`
+best-first direction of the first click) and shown
+:data:`~consistency_bench.leaderboard.webpage.tables.PAGE_ROWS`
 at a time. It never builds HTML from strings (``createElement``/``textContent`` only), so no
 value can become markup, and it loads only ``data/<kind>/<stem>.js`` paths.
 """
@@ -134,7 +137,8 @@ table.heat button.heat-remove { margin-left: 0.3em; font-size: 0.8em; }
 """ + _heat_css() + "\n"
 
 #: The page's script. Content built from data goes through ``build`` (the node format of
-#: ``leaderboard.webpage.nodes``); lazily loaded files through ``load`` (``webpage.lazy``).
+#: ``consistency_bench.leaderboard.webpage.nodes``); lazily loaded files through ``load``
+#: (``webpage.lazy``).
 #: ``csvField`` is the one function that formats a CSV cell (issue 28, item 8 owns its
 #: neutralisation rule): every cell of every CSV goes through it.
 JS = r"""

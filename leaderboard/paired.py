@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bench.errors import BenchError
+from consistency_bench.bench.errors import BenchError
 
 Z95 = 1.959963984540054
 

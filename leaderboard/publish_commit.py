@@ -3,6 +3,24 @@
 :class:`Plan` (the repo and every file), the repo id check, and :func:`execute`: one
 ``create_repo(exist_ok=True)`` and one ``create_commit``, with each Hub error explained in a
 :class:`PublishError` (the token never appears in it).
+
+From ``leaderboard.publish``, a re-export module that issue 29 deleted:
+
+Publish the leaderboard and the built suites to the Hugging Face Hub.
+
+One ``create_repo(exist_ok=True)`` and one ``create_commit`` per publish, so a failure leaves
+the repo at its previous commit (the Hub applies a commit as a whole). The token comes from
+``HF_TOKEN`` or the stored login (``huggingface_hub`` resolves it); it is never printed.
+``dry_run`` lists every operation and sends nothing.
+
+The parts live in modules of one job each: :mod:`~consistency_bench.leaderboard.publish_commit`
+(:class:`Plan`,
+:func:`execute`, the Hub errors), :mod:`~consistency_bench.leaderboard.publish_plans` (the
+leaderboard and
+suites publishes) and :mod:`~consistency_bench.leaderboard.publish_model` (a model's
+``.eval_results`` and its
+card).
+
 """
 
 from __future__ import annotations
@@ -13,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import BenchError, ConfigError
+from consistency_bench.bench.errors import BenchError, ConfigError
 
 
 class PublishError(BenchError):

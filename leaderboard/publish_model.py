@@ -11,9 +11,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from bench.errors import ConfigError
-from bench.safe_yaml import load_yaml_text
-from leaderboard.publish_commit import Plan
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.safe_yaml import load_yaml_text
+from consistency_bench.leaderboard.publish_commit import Plan
 
 
 def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: str, *,
@@ -38,7 +38,7 @@ def plan_results(results: Mapping, entry: str, model_repo: str, dataset_repo: st
             without ``include_flagged``, other files, no headline score).
 
     """
-    from leaderboard.hub_eval import eval_result_entries, eval_results_yaml
+    from consistency_bench.leaderboard.hub_eval import eval_result_entries, eval_results_yaml
 
     entries, skipped = eval_result_entries(
         results, dataset_repo, dataset_revision=dataset_revision, manifest=manifest,
@@ -62,7 +62,7 @@ def model_index(results: Mapping, model_name: str, dataset_repo: str) -> list[di
     Each result carries the suite's main metric and, when the results have it, the headline
     ``consistent_accuracy_cc``.
     """
-    from leaderboard.hub_eval import HEADLINE, headline
+    from consistency_bench.leaderboard.hub_eval import HEADLINE, headline
 
     out = []
     for suite, res in sorted(results.get("suites", {}).items()):
@@ -114,7 +114,7 @@ def read_model_card(path: Path) -> str:
         ConfigError: Not a regular file, not UTF-8, or binary.
 
     """
-    from bench.output_checks import require_regular_file
+    from consistency_bench.bench.output_checks import require_regular_file
 
     require_regular_file(path, f"--model-card {path}")  # missing, a FIFO, /dev/zero: said so
     raw = path.read_bytes()
@@ -137,7 +137,7 @@ def write_model_card(card: str | os.PathLike, results: Mapping, model_name: str,
         ConfigError: The card's YAML header is not valid YAML or not a mapping.
 
     """
-    from bench.atomic import write_text
+    from consistency_bench.bench.atomic_write import write_text
 
     path = Path(card)
     text = read_model_card(path) if path.exists() else ""

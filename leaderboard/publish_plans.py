@@ -12,8 +12,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from bench.errors import ConfigError, DataError
-from leaderboard.publish_commit import Plan
+from consistency_bench.bench.errors import ConfigError, DataError
+from consistency_bench.leaderboard.publish_commit import Plan
 
 
 def _folder_files(root: Path, prefix: str = "") -> dict[str, Path]:
@@ -53,7 +53,7 @@ def site_files(site: Path) -> dict[str, Path]:
     """
     import sys
 
-    from bench.atomic import read_owned
+    from consistency_bench.bench.output_checks import read_owned
 
     files = _folder_files(site)
     record = read_owned(site)
@@ -91,7 +91,7 @@ def leaderboard_card(site: Path, repo_id: str, configs: Sequence[Mapping] = (),
     """
     import yaml
 
-    from leaderboard.dataset.records import RESULTS_FILE, card_configs
+    from consistency_bench.leaderboard.dataset.records import RESULTS_FILE, card_configs
 
     table = (site / "leaderboard.md").read_text(encoding="utf-8")
     # `datasets` infers ONE builder for every config of a repo from the first config's data
@@ -119,7 +119,7 @@ def leaderboard_card(site: Path, repo_id: str, configs: Sequence[Mapping] = (),
 
 def _plot_sections(site: Path) -> list[str]:
     """The card's plots (leaderboard/plots/), when the site has them."""
-    from leaderboard.plots.png import PROFILE, SCATTER
+    from consistency_bench.leaderboard.plots.png import PROFILE, SCATTER
 
     shown = [(SCATTER, "Accuracy against consistency per view (95% intervals; hollow grey: "
                        "reference rows)"),
@@ -147,8 +147,8 @@ def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | N
         k: v for k, v in site_files(site).items() if not k.startswith("submissions/")
     }
     if submissions is not None:
-        from bench.atomic import read_owned
-        from leaderboard.submissions import site_entries
+        from consistency_bench.bench.output_checks import read_owned
+        from consistency_bench.leaderboard.submissions_read import site_entries
 
         root = Path(submissions)
         if root.is_symlink() or not root.is_dir():
@@ -164,7 +164,7 @@ def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | N
 
 def _optional_files(shown: Mapping) -> list[str]:
     """The run record and reproduction of an entry, when the site was rendered with them."""
-    from leaderboard.reproduce.entry_files import REPRODUCTION, RUN
+    from consistency_bench.leaderboard.reproduce.entry_files import REPRODUCTION, RUN
 
     return [n for n in (RUN, REPRODUCTION) if n in shown]
 
@@ -189,8 +189,8 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
         DataError: A file is missing, changed after the build, or not in ``suites.json``.
 
     """
-    from bench.fewshot import read_pools
-    from bench.manifest import MANIFEST, SPLIT, read_manifest
+    from consistency_bench.bench.fewshot import read_pools
+    from consistency_bench.bench.manifest import MANIFEST, SPLIT, read_manifest
 
     manifest = read_manifest(root)
     files = _folder_files(root)
@@ -225,7 +225,7 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
 def plan_suites(data_dir: str | os.PathLike, repo_id: str, *,
                 framework: str | None = None) -> Plan:
     """Files of a suites publish: card, manifest, verified Parquet files and ``eval.yaml``."""
-    from leaderboard.hub_eval import FRAMEWORK, eval_yaml
+    from consistency_bench.leaderboard.hub_eval import FRAMEWORK, eval_yaml
 
     root = Path(data_dir)
     if not (root / "suites.json").is_file() or not (root / "README.md").is_file():

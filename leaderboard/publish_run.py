@@ -5,7 +5,8 @@ checked) together (:func:`plan_publish`). ``publish-results``: the entry's ``res
 and ``meta.yaml`` are read from the submissions folder's own files (never through a symbolic
 link, size and depth capped), the target model is checked against the entry's metadata, the
 dataset revision against git's ref rules, and the pull request planned
-(:func:`plan_entry_results`). Sending a plan is :func:`leaderboard.publish.execute`.
+(:func:`plan_entry_results`). Sending a plan is
+:func:`consistency_bench.leaderboard.publish_commit.execute`.
 """
 
 from __future__ import annotations
@@ -16,16 +17,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 if TYPE_CHECKING:
-    from leaderboard.publish import Plan
+    from consistency_bench.leaderboard.publish_commit import Plan
 
 
 def read_results(submissions: str | os.PathLike, entry: str) -> dict:
     """``submissions/entry/results.json``, with one-line errors."""
-    from leaderboard.stored import check_values
-    from leaderboard.submissions import recover
+    from consistency_bench.leaderboard.stored import check_values
+    from consistency_bench.leaderboard.submissions_store import recover
 
     if not entry or Path(entry).name != entry or entry.startswith("."):
         raise ConfigError(f"--entry {entry!r}: expected the name of a folder in {submissions}")
@@ -39,7 +40,7 @@ def read_results(submissions: str | os.PathLike, entry: str) -> dict:
                               "from the submissions folder's own files")
     if not path.is_file():
         raise ConfigError(f"{path}: no such submission (--entry {entry!r})")
-    from bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
     try:
         results = load_json_file(path)
@@ -109,10 +110,11 @@ def check_url(value: str | None, flag: str) -> str | None:
 def read_meta(submissions: str | os.PathLike, entry: str) -> dict:
     """``submissions/entry/meta.yaml`` (empty when absent), with one-line errors.
 
-    Read with the submissions' own loader rules (``bench.safe_yaml``: no anchors or aliases,
+    Read with the submissions' own loader rules (``consistency_bench.bench.safe_yaml``: no anchors
+    or aliases,
     size capped) and never through a symbolic link.
     """
-    from bench.safe_yaml import read_yaml_file
+    from consistency_bench.bench.safe_yaml import read_yaml_file
 
     path = Path(submissions) / entry / "meta.yaml"
     if path.is_symlink():
@@ -156,7 +158,7 @@ def plan_entry_results(entry: str, model: str, dataset: str, setup, *,
         entry: Submission whose results are published.
         model: Model repo that gets the pull request.
         dataset: Benchmark dataset repo.
-        setup: How the model was run (:class:`leaderboard.hub_eval.Setup`).
+        setup: How the model was run (:class:`consistency_bench.leaderboard.hub_eval.Setup`).
         submissions: Submissions folder.
         dataset_revision: Git revision of the dataset the scores refer to.
         data: Built suite folder that was published (None: not checked).
@@ -172,8 +174,9 @@ def plan_entry_results(entry: str, model: str, dataset: str, setup, *,
         ConfigError: A bad repo id, revision, entry or model (nothing is sent).
 
     """
-    from bench.manifest import read_manifest
-    from leaderboard.publish import check_repo_id, plan_results
+    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.leaderboard.publish_commit import check_repo_id
+    from consistency_bench.leaderboard.publish_model import plan_results
 
     model = check_repo_id(model, "--model")
     dataset = check_repo_id(dataset, "--dataset")
@@ -205,8 +208,9 @@ def plan_publish(site: str | os.PathLike, submissions: str | os.PathLike, repo_i
             ``details_dir``, or a site or entry that cannot be published.
 
     """
-    from leaderboard.publish import check_repo_id, plan_leaderboard
-    from leaderboard.space import plan_space, with_predictions
+    from consistency_bench.leaderboard.publish_commit import check_repo_id
+    from consistency_bench.leaderboard.publish_plans import plan_leaderboard
+    from consistency_bench.leaderboard.space import plan_space, with_predictions
 
     repo = check_repo_id(repo_id)
     if suites_repo and not space:
@@ -215,8 +219,8 @@ def plan_publish(site: str | os.PathLike, submissions: str | os.PathLike, repo_i
         raise ConfigError("details need a folder to be written into (details_dir)")
     plan = with_predictions(plan_leaderboard(site, submissions, repo), submissions)
     if data is not None and details_dir is not None:
-        from bench.manifest import read_manifest
-        from leaderboard.details.publish import with_details
+        from consistency_bench.bench.manifest import read_manifest
+        from consistency_bench.leaderboard.details.publish import with_details
 
         read_manifest(Path(data))  # a --data that is not a built folder: one line, now
         plans = with_details(plan, site, submissions, data, Path(details_dir),

@@ -13,13 +13,20 @@ import re
 import shutil
 from pathlib import Path
 
-from bench.atomic import atomic_path, write_text
-from leaderboard.dataset.records import RESULTS_FILE, parquet_bytes
-from leaderboard.explorer.assets import EXPLORER_JS
-from leaderboard.explorer.panel import ASSET as EXPLORER_ASSET
-from leaderboard.page import HEAT_ROWS, SCORE_NOTE, Explorer, Page, render_site
-from leaderboard.ranking.model import Leaderboard, Row
-from leaderboard.render_format import FLAG_LEGEND, STATUS_LEGEND, clean, dom_id, md_text, pct
+from consistency_bench.bench.atomic_write import atomic_path, write_text
+from consistency_bench.leaderboard.dataset.records import RESULTS_FILE, parquet_bytes
+from consistency_bench.leaderboard.explorer.assets import EXPLORER_JS
+from consistency_bench.leaderboard.explorer.panel import ASSET as EXPLORER_ASSET
+from consistency_bench.leaderboard.page import HEAT_ROWS, SCORE_NOTE, Explorer, Page, render_site
+from consistency_bench.leaderboard.ranking.model import Leaderboard, Row
+from consistency_bench.leaderboard.render_format import (
+    FLAG_LEGEND,
+    STATUS_LEGEND,
+    clean,
+    dom_id,
+    md_text,
+    pct,
+)
 
 MARKDOWN = "leaderboard.md"
 HTML = "index.html"
@@ -93,7 +100,7 @@ def render_markdown(lb: Leaderboard) -> str:
     tasks, names = task_summary(lb)
     keys = [*tasks, "all"]
     rows_by = {k: {r.name: r for r in lb.views[k].rows} for k in keys}
-    from leaderboard.reproduce.shown import MD_LEGEND, md_cell
+    from consistency_bench.leaderboard.reproduce.shown import MD_LEGEND, md_cell
 
     lines = [
         "| Entry | " + " | ".join(md_text(lb.views[k].title) for k in keys)
@@ -242,7 +249,7 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
 
 def _plots(lb: Leaderboard, out: Path, profile: str | None) -> list[Path]:
     """Accuracy against consistency and the per-kind profile (PNG, leaderboard/plots/)."""
-    from leaderboard.plots.png import render_plots
+    from consistency_bench.leaderboard.plots.png import render_plots
 
     return render_plots(lb, out, profile)
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from urllib.parse import quote, urlsplit
 
-from leaderboard.paired import format_p
+from consistency_bench.leaderboard.paired import format_p
 
 #: Row status words, used identically in the HTML, the Markdown and ``leaderboard.json``.
 STATUS_LEGEND = {

@@ -10,15 +10,17 @@ account (``whoami``), and takes each open pull request of the leaderboard's data
    (checked first), not already taken (in ``submissions/``, on the Hub, or by an earlier
    request of this run).
 2. The files' sizes, from the file listing at the pull request's head, must be under their
-   caps (:data:`leaderboard.hub_requests.MAX_REQUEST_BYTES`) before anything is downloaded.
+   caps (:data:`consistency_bench.leaderboard.hub_requests.MAX_REQUEST_BYTES`) before anything is
+   downloaded.
 3. The files are downloaded at the head commit and checked by the same code as ``submit``
-   (:func:`leaderboard.hub_requests.validate_files`): metadata, prediction file, coverage, and
+   (:func:`consistency_bench.leaderboard.hub_requests.validate_files`): metadata, prediction file,
+   coverage, and
    that a ``run.json`` describes the predictions. The scores are computed here, never taken
    from the submitter.
 4. Every scored suite's ``content_hash`` must equal the ``sha256`` of that suite in the
    published suites repo's ``suites.json`` (the suites ``load_dataset`` gives).
 5. With ``reproduce`` (``review --reproduce N``), an accepted entry is run again on a sample
-   (:func:`leaderboard.reproduce.review_step.reproduce_step`), before its comment.
+   (:func:`consistency_bench.leaderboard.reproduce.review_step.reproduce_step`), before its comment.
 6. One comment: the per-view results and flags (the entry ranked with the stored ones), or the
    reason for the refusal, ending with a marker ``<!-- consistency-bench review VERDICT SHA -->``.
    A pull request whose last marker names its current head is not commented again; only
@@ -33,9 +35,11 @@ again and the dataset repo (and the Space) republished when ``submissions/`` hol
 dataset repo does not, unless an entry is stored whose merge failed: the next run merges it
 and republishes. A refused request stays open for a fix.
 
-The checks of a request live in :mod:`leaderboard.review_checks` (paths, slug, markers,
-hashes, comments) and its review steps in :mod:`leaderboard.reviewer`
-(:class:`~leaderboard.reviewer.Reviewer`); this module runs them per request, comments, merges
+The checks of a request live in :mod:`consistency_bench.leaderboard.review_checks` (paths, slug,
+markers,
+hashes, comments) and its review steps in :mod:`consistency_bench.leaderboard.reviewer`
+(:class:`~consistency_bench.leaderboard.reviewer.Reviewer`); this module runs them per request,
+comments, merges
 and republishes. Their names are importable from here too.
 """
 
@@ -48,12 +52,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.errors import BenchError, ConfigError
-from leaderboard.hub_requests import REQUESTS
-from leaderboard.hub_verify import hub_call, hub_timeout
-from leaderboard.reproduce.entry_files import RUN
-from leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
-from leaderboard.review_checks import (
+from consistency_bench.bench.errors import BenchError, ConfigError
+from consistency_bench.leaderboard.hub_requests import REQUESTS
+from consistency_bench.leaderboard.hub_verify import hub_call, hub_timeout
+from consistency_bench.leaderboard.reproduce.entry_files import RUN
+from consistency_bench.leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
+from consistency_bench.leaderboard.review_checks import (
     MARKER,
     MARKER_RE,
     REQUEST_FILES,
@@ -68,15 +72,10 @@ from leaderboard.review_checks import (
     request_slug,
     results_comment,
 )
-from leaderboard.reviewer import Reviewer, stored_by_review
-from leaderboard.submissions import (
-    META,
-    PREDICTIONS,
-    Scorer,
-    Submission,
-    load_all,
-    submit,
-)
+from consistency_bench.leaderboard.reviewer import Reviewer, stored_by_review
+from consistency_bench.leaderboard.submissions_meta import META, PREDICTIONS, Scorer, Submission
+from consistency_bench.leaderboard.submissions_read import load_all
+from consistency_bench.leaderboard.submissions_store import submit
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -108,7 +107,8 @@ __all__ = [
 def render_site(submissions: Path, site: Path, data_dir: str | os.PathLike) -> None:
     """Render ``site`` from ``submissions`` as ``consistency-bench leaderboard --data`` does.
 
-    The command's own function runs (:func:`leaderboard.build_site.build_site`), so the site is
+    The command's own function runs (:func:`consistency_bench.leaderboard.build_site.build_site`),
+    so the site is
     exactly what a maintainer's ``leaderboard`` run writes: same checks, same record of the
     entries it shows.
 
@@ -116,7 +116,7 @@ def render_site(submissions: Path, site: Path, data_dir: str | os.PathLike) -> N
         BenchError: Rendering failed; the message says why.
 
     """
-    from leaderboard.build_site import build_site
+    from consistency_bench.leaderboard.build_site import build_site
 
     try:
         build_site(submissions, site, data_dir)
@@ -147,7 +147,8 @@ def run_review(repo_id: str, data_dir: str | os.PathLike, suites_repo: str, *,
     :class:`Review` (verdict ``failed``); the others are handled all the same.
 
     With ``reproduce`` (``review --reproduce N``), each accepted request's entry is run again
-    after its review, before its comment (:func:`leaderboard.reproduce.review_step.
+    after its review, before its comment
+    (:func:`consistency_bench.leaderboard.reproduce.review_step.
     reproduce_step`); ``--merge`` stores a passed reproduction with the entry.
 
     Raises:
@@ -184,7 +185,8 @@ def handle_request(reviewer: Reviewer, num: int, suites: dict[str, str], *, merg
 
     The steps, in order: the review (:meth:`Reviewer.review`: paths and name, sizes, files,
     scores, hashes), with ``reproduce`` the reproduction of an accepted entry
-    (:func:`leaderboard.reproduce.review_step.reproduce_step`), the comment, and with
+    (:func:`consistency_bench.leaderboard.reproduce.review_step.reproduce_step`), the comment, and
+    with
     ``merge`` the store and the merge (:func:`merge_request`). Any error is caught here and
     recorded (verdict ``failed``, the error as ``reason``), so one pull request never stops
     the review or merge of the others.
@@ -276,9 +278,9 @@ def remember_cells(review: Review, stored: Submission, submissions: Path,
     """Write the stored entry's verified-cells record from the review's scoring.
 
     Issue 33 item 2: the render after the merge then reads it and does not score the entry
-    again (:func:`leaderboard.cache.verified.remember_entry`).
+    again (:func:`consistency_bench.leaderboard.cache.verified.remember_entry`).
     """
-    from leaderboard.cache.verified import remember_entry
+    from consistency_bench.leaderboard.cache.verified import remember_entry
 
     if review.scored is not None and review.scored.recomputed is not None:
         remember_entry(submissions, stored, review.scored.recomputed,
@@ -325,7 +327,7 @@ def review_lock(submissions: Path, dry_run: bool) -> Iterator[None]:
     """
     from filelock import FileLock, Timeout
 
-    from leaderboard.submissions_store import check_root
+    from consistency_bench.leaderboard.submissions_store import check_root
 
     if dry_run:
         yield
@@ -369,8 +371,9 @@ def space_behind(api, repo_id: str, space: str) -> bool:
 def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token,
                suites_repo=None) -> None:
     """Render the site again and publish the dataset repo (and the Space, linking both repos)."""
-    from leaderboard.publish import execute, plan_leaderboard
-    from leaderboard.space import plan_space, with_predictions
+    from consistency_bench.leaderboard.publish_commit import execute
+    from consistency_bench.leaderboard.publish_plans import plan_leaderboard
+    from consistency_bench.leaderboard.space import plan_space, with_predictions
 
     render_site(submissions, site, data_dir)
     with tempfile.TemporaryDirectory(prefix="cb-details-") as details:
@@ -385,6 +388,6 @@ def _republish(repo_id, submissions, site, space, data_dir, log, endpoint, token
 
 def _with_details(plan, site, submissions, data_dir, out: Path, log) -> list:
     """The republished dataset repo keeps its ``details`` config (leaderboard/details/)."""
-    from leaderboard.details.publish import with_details
+    from consistency_bench.leaderboard.details.publish import with_details
 
     return with_details(plan, site, submissions, data_dir, out, log)

@@ -1,8 +1,8 @@
-"""The checks of one review request (:mod:`leaderboard.review`), pure functions of its data.
+"""The checks of one review request (:mod:`consistency_bench.leaderboard.review`), pure functions of its data.
 
 The review markers, the request's changed paths and slug, the suites' hashes, the maintainer's
 ``--data``, and the comments (the results table, the marker): no Hub call here.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.errors import BenchError
-from bench.runrecord.schema import ENTRY_FILE as RUN_RECORD
-from leaderboard.hub_requests import REQUESTS
-from leaderboard.submissions import META, PREDICTIONS
-from leaderboard.submissions_meta import slug_problem
-from leaderboard.submissions_store import ScoredFile
+from consistency_bench.bench.errors import BenchError
+from consistency_bench.bench.runrecord.schema import ENTRY_FILE as RUN_RECORD
+from consistency_bench.leaderboard.hub_requests import REQUESTS
+from consistency_bench.leaderboard.submissions_meta import META, PREDICTIONS, slug_problem
+from consistency_bench.leaderboard.submissions_store import ScoredFile
 
 MARKER = "<!-- consistency-bench review {verdict} {head} -->"
 MARKER_RE = re.compile(r"<!-- consistency-bench review (accepted|refused) ([0-9a-f]{40}) -->")
@@ -25,7 +24,8 @@ FINAL_MARKER_RE = re.compile(r"(?:\A|\n)" + MARKER_RE.pattern + r"[ \t\r\n]*\Z")
 #: The files every request adds.
 REQUEST_FILES = (META, PREDICTIONS)
 #: Files a request may add besides :data:`REQUEST_FILES` (the run record, issue 28 item 13;
-#: its size cap is in :data:`leaderboard.hub_requests.MAX_REQUEST_BYTES` like the others').
+#: its size cap is in :data:`consistency_bench.leaderboard.hub_requests.MAX_REQUEST_BYTES` like the
+#: others').
 OPTIONAL_REQUEST_FILES = (RUN_RECORD,)
 
 
@@ -211,8 +211,8 @@ def check_local_suites(data_dir: str | os.PathLike, published: dict[str, str],
         ConfigError: Naming each suite whose sha256 differs from the published one.
 
     """
-    from bench.errors import ConfigError
-    from bench.manifest import read_manifest
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.manifest import read_manifest
 
     local = read_manifest(os.fspath(data_dir))
     stale = sorted(s for s, info in local.items() if s in published
@@ -226,8 +226,8 @@ def check_local_suites(data_dir: str | os.PathLike, published: dict[str, str],
 
 def results_comment(slug: str, results: dict, stored: list) -> str:
     """Markdown: the entry's row in each view of the leaderboard (stored entries + this one)."""
-    from leaderboard.ranking import Entry, rank
-    from leaderboard.render_format import md_text, pct
+    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.render_format import md_text, pct
 
     entries = [Entry(s.slug, s.results, s.meta) for s in stored if s.slug != slug]
     lb = rank([*entries, Entry(slug, results)])

@@ -1,20 +1,22 @@
-"""One review run over the open pull requests (:mod:`leaderboard.review`): :class:`Reviewer`.
+"""One review run over the open pull requests (:mod:`consistency_bench.leaderboard.review`): :class:`Reviewer`.
 
 Reads the Hub (repo info, the account that reviews, the published suites, the pull requests,
-their file listings and files), checks each request with :mod:`leaderboard.review_checks` and
+their file listings and files), checks each request with
+:mod:`consistency_bench.leaderboard.review_checks` and
 scores it as ``submit`` does. :meth:`Reviewer.review` runs the steps of one request in order,
 each a method of its own, so that a step can be added between two (a duplicate check, a
 reproduction) without touching the others:
 
 1. :meth:`~Reviewer.read` the pull request: its head and this account's last marker;
-2. the paths and the name (:func:`~leaderboard.review_checks.request_slug`, the one name rule);
+2. the paths and the name (:func:`~consistency_bench.leaderboard.review_checks.request_slug`, the
+   one name rule);
 3. :meth:`~Reviewer.check_sizes` from the file listing, before any download (each file of the
-   request, :func:`~leaderboard.review_checks.request_files`);
+   request, :func:`~consistency_bench.leaderboard.review_checks.request_files`);
 4. :meth:`~Reviewer.download` and :meth:`~Reviewer.validate` (``submit``'s checks and scores,
    and that a ``run.json``, if the request has one, describes its predictions);
 5. :meth:`~Reviewer.check_name_free`; the suites' hashes
-   (:func:`~leaderboard.review_checks.check_hashes`); the comment.
-"""
+   (:func:`~consistency_bench.leaderboard.review_checks.check_hashes`); the comment.
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -24,12 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.errors import BenchError, ConfigError
-from bench.scoring import Recomputed
-from leaderboard.hub_requests import MAX_REQUEST_BYTES, REQUESTS, validate_files
-from leaderboard.hub_verify import download, hub_call, published_entries
-from leaderboard.intake.duplicates import check_request
-from leaderboard.review_checks import (
+from consistency_bench.bench.errors import BenchError, ConfigError
+from consistency_bench.bench.scoring import Recomputed
+from consistency_bench.leaderboard.hub_requests import MAX_REQUEST_BYTES, REQUESTS, validate_files
+from consistency_bench.leaderboard.hub_verify import download, hub_call, published_entries
+from consistency_bench.leaderboard.intake.duplicates import check_request
+from consistency_bench.leaderboard.review_checks import (
     REQUEST_FILES,
     Refused,
     Review,
@@ -41,14 +43,9 @@ from leaderboard.review_checks import (
     request_slug,
     results_comment,
 )
-from leaderboard.submissions import (
-    META,
-    PREDICTIONS,
-    Scorer,
-    load_all,
-    read_stored_predictions,
-)
-from leaderboard.submissions_store import ScoredFile
+from consistency_bench.leaderboard.submissions_meta import META, PREDICTIONS, Scorer
+from consistency_bench.leaderboard.submissions_read import load_all, read_stored_predictions
+from consistency_bench.leaderboard.submissions_store import ScoredFile
 
 
 class Reviewer:
@@ -62,7 +59,7 @@ class Reviewer:
         api: A ``huggingface_hub.HfApi``.
         workdir: Where downloads go.
         log: Progress lines.
-        scorer: The scorer (``bench.scoring.score_file``).
+        scorer: The scorer (``consistency_bench.bench.scoring.score_file``).
 
     Attributes:
         me: The account the token belongs to (``whoami``): only its own comments' markers
@@ -108,7 +105,7 @@ class Reviewer:
         path = hub_call(self.suites_repo, "reading suites.json", self.api.hf_hub_download,
                         self.suites_repo, "suites.json", repo_type="dataset",
                         local_dir=self.workdir / "suites")
-        from bench.manifest import read_manifest
+        from consistency_bench.bench.manifest import read_manifest
 
         # bounded depth and checked fields, as every suites.json (a deep one: RecursionError)
         suites = read_manifest(Path(path).parent, required=("sha256",))
@@ -175,7 +172,7 @@ class Reviewer:
         """Each file's size from the listing at ``head``, before anything is downloaded.
 
         Raises:
-            Refused: A file larger than its cap (:data:`leaderboard.hub_requests.
+            Refused: A file larger than its cap (:data:`consistency_bench.leaderboard.hub_requests.
                 MAX_REQUEST_BYTES`), or missing from the listing.
 
         """
@@ -203,16 +200,18 @@ class Reviewer:
         """``submit``'s checks of the files; the metadata, the predictions (JSONL), the scores.
 
         A ``run.json``, when the request has one, must describe the request's predictions (as
-        ``submit`` checks it: :func:`leaderboard.reproduce.entry_files.entry_record`). The
+        ``submit`` checks it:
+        :func:`consistency_bench.leaderboard.reproduce.entry_files.entry_record`). The
         file is scored here once (issue 33 item 2): with the default scorer, the same pass
-        gives the entry's verified cells (:func:`bench.scoring.score_file_recomputed`), which
+        gives the entry's verified cells
+        (:func:`consistency_bench.bench.scoring.score_file_recomputed`), which
         ``--merge`` stores with the results.
 
         Raises:
             Refused: Whatever the checks raise, with the download folder left out.
 
         """
-        from leaderboard.reproduce.entry_files import RUN, entry_record
+        from consistency_bench.leaderboard.reproduce.entry_files import RUN, entry_record
 
         folder = str(self.workdir / f"pr-{num}") + os.sep
         cells: list[Recomputed] = []
@@ -261,7 +260,7 @@ class Reviewer:
 
 def _keeping_cells(cells: list[Recomputed]) -> Scorer:
     """The default scorer (``score_file``), keeping the verified cells of its pass in ``cells``."""
-    from bench.scoring import score_file_recomputed
+    from consistency_bench.bench.scoring import score_file_recomputed
 
     def scorer(path: Path, data_dir: str | os.PathLike) -> dict:
         results, recomputed = score_file_recomputed(path, os.fspath(data_dir))
@@ -273,8 +272,8 @@ def _keeping_cells(cells: list[Recomputed]) -> Scorer:
 
 def stored_by_review(entry: Path, repo_id: str, num: int) -> bool:
     """Whether ``entry`` was stored by a review of that pull request (never remove another)."""
-    from bench.json_input import JsonFileError, load_json_file
-    from leaderboard.submissions import RESULTS
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.leaderboard.submissions_meta import RESULTS
 
     try:
         record: Any = load_json_file(entry / RESULTS)  # any JSON value: checked by the lookups

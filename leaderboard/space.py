@@ -14,9 +14,10 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from bench.errors import ConfigError
-from leaderboard.publish import Plan, site_files
-from leaderboard.render_format import html_attr, html_text
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.leaderboard.publish_commit import Plan
+from consistency_bench.leaderboard.publish_plans import site_files
+from consistency_bench.leaderboard.render_format import html_attr, html_text
 
 SDK = "static"
 TITLE = "consistency-bench leaderboard"
@@ -81,7 +82,9 @@ def plan_space(site: str | os.PathLike, space_id: str, dataset_repo: str, *,
     if not page.is_file():
         raise ConfigError(f"{site}: no rendered page (index.html); run "
                           f"`consistency-bench leaderboard --out {site}`")
-    from leaderboard.dataset.records import RESULTS_FILE  # the dataset repo's config only
+    from consistency_bench.leaderboard.dataset.records import (
+        RESULTS_FILE,  # the dataset repo's config only
+    )
 
     files: dict[str, Path | bytes] = {
         k: v for k, v in site_files(site).items()
@@ -106,7 +109,7 @@ def with_predictions(plan: Plan, submissions: str | os.PathLike | None) -> Plan:
             be any file of the machine: a token) or not a regular file.
 
     """
-    from leaderboard.submissions import PREDICTIONS
+    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS
 
     if submissions is None:
         return plan

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeGuard
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 #: Fractions in [0, 1] (docs/metrics.md: every main score is a fraction in [0, 1]).
 FRACTIONS = ("main_score", "consistent_accuracy", "consistent_accuracy_chance", "best_near")
@@ -61,7 +61,8 @@ def check_values(results: Mapping, where: str) -> None:
 
     The ranked score must be a finite number that follows from the stored consistent accuracy
     ``ca`` and chance level ``c``: ``cc = (ca - c) / (1 - c)``
-    (:func:`bench.metrics.consistent.chance_corrected`, the scorer's own function), so a
+    (:func:`consistency_bench.bench.metrics.consistent.chance_corrected`, the scorer's own
+    function), so a
     hand-edited ``consistent_accuracy_cc`` is refused even without the suites.
 
     Args:
@@ -147,7 +148,9 @@ def _check_cc(where: str, suite: str, res: Mapping) -> None:
     field = "consistent_accuracy_cc"
     if not _number(cc) or not math.isfinite(cc) or cc > 1.0 + FRACTION_SLACK:
         raise _bad(where, suite, field, cc, "expected a finite number <= 1 or null")
-    from bench.metrics.consistent import chance_corrected  # the scorer's own formula
+    from consistency_bench.bench.metrics.consistent import (
+        chance_corrected,  # the scorer's own formula
+    )
 
     ca, chance = res.get("consistent_accuracy"), res.get("consistent_accuracy_chance")
     metrics = res.get("metrics") or {}
@@ -204,7 +207,8 @@ def verify(results: Mapping, predictions: Path, data_dir, where: str):
     Args:
         results: The stored results.
         predictions: The stored ``predictions.jsonl.gz``.
-        data_dir: The built suite folder (a path, or a shared ``bench.scoring.SuiteFolder``).
+        data_dir: The built suite folder (a path, or a shared
+        ``consistency_bench.bench.scoring.SuiteFolder``).
         where: The entry, for the message.
 
     Returns:
@@ -214,7 +218,7 @@ def verify(results: Mapping, predictions: Path, data_dir, where: str):
         ConfigError: As :func:`check_recomputed`.
 
     """
-    from bench.scoring import recompute
+    from consistency_bench.bench.scoring import recompute
 
     fresh = recompute(predictions, data_dir, n_boot=RECOMPUTE_N_BOOT)
     check_recomputed(results, fresh.sha256, fresh.suites, fresh.manifest, predictions.name,

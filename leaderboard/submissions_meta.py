@@ -1,6 +1,44 @@
 """A submission's names and metadata: the entry's file names, its slug, ``meta.yaml`` checked.
 
 Part of :mod:`leaderboard.submissions` (the folder's layout is described there).
+
+From ``leaderboard.submissions``, a re-export module that issue 29 deleted:
+
+The ``submissions/`` folder: one directory per entry, written atomically under a file lock.
+
+Layout::
+
+    submissions/
+      .lock                      filelock; held only while an entry is renamed into place
+      .staging/<pid>-<random>/   a submit in progress (owner pid in the name)
+      <slug>/predictions.jsonl.gz  the prediction file as JSONL, gzip with mtime 0
+      <slug>/meta.yaml            validated metadata
+      <slug>/results.json         the scorer's results (with each suite's content hash)
+
+A submit validates the metadata, scores the prediction file exactly as ``score`` does (any
+format), converts it to JSONL with the same reader, and writes the three files into a staging
+directory *outside* the lock. Only the final step takes the
+lock: check that the slug is free (or ``replace``), then one ``rename`` of the staging
+directory to ``<slug>``. A process killed before that rename leaves the previous state intact
+(the staging directory is swept by the next submit once its owner is dead); a replace moves the
+old entry aside first and a crashed replace is rolled back by the next locked operation, or
+by the next command that reads the folder (``leaderboard``, ``rescore``, ``publish``), which
+says so.
+
+Nothing here follows a symbolic link: an entry folder, or a file in it, that is a link (or
+resolves outside the submissions folder) is refused, never ranked, published or written
+through (:func:`entry_dirs`).
+
+The parts live in modules of one job each: :mod:`~consistency_bench.leaderboard.submissions_meta`
+(the file
+names, :class:`Submission`, the slug and ``meta.yaml``),
+:mod:`~consistency_bench.leaderboard.submissions_store`
+(staging, the lock, ``submit``, crash recovery),
+:mod:`~consistency_bench.leaderboard.submissions_read` (entry
+folders, :func:`load_all`, the site record) and
+:mod:`~consistency_bench.leaderboard.submissions_rescore`
+(``rescore``).
+
 """
 
 from __future__ import annotations
@@ -14,8 +52,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.contamination import parse_training_data
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.contamination import parse_training_data
+from consistency_bench.bench.errors import ConfigError, shorten
 
 PREDICTIONS = "predictions.jsonl.gz"
 META = "meta.yaml"
@@ -238,7 +276,7 @@ def _date(value: object, path: str) -> str:
 
 def read_meta(path: str | os.PathLike) -> dict:
     """Read and validate a ``META.yaml``."""
-    from bench.output_checks import require_regular_file
+    from consistency_bench.bench.output_checks import require_regular_file
 
     path = require_regular_file(path, f"{path}: metadata file")  # a FIFO, /dev/zero: said so
     return validate_meta(_load_yaml(path), str(path))
@@ -250,6 +288,6 @@ def _load_yaml(path: Path) -> object:
     Bounded (bench/safe_yaml.py): at most 256 KiB, no anchors or aliases (a 436-byte alias
     bomb expanded to 1.1 GB), at most 20 levels deep.
     """
-    from bench.safe_yaml import read_yaml_file
+    from consistency_bench.bench.safe_yaml import read_yaml_file
 
     return read_yaml_file(path)  # an impossible date (2026-13-45): ConfigError too

@@ -10,11 +10,11 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from bench.errors import BenchError, ConfigError
-from bench.json_input import JsonFileError, load_json_file
-from bench.output_checks import require_regular_file
-from bench.predictions import read_payload
-from leaderboard.submissions_meta import (
+from consistency_bench.bench.errors import BenchError, ConfigError
+from consistency_bench.bench.json_input import JsonFileError, load_json_file
+from consistency_bench.bench.output_checks import require_regular_file
+from consistency_bench.bench.predictions import read_payload
+from consistency_bench.leaderboard.submissions_meta import (
     META,
     PREDICTIONS,
     RESULTS,
@@ -22,7 +22,7 @@ from leaderboard.submissions_meta import (
     _load_yaml,
     validate_meta,
 )
-from leaderboard.submissions_store import _default_warn, recover
+from consistency_bench.leaderboard.submissions_store import _default_warn, recover
 
 
 def entry_dirs(root: Path, on_error: Callable[[str], None] | None = None) -> list[Path]:
@@ -76,7 +76,8 @@ def load_all(
             ``results.json``, a value out of range, a symbolic link) is reported to it as one
             line and skipped, so one stray folder does not block the whole leaderboard;
             otherwise it raises.
-        check_values: Check the stored values (:func:`leaderboard.stored.check_values`);
+        check_values: Check the stored values
+        (:func:`consistency_bench.leaderboard.stored.check_values`);
             ``rescore`` turns it off, since it recomputes them.
         warn: Receives the roll-back notes (default: stderr).
         repair: Roll back an interrupted replace (else only warn about it).
@@ -111,7 +112,7 @@ def load_entry(d: Path, *, check_values: bool = True) -> Submission:
             naming the file.
 
     """
-    from leaderboard.stored import check_values as check
+    from consistency_bench.leaderboard.stored import check_values as check
 
     links = [f for f in (PREDICTIONS, META, RESULTS) if (d / f).is_symlink()]
     if links:
@@ -164,7 +165,7 @@ def _shown_files(entry: Path) -> list[str]:
     ``meta.yaml`` and ``results.json``; ``run.json`` and ``reproduction.json`` when the entry
     has them (issue 28 item 13: the page shows the setup and the reproduction).
     """
-    from leaderboard.reproduce.entry_files import REPRODUCTION, RUN
+    from consistency_bench.leaderboard.reproduce.entry_files import REPRODUCTION, RUN
 
     optional = [n for n in (RUN, REPRODUCTION)
                 if (entry / n).is_file() and not (entry / n).is_symlink()]

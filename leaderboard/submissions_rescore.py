@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.atomic import write_text
-from bench.errors import ConfigError
-from bench.predictions import read_payload
-from bench.scoring import score_file
-from leaderboard.submissions_meta import PREDICTIONS, RESULTS, Scorer
-from leaderboard.submissions_read import load_all, read_stored_predictions
-from leaderboard.submissions_store import _default_warn, _score, lock, stored_name
+from consistency_bench.bench.atomic_write import write_text
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.predictions import read_payload
+from consistency_bench.bench.scoring import score_file
+from consistency_bench.leaderboard.submissions_meta import PREDICTIONS, RESULTS, Scorer
+from consistency_bench.leaderboard.submissions_read import load_all, read_stored_predictions
+from consistency_bench.leaderboard.submissions_store import _default_warn, _score, lock, stored_name
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def rescore(
     truncated ``.gz``, a broken ``results.json``) stops the run with its name and changes
     nothing.
     """
-    from bench.results import provenance
+    from consistency_bench.bench.results import provenance
 
     root = Path(root)
     scorer = scorer or score_file

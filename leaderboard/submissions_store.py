@@ -24,18 +24,19 @@ from typing import Any
 
 from filelock import FileLock
 
-from bench.atomic import dir_mode, pid_alive
-from bench.errors import ConfigError
-from bench.json_input import JsonFileError, load_json_file
-from bench.predictions import to_jsonl
-from bench.scoring import Recomputed, score_file
-from leaderboard.reproduce.entry_files import (
+from consistency_bench.bench.atomic_folder import pid_alive
+from consistency_bench.bench.atomic_write import dir_mode
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.json_input import JsonFileError, load_json_file
+from consistency_bench.bench.predictions import to_jsonl
+from consistency_bench.bench.scoring import Recomputed, score_file
+from consistency_bench.leaderboard.reproduce.entry_files import (
     REPRODUCTION,
     RUN,
     entry_record,
     entry_reproduction,
 )
-from leaderboard.submissions_meta import (
+from consistency_bench.leaderboard.submissions_meta import (
     META,
     PREDICTIONS,
     RESULTS,
@@ -168,12 +169,14 @@ class ScoredFile:
     """A prediction file already scored by this process (``review``: once per entry).
 
     Attributes:
-        jsonl_sha256: sha256 of the file's JSONL bytes (:func:`bench.predictions.to_jsonl`)
+        jsonl_sha256: sha256 of the file's JSONL bytes
+        (:func:`consistency_bench.bench.predictions.to_jsonl`)
             that were scored: ``submit`` stores them only when its own JSONL has this hash.
         results: What the scorer returned for the file (never the submitter's results).
         recomputed: The same pass as the entry's verified cells, when the scorer gave them
-            (:func:`bench.scoring.score_file_recomputed`): the cache record written after the
-            store (:func:`leaderboard.cache.verified.remember_entry`).
+            (:func:`consistency_bench.bench.scoring.score_file_recomputed`): the cache record
+            written after the
+            store (:func:`consistency_bench.leaderboard.cache.verified.remember_entry`).
 
     """
 
@@ -193,7 +196,7 @@ def _score(path: str | os.PathLike, data_dir: str | os.PathLike, scorer: Scorer,
         ConfigError: ``scored`` was computed for other bytes than the file's.
 
     """
-    from bench.results import require_coverage
+    from consistency_bench.bench.results import require_coverage
 
     if scored is None:
         results = dict(scorer(Path(path), data_dir))
@@ -240,7 +243,8 @@ def submit(
     (checked by sha256), so the file is not scored twice.
     The run record (``run_record``, else ``<PRED>.run.json`` beside the file, if any) is
     stored as ``run.json`` when it describes this file
-    (:func:`leaderboard.reproduce.entry_files.entry_record`). ``reproduction`` (``review
+    (:func:`consistency_bench.leaderboard.reproduce.entry_files.entry_record`). ``reproduction``
+    (``review
     --reproduce --merge``: the report of a passed reproduction of this file) is stored with
     the entry, in the same rename, as ``reproduction.json``.
 
@@ -251,8 +255,8 @@ def submit(
         PredictionFileError: The scorer rejects the prediction file.
 
     """
-    from bench.results import provenance
-    from leaderboard.intake.duplicates import with_variant
+    from consistency_bench.bench.results import provenance
+    from consistency_bench.leaderboard.intake.duplicates import with_variant
 
     # One piece (72 lines): checks, scoring, staging and the locked rename read in the order
     # that makes a crash at any line safe (the module docstring of leaderboard.submissions).
@@ -316,7 +320,7 @@ def _duplicate_check(root: Path, slug: str, jsonl: bytes, meta: Mapping,
     Returns a function that raises :class:`ConfigError` when the entry copies a stored one
     (leaderboard/intake/duplicates.py); ``submit`` calls it before scoring and under the lock.
     """
-    from leaderboard.intake.duplicates import (
+    from consistency_bench.leaderboard.intake.duplicates import (
         candidate,
         check_duplicate,
         run_record_beside,
@@ -336,7 +340,7 @@ def check_root(root: str | os.PathLike) -> Path:
         raise ConfigError(f"--submissions {root}: is a symbolic link; name the folder itself")
     if root.exists() and not root.is_dir():
         raise ConfigError(f"--submissions {root}: is a file, not a folder")
-    from bench.atomic import built_folder_of
+    from consistency_bench.bench.output_checks import built_folder_of
 
     built = built_folder_of(root / "suites.json")  # the folder itself or one above it
     if built is not None:  # an entry there is a stray folder of the build (publish-suites)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.predictions.files import read_payload
-from bench.reproduce.compare import label_index, prob_diff
+from consistency_bench.bench.predictions.files import read_payload
+from consistency_bench.bench.reproduce.compare import label_index, prob_diff
 
 
 def rows_of(path: Path) -> dict[str, dict]:

@@ -2,11 +2,13 @@
 
 Builds the rows of ``<task>_salad_pbsmt`` in memory (as the build does, without the build
 cache) and prints, per task, the evaluated records, the training records, each record's
-outcome (``builders.salad.pbsmt_rows.outcome_of``: ``best``, ``n-best:<why>``,
+outcome (``consistency_bench.builders.salad.pbsmt_rows.outcome_of``: ``best``, ``n-best:<why>``,
 ``permutation``, ``copy``, ``empty``, ``short``, ``function words``, ``source run``), the kept
 rows and the dropped ones, the overlap of the kept outputs with the source the system
-translated (the figures of ``builders.card_figures.pbsmt_overlap``) and the degenerate kept
-outputs by reason (``builders.salad.degenerate``; ``degenerate_share`` of the kept rows).
+translated (the figures of ``consistency_bench.builders.card_figures.pbsmt_overlap``) and the
+degenerate kept
+outputs by reason (``consistency_bench.builders.salad.degenerate``; ``degenerate_share`` of the kept
+rows).
 ``--copy-penalty`` and ``--keep-unknown`` rebuild with another setting, to measure what each
 one does; ``--nbest 3 --keep-degenerate`` makes the rows of version 2.0.0 (an n-best list of
 the NLTK stack's 3 hypotheses, degenerate outputs kept), to measure what 3.0.0 changed.
@@ -24,9 +26,9 @@ import argparse
 import json
 from collections import Counter
 
-from bench.sources import SourceResolver
-from builders.salad import degenerate, lexical, pbsmt, pbsmt_decode, pbsmt_rows
-from builders.salad import suites as salad
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.salad import degenerate, lexical, pbsmt, pbsmt_decode, pbsmt_rows
+from consistency_bench.builders.salad import suites as salad
 
 
 def audit(task: str, resolver: SourceResolver) -> dict[str, object]:

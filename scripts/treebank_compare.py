@@ -1,12 +1,13 @@
-"""Compare the word-salad tokenizer (``builders.salad.treebank``) with NLTK's, text by text.
+"""Compare the word-salad tokenizer (``consistency_bench.builders.salad.treebank``) with NLTK's, text by text.
 
 Tokenizes every distinct text of the word-salad sources (MNLI dev matched, SNLI validation
 and test, SST-2 GLUE train and dev, MRPC validation: every field of every row) with NLTK's
-``TreebankWordTokenizer`` and with :func:`builders.salad.treebank.tokenize`, and prints the
+``TreebankWordTokenizer`` and with :func:`consistency_bench.builders.salad.treebank.tokenize`, and
+prints the
 number of texts, the CPU seconds of each and the texts whose tokens differ. Usage::
 
     python scripts/treebank_compare.py --sources ../shared/corpora
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def main() -> None:
     """Print the comparison."""
     from nltk.tokenize import TreebankWordTokenizer
 
-    from builders.salad.treebank import tokenize
+    from consistency_bench.builders.salad.treebank import tokenize
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", type=Path, required=True)

@@ -5,7 +5,7 @@ issue 29), ``bench/metrics/x.py`` is the module ``consistency_bench.bench.metric
 cannot follow setuptools' editable import hook, so this script builds the installed layout
 as a tree of symbolic links in ``build/mypy-tree/`` (ignored by git; remade each run) and runs
 mypy there with the repository's ``pyproject.toml``. Before the move (no ``package_dir`` in
-setup.py) it runs plain ``python -m mypy`` in the repository. Exit status: mypy's.
+setup.py) it runs plain ``python scripts/typecheck.py`` in the repository. Exit status: mypy's.
 
 Usage: ``.venv/bin/python scripts/typecheck.py [MYPY ARGS...]``.
 """

@@ -41,9 +41,9 @@ def corpora() -> Path:
 @pytest.fixture(scope="session")
 def becel_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every BECEL suite built from the mirror into ``<tmp>/consistency-bench``."""
-    from bench.sources import SourceResolver
-    from builders.catalog import SUITES
-    from builders.export import build_all
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.catalog import SUITES
+    from consistency_bench.builders.export import build_all
 
     out = tmp_path_factory.mktemp("built") / "consistency-bench"
     specs = [s for s in SUITES.values() if s.family == "becel"]
@@ -54,9 +54,9 @@ def becel_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 @pytest.fixture(scope="session")
 def all_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every suite of every family that the mirror can build, into ``<tmp>/consistency-bench``."""
-    from bench.sources import SourceResolver
-    from builders.catalog import SUITES
-    from builders.export import build_all
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.catalog import SUITES
+    from consistency_bench.builders.export import build_all
 
     out = tmp_path_factory.mktemp("built-all") / "consistency-bench"
     build_all(list(SUITES.values()), SourceResolver(corpora, download=False), out,

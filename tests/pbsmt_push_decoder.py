@@ -1,18 +1,19 @@
-"""The pure-Python stack decoder of ``builders.salad.pbsmt`` as of 97a1dff, a test reference.
+"""The pure-Python stack decoder of ``consistency_bench.builders.salad.pbsmt`` as of 97a1dff, a test reference.
 
 It fills every stack as hypotheses arrive (NLTK's order), evaluating the language model for
 each expansion that may still enter; the decoder in ``pbsmt`` (compiled,
-``builders.salad.stack_decoder``) fills a stack best-first and must return exactly what this
+``consistency_bench.builders.salad.stack_decoder``) fills a stack best-first and must return exactly
+what this
 one returns (``tests/test_salad_generators.py``). Its future-cost table, hypothesis and
 back-trace were the production decoder's until the decoder was compiled.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
 import math
 from operator import add
 
-from builders.salad.pbsmt import (
+from consistency_bench.builders.salad.pbsmt import (
     APPROXIMATE,
     BOS,
     LM_CHANGE_BOUND,

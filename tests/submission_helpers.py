@@ -12,11 +12,11 @@ import json
 import sys
 from pathlib import Path
 
-from bench.errors import PredictionFileError
+from consistency_bench.bench.errors import PredictionFileError
 
 
 def fake_score_file(path, data_dir, **_):
-    from bench.predictions import read_payload
+    from consistency_bench.bench.predictions import read_payload
 
     path = Path(path)
     rows = []
@@ -50,8 +50,8 @@ def fake_score_file(path, data_dir, **_):
 
 def main(argv):
     """Subprocess entry: submit PRED NAME META ROOT DATA [--replace]."""
-    from bench.errors import BenchError
-    from leaderboard.submissions import submit
+    from consistency_bench.bench.errors import BenchError
+    from consistency_bench.leaderboard.submissions_store import submit
 
     pred, name, meta, root, data = argv[:5]
     try:

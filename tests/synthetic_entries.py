@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.scoring import (
+from consistency_bench.bench.scoring import (
     Aligned,
     ScoreOptions,
     SuiteData,
@@ -31,7 +31,7 @@ from bench.scoring import (
     score_with_originals,
     task_stats,
 )
-from leaderboard.ranking import Entry, Outcomes
+from consistency_bench.leaderboard.ranking import Entry, Outcomes
 
 ENTRIES = ("gold-5", "gold-25", "random", "constant", "orig-only")
 #: Pairs (better, worse) that every view must order so. In views of word-salad suites only too:
@@ -167,8 +167,8 @@ def main(argv: list[str] | None = None) -> None:
     """Print the synthetic entries' per-task summary: ``python -m tests.synthetic_entries DIR``."""
     import sys
 
-    from leaderboard.ranking import rank
-    from leaderboard.render import render_markdown
+    from consistency_bench.leaderboard.ranking import rank
+    from consistency_bench.leaderboard.render import render_markdown
 
     args = sys.argv[1:] if argv is None else argv
     entries, outcomes = score_entries(args[0] if args else "consistency-bench")

@@ -27,9 +27,9 @@ SUITES = ("rte_symmetric", "rte_negational")
 @pytest.fixture(scope="module")
 def two_suites(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``rte_symmetric`` and ``rte_negational`` built from the mirror."""
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.catalog import get_suite
+    from consistency_bench.builders.export import build_all
 
     out = tmp_path_factory.mktemp("api") / "consistency-bench"
     build_all([get_suite(n) for n in SUITES], SourceResolver(corpora, download=False), out,
@@ -46,7 +46,7 @@ def _rows(data: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def submissions(two_suites: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two stored entries: ``gold`` (every row right) and ``noisy`` (one row in five flipped)."""
-    from leaderboard.submissions import submit
+    from consistency_bench.leaderboard.submissions_store import submit
 
     folder = tmp_path_factory.mktemp("api-subs")
     root = folder / "submissions"
@@ -157,7 +157,7 @@ def test_the_api_and_the_command_give_the_same_results(two_suites, tmp_path):
 ])
 def test_a_bad_record_is_named_with_its_field_and_value(two_suites, given, message):
     import consistency_bench as cb
-    from bench.errors import PredictionFileError
+    from consistency_bench.bench.errors import PredictionFileError
 
     with pytest.raises(PredictionFileError) as info:
         cb.score(given, data=two_suites)
@@ -173,7 +173,7 @@ def test_a_bad_record_is_named_with_its_field_and_value(two_suites, given, messa
 def test_bad_options_are_refused_before_the_records_are_read(two_suites, kwargs, error,
                                                              message):
     import consistency_bench as cb
-    from bench import errors
+    from consistency_bench.bench import errors
 
     def records():
         raise AssertionError("read before the options were checked")
@@ -186,7 +186,7 @@ def test_bad_options_are_refused_before_the_records_are_read(two_suites, kwargs,
 
 def test_the_output_file_is_checked_before_scoring(two_suites, tmp_path):
     import consistency_bench as cb
-    from bench.errors import BenchError
+    from consistency_bench.bench.errors import BenchError
 
     with pytest.raises(BenchError, match="folder"):
         cb.score([], data=two_suites, out=tmp_path)
@@ -194,7 +194,7 @@ def test_the_output_file_is_checked_before_scoring(two_suites, tmp_path):
 
 def test_evaluate_refuses_bad_scoring_options_before_loading_a_model(two_suites):
     import consistency_bench as cb
-    from bench.errors import ConfigError
+    from consistency_bench.bench.errors import ConfigError
 
     with pytest.raises(ConfigError, match="--n-boot 0"):
         cb.evaluate("no/such-model", data=two_suites, n_boot=0)
@@ -218,7 +218,7 @@ def test_load_suite_refuses_a_changed_file(two_suites, tmp_path):
     import shutil
 
     import consistency_bench as cb
-    from bench.errors import DataError
+    from consistency_bench.bench.errors import DataError
 
     copy = tmp_path / "data"
     shutil.copytree(two_suites, copy)

@@ -409,7 +409,7 @@ def test_deep_jsonl_line_is_refused_not_a_segfault(case_dir, split):
     deep_line(case_dir)
     before = snapshot(case_dir)
     if split:  # the large-file path: two halves on two threads, the deep line in the second
-        code = ("import sys; import bench.predictions.fast as p; p.SPLIT_PARSE_BYTES = 1; "
+        code = ("import sys; import consistency_bench.bench.predictions.fast as p; p.SPLIT_PARSE_BYTES = 1; "  # noqa: E501
                 "from consistency_bench.cli import main; sys.exit(main(sys.argv[1:]))")
         environ = {**os.environ, "PYTHONPATH": str(ROOT)}
         lines = (case_dir / "deep.jsonl").read_text().splitlines()
@@ -439,7 +439,12 @@ def test_brackets_inside_strings_are_not_nesting(case_dir):
 
 
 def test_line_scanner_bounds_lines_across_blocks():
-    from bench.json_input import DeepJsonError, LineScanner, depth_above, exact_depth
+    from consistency_bench.bench.json_input import (
+        DeepJsonError,
+        LineScanner,
+        depth_above,
+        exact_depth,
+    )
 
     scanner = LineScanner(limit=100)
     scanner.feed(b'{"a": [1]}\n' * 1000 + b"[" * 60)
@@ -501,13 +506,13 @@ def test_submitted_date_reads_back_on_the_leaderboard(case_dir):
     """A date submit accepts is one the leaderboard reads (it skipped ``2026-01-01T10:00:00``)."""
     (case_dir / "meta.yaml").write_text(META + "date: 2026-01-01\n")
     assert main(["submit", "p.jsonl", "--name", "d", "--meta", "meta.yaml", *D, *SUB]) == 0
-    from leaderboard.submissions import load_entry
+    from consistency_bench.leaderboard.submissions_read import load_entry
 
     assert load_entry(case_dir / "subs" / "d").meta["date"] == "2026-01-01"
 
 
 def test_every_param_is_checked_before_scoring():
-    from bench.scorers.params import KNOWN_PARAMS, PARAM_CHECKS, parse_params
+    from consistency_bench.bench.scorers.params import KNOWN_PARAMS, PARAM_CHECKS, parse_params
 
     assert set(PARAM_CHECKS) == set(KNOWN_PARAMS)
     assert parse_params(["calm_theta=0.8", "coherence_theta_grid=[0.5,0.75]",
@@ -519,7 +524,7 @@ def test_every_param_is_checked_before_scoring():
 @pytest.mark.parametrize("revision", ["main", "v1.0", "refs/pr/3", "0123abc",
                                       "0123456789abcdef0123456789abcdef01234567"])
 def test_plain_revisions_pass(revision):
-    from leaderboard.publish_run import check_revision
+    from consistency_bench.leaderboard.publish_run import check_revision
 
     assert check_revision(revision) == revision
 
@@ -527,7 +532,7 @@ def test_plain_revisions_pass(revision):
 def test_gzip_bomb_is_refused_at_the_cap(case_dir, capsys, monkeypatch):
     """A ``.gz`` is decompressed up to ``MAX_DECOMPRESSED_BYTES`` (``review`` reads anyone's):
     one byte over it is refused naming the file, the file at the cap scores."""
-    from bench.predictions import files
+    from consistency_bench.bench.predictions import files
 
     text = (case_dir / "p.jsonl").read_bytes()
     (case_dir / "p.jsonl.gz").write_bytes(gzip.compress(text))

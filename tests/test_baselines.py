@@ -8,13 +8,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from bench.baselines import BASELINES, Context, get_baseline, run_baseline
-from bench.baselines.overlap import fit_threshold, overlap_score, predict_overlap
-from bench.baselines.simple import majority_label, random_label, vader_label
-from bench.baselines.train_data import label_counts, load_train
-from bench.errors import SourceError, UnknownNameError
-from bench.sources import SourceResolver
-from bench.tasks import get_task
+from consistency_bench.bench.baselines import BASELINES, Context, get_baseline, run_baseline
+from consistency_bench.bench.baselines.overlap import fit_threshold, overlap_score, predict_overlap
+from consistency_bench.bench.baselines.simple import majority_label, random_label, vader_label
+from consistency_bench.bench.baselines.train_data import label_counts, load_train
+from consistency_bench.bench.errors import SourceError, UnknownNameError
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.tasks import get_task
 from consistency_bench.cli import main
 
 SUITES = ["sst2_semantic", "rte_semantic", "wic_semantic", "boolq_negational"]
@@ -22,8 +22,8 @@ SUITES = ["sst2_semantic", "rte_semantic", "wic_semantic", "boolq_negational"]
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> Path:
-    from builders.catalog import get_suite
-    from builders.export import build_all
+    from consistency_bench.builders.catalog import get_suite
+    from consistency_bench.builders.export import build_all
 
     out = tmp_path_factory.mktemp("baselines") / "cb"
     build_all(
@@ -91,8 +91,8 @@ def test_evaluated_split_halves_are_fixed_disjoint_and_declared(task, rows, trai
     """BoolQ, AG News, QNLI: half 0 of the evaluated split trains, half 1 is held out."""
     import yaml
 
-    from bench.baselines.train_data import DEV_FILES, TRAIN_FILES, load_examples
-    from bench.contamination import half_of, parse_item
+    from consistency_bench.bench.baselines.train_data import DEV_FILES, TRAIN_FILES, load_examples
+    from consistency_bench.bench.contamination import half_of, parse_item
 
     spec = TRAIN_FILES[task]
     source = parse_item(spec)
@@ -120,7 +120,11 @@ def test_evaluated_split_halves_are_fixed_disjoint_and_declared(task, rows, trai
 def test_boolq_training_drops_the_rows_its_suites_are_built_from(ctx):
     """The BoolQ suites come from derived files (not flagged by the declaration): none of
     their passages is a training row."""
-    from bench.baselines.train_data import TRAIN_EXCLUDE, excluded_values, load_examples
+    from consistency_bench.bench.baselines.train_data import (
+        TRAIN_EXCLUDE,
+        excluded_values,
+        load_examples,
+    )
 
     suite_passages = excluded_values("boolq", ctx.resolver)
     assert TRAIN_EXCLUDE["boolq"][0] == ("becel/boolq/semantic.tsv", "becel/boolq/negational.tsv")
@@ -130,7 +134,12 @@ def test_boolq_training_drops_the_rows_its_suites_are_built_from(ctx):
 
 
 def test_mnli_halves_partition_the_file_and_only_half_0_trains(ctx):
-    from bench.baselines.train_data import DEV_FILES, MNLI_DEV, TRAIN_FILES, load_examples
+    from consistency_bench.bench.baselines.train_data import (
+        DEV_FILES,
+        MNLI_DEV,
+        TRAIN_FILES,
+        load_examples,
+    )
 
     assert TRAIN_FILES["snli"] == TRAIN_FILES["mnli"] == f"{MNLI_DEV}#half=0"
     assert DEV_FILES["snli"] == (f"{MNLI_DEV}#half=1",)
@@ -146,8 +155,8 @@ def test_mnli_halves_partition_the_file_and_only_half_0_trains(ctx):
 def test_korsts_scores_are_binarised_like_klue_sts(ctx):
     import csv
 
-    from bench.baselines.train_data import STS_THRESHOLD, load_examples
-    from bench.tsv import read_tsv
+    from consistency_bench.bench.baselines.train_data import STS_THRESHOLD, load_examples
+    from consistency_bench.bench.tsv import read_tsv
 
     rows = read_tsv(ctx.resolver.path("korsts/sts-dev.tsv"), quoting=csv.QUOTE_NONE)
     examples = load_examples("klue_sts", "korsts/sts-dev.tsv", ctx.resolver)
@@ -164,7 +173,7 @@ def test_registry_errors():
 
 @pytest.mark.parametrize("name", ["majority", "random", "vader", "lexical-overlap"])
 def test_baseline_files_score(name, folder, ctx, tmp_path):
-    from bench.scoring import score_file
+    from consistency_bench.bench.scoring import score_file
 
     out = tmp_path / f"{name}.jsonl"
     written = run_baseline(name, folder, out, ctx)
@@ -225,7 +234,7 @@ def test_cli_baseline(folder, corpora, tmp_path, capsys):
 def test_submission_meta_files_are_valid():
     import yaml
 
-    from leaderboard.submissions import validate_meta
+    from consistency_bench.leaderboard.submissions_meta import validate_meta
 
     root = Path(__file__).resolve().parents[1] / "bench" / "baselines" / "meta"
     names = sorted(p.stem for p in root.glob("*.yaml"))
@@ -238,8 +247,8 @@ def test_submission_meta_files_are_valid():
 
 def test_pair_baselines_skip_single_string_calm_suites(corpora, ctx, tmp_path):
     """`rte_calm_t2t` is one string (skipped); `rte_calm` holds the pair since CALM 2.0.0."""
-    from builders.catalog import get_suite
-    from builders.export import build_all
+    from consistency_bench.builders.catalog import get_suite
+    from consistency_bench.builders.export import build_all
 
     out = tmp_path / "cb"
     build_all(

@@ -12,14 +12,14 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.manifest import read_manifest
-from bench.sources import SourceResolver
-from bench.tsv import read_tsv
-from builders.additive import count_tokens, length_threshold
-from builders.becel import ADDITIVE_SOURCES, TABLE1
-from builders.catalog import SUITES
-from builders.export import build_all
-from builders.schema import BASE_COLUMNS
+from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.tsv import read_tsv
+from consistency_bench.builders.additive import count_tokens, length_threshold
+from consistency_bench.builders.becel import ADDITIVE_SOURCES, TABLE1
+from consistency_bench.builders.catalog import SUITES
+from consistency_bench.builders.export import build_all
+from consistency_bench.builders.schema import BASE_COLUMNS
 
 BECEL = sorted(n for n, s in SUITES.items() if s.family == "becel")
 # Measured with the paper's filter (every same-label combination whose merged length is within
@@ -211,7 +211,7 @@ def test_negational_labels_flip(becel_folder):
 
 
 def test_builder_class_gives_the_same_rows(becel_folder, corpora, tmp_path):
-    from builders.hf_builder import ConsistencyBench
+    from consistency_bench.builders.hf_builder import ConsistencyBench
 
     builder = ConsistencyBench(
         config_name="wic_semantic", sources=str(corpora), download=False, cache_dir=str(tmp_path)

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from bench.manifest import read_manifest
-from bench.sources import SourceResolver
-from builders.cache import entries, folder
-from builders.catalog import get_suite
-from builders.export import build_all
-from builders.salad import statistical
+from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.cache import entries, folder
+from consistency_bench.builders.catalog import get_suite
+from consistency_bench.builders.export import build_all
+from consistency_bench.builders.salad import statistical
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = "sst2_salad_pbsmt"  # the smallest PBSMT suite: 2 parts, ~4 s to train and decode

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from bench.errors import ConfigError, DataError
-from bench.sources import SourceResolver
-from builders import build_pool, export
-from builders.catalog import SUITES
-from builders.export import build_all
-from builders.freshness import PACKAGE_ROOT, code_files, code_version
+from consistency_bench.bench.errors import ConfigError, DataError
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders import build_pool, export
+from consistency_bench.builders.catalog import SUITES
+from consistency_bench.builders.export import build_all
+from consistency_bench.builders.freshness import PACKAGE_ROOT, code_files, code_version
 from tests.helpers import CORPORA, python_stdout
 
 SMALL = ["rte_calm", "mrpc_symmetric", "rte_negational"]  # three families of code, < 1 s each
@@ -271,7 +271,7 @@ def test_qqp_skip_is_one_line(corpora, tmp_path):
 
 def test_code_version_covers_every_module_the_catalogue_imports():
     script = (
-        "import sys, builders.catalog\n"
+        "import sys, consistency_bench.builders.catalog\n"
         "for name, module in sorted(sys.modules.items()):\n"
         "    parts = name.split('.')\n"
         "    parts = parts[1:] if parts[0] == 'consistency_bench' else parts\n"  # issue 29

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.errors import ConfigError, SourceError, SourceUnavailableError
-from bench.metrics.calm import c_r, c_s, entropy_bits, pass_rates
-from bench.scoring import ScoreOptions, score_file
-from bench.sources import SourceResolver
-from builders.calm import (
+from consistency_bench.bench.errors import ConfigError, SourceError, SourceUnavailableError
+from consistency_bench.bench.metrics.calm import c_r, c_s, entropy_bits, pass_rates
+from consistency_bench.bench.scoring import ScoreOptions, score_file
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.calm import (
     FORMATS,
     ORIGINAL_TEMPLATE,
     SIGNALS,
@@ -31,8 +31,8 @@ from builders.calm import (
     signal,
     variants,
 )
-from builders.catalog import SUITES
-from builders.export import build_all
+from consistency_bench.builders.catalog import SUITES
+from consistency_bench.builders.export import build_all
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from tests.helpers import CORPORA

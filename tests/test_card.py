@@ -13,12 +13,18 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.manifest import read_manifest
-from bench.sources import SourceResolver
-from builders import card_figures
-from builders.card import non_commercial, paper_size, render_card
-from builders.card_data import CORPORA, DEVIATIONS, FIELDS, PAPER_SIZES, SALAD_SOURCE_ROWS
-from builders.catalog import SUITES
+from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders import card_figures
+from consistency_bench.builders.card import non_commercial, paper_size, render_card
+from consistency_bench.builders.card_data import (
+    CORPORA,
+    DEVIATIONS,
+    FIELDS,
+    PAPER_SIZES,
+    SALAD_SOURCE_ROWS,
+)
+from consistency_bench.builders.catalog import SUITES
 
 #: The Hub's task_ids (huggingface.js packages/tasks/src/pipelines.ts, subtasks) this card may
 #: use, by the pipeline that lists them. The Hub checks task_ids against the flat list of all
@@ -155,7 +161,7 @@ def test_every_paper_size_shown_comes_from_a_constant_citing_its_table(all_folde
 
 
 def test_pbsmt_description_states_the_2_0_0_decoder(card):
-    from builders.salad import pbsmt
+    from consistency_bench.builders.salad import pbsmt
 
     section = _section(card, "Config details").split("### `sst2_salad_pbsmt`\n", 1)[1]
     tests_line = next(x for x in section.split("\n### ", 1)[0].splitlines()
@@ -242,7 +248,7 @@ def test_card_says_how_the_model_dependent_salad_configs_are_made(card):
 
 
 def test_gradient_note_names_the_model_configs_present():
-    from builders.card import gradient_note
+    from consistency_bench.builders.card import gradient_note
 
     manifest = {"mnli_salad_drop_tiny": {"family": "salad"},
                 "mnli_salad_sort": {"family": "salad"}}
@@ -250,7 +256,7 @@ def test_gradient_note_names_the_model_configs_present():
 
 
 def test_salad_source_counts_are_the_validation_sizes(corpora):
-    from builders.salad.suites import read_records
+    from consistency_bench.builders.salad.suites import read_records
 
     resolver = SourceResolver(corpora, download=False)
     for task, count in SALAD_SOURCE_ROWS.items():

@@ -12,23 +12,24 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from bench.causal import choice_probs, encode, make_causal_forward  # noqa: E402
-from bench.errors import ConfigError  # noqa: E402
-from bench.modeling import load_classifier, parse_label_map  # noqa: E402
-from bench.prompts import (  # noqa: E402
+from consistency_bench.bench.causal import choice_probs, encode, make_causal_forward  # noqa: E402
+from consistency_bench.bench.errors import ConfigError  # noqa: E402
+from consistency_bench.bench.modeling import load_classifier, parse_label_map  # noqa: E402
+from consistency_bench.bench.prompts import (  # noqa: E402
     PROMPTS,
     build_context,
     lookup,
     render,
     with_verbalisers,
 )
-from bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
+from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 
 #: The key/value cache is passed under the name the installed transformers takes
-#: (``bench.causal._cache_argument``): its deprecation warning for the old name is an error.
+#: (``consistency_bench.bench.causal._cache_argument``): its deprecation warning for the old name is
+#: an error.
 pytestmark = pytest.mark.filterwarnings("error:`past_key_values`:FutureWarning")
 
 SUITES = ["wic_semantic", "sst2_semantic"]
@@ -172,8 +173,8 @@ def test_choice_probs_normalisation():
 
 
 def test_prompt_table_covers_every_registered_task_with_matching_labels():
-    import builders.catalog  # noqa: F401  (registers every family's tasks)
-    from bench.tasks import TASKS
+    import consistency_bench.builders.catalog  # noqa: F401  (registers every family's tasks)
+    from consistency_bench.bench.tasks import TASKS
 
     for name, task in TASKS.items():
         spec = lookup(None, name, task.label_names)
@@ -184,7 +185,7 @@ def test_prompt_table_covers_every_registered_task_with_matching_labels():
 
 
 def test_single_text_suites_get_prompts_without_text_pair():
-    from builders.catalog import SUITES as BUILT
+    from consistency_bench.builders.catalog import SUITES as BUILT
 
     for spec in BUILT.values():
         if spec.family == "calm" or not spec.task_spec.is_pair:
@@ -317,7 +318,7 @@ def test_classifier_without_suites_predicts_covered_and_lists_skipped(folder, tm
 
 
 def test_suite_task_falls_back_to_the_manifest():
-    from bench.runner import suite_task
+    from consistency_bench.bench.runner import suite_task
 
     task = suite_task({"task": "not_registered_anywhere", "label_names": ["a", "b"]})
     assert task.name == "not_registered_anywhere" and task.label_names == ("a", "b")

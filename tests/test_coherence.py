@@ -11,13 +11,24 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.errors import SourceError
-from bench.metrics.coherence import NO_CHOICE, choice_correct, coherence, margin, sweep_theta
-from bench.scoring import ScoreOptions, score_file
-from bench.sources import SourceResolver
-from builders.catalog import SUITES
-from builders.coherence import art_span_label, conv_ent_records, conv_ent_span_label, spans
-from builders.export import build_all
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.metrics.coherence import (
+    NO_CHOICE,
+    choice_correct,
+    coherence,
+    margin,
+    sweep_theta,
+)
+from consistency_bench.bench.scoring import ScoreOptions, score_file
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.catalog import SUITES
+from consistency_bench.builders.coherence import (
+    art_span_label,
+    conv_ent_records,
+    conv_ent_span_label,
+    spans,
+)
+from consistency_bench.builders.export import build_all
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from tests.helpers import CORPORA

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from bench.inconsistent.inspect import InspectRequest, inspect_predictions
+from consistency_bench.bench.inconsistent.inspect import InspectRequest, inspect_predictions
 from tests.helpers import build_suites
 from tests.hub_standin import TOKEN, Hub
 from tests.test_hub_reads import hub_env
@@ -128,8 +128,8 @@ def test_details_load_through_the_hub_and_match_inspect(board):
 
 def test_details_go_in_commits_of_at_most_files_per_commit_before_the_card(board, monkeypatch,
                                                                             tmp_path):
-    from leaderboard.details import publish as details
-    from leaderboard.publish_run import plan_publish
+    from consistency_bench.leaderboard.details import publish as details
+    from consistency_bench.leaderboard.publish_run import plan_publish
 
     monkeypatch.setattr(details, "FILES_PER_COMMIT", 3)
     plans = plan_publish(board / "site", board / "subs", "org/lb", data=board / "cb",

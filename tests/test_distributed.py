@@ -18,9 +18,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from bench.distributed import Processes, from_env, parse_shard, process_device  # noqa: E402
-from bench.errors import ConfigError  # noqa: E402
-from bench.modeling import parse_max_memory  # noqa: E402
+from consistency_bench.bench.distributed import Processes, from_env, parse_shard, process_device  # noqa: E402
+from consistency_bench.bench.errors import ConfigError  # noqa: E402
+from consistency_bench.bench.modeling import parse_max_memory  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
@@ -289,7 +289,7 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
     shutil.copytree(folder, other)
     manifest = json.loads((other / "suites.json").read_text())
     entry = manifest["fewshot"]["rte"]
-    from bench.fewshot import seed_order
+    from consistency_bench.bench.fewshot import seed_order
 
     table = pq.read_table(other / entry["path"])
     first = seed_order(table.to_pylist(), 7)[0]["id"]
@@ -308,7 +308,7 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
         part = tmp_path / "p1.part"
         part.unlink(missing_ok=True)
         if fragment == "inputs_sha1":
-            monkeypatch.setattr("bench.prompts.FEWSHOT_DELIMITER", "\n\n\n")
+            monkeypatch.setattr("consistency_bench.bench.prompts.FEWSHOT_DELIMITER", "\n\n\n")
         assert main(predict_args(gpt2, data, part, *FEWSHOT, *extra, "--shard", "1/2")) == 0
         capsys.readouterr()
         out = tmp_path / "m.jsonl"
@@ -324,7 +324,7 @@ def test_device_map_with_cpu_only_limits_stays_on_the_cpu_where_a_gpu_exists(gpt
     Found on an H200: the run took CUDA as its device (inputs, bf16 default for causal models)
     although the map placed every layer on the CPU, and its scores left the CPU file's.
     """
-    from bench.modeling import inspect_model, load_model
+    from consistency_bench.bench.modeling import inspect_model, load_model
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     loaded = load_model(inspect_model(str(gpt2)), device_map="auto",

@@ -1,6 +1,7 @@
 """The ``evaluate`` metric module (issue 29 item 4), loaded by folder as a Hub metric would be.
 
-Every config is checked against the harness's own scorer (``bench.scorers``) on small
+Every config is checked against the harness's own scorer (``consistency_bench.bench.scorers``) on
+small
 in-memory suites built here, with seeded random answers (invalid ones included), so a wrong
 formula in the module, or one fed the wrong rows, fails.
 """
@@ -20,11 +21,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.errors import ConfigError
-from bench.evaluate_modules import path
-from bench.families import FAMILIES
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData
-from bench.scoring import score_suite
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.evaluate_modules import path
+from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, SuiteData
+from consistency_bench.bench.scoring import score_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = Path(path())

@@ -3,7 +3,8 @@
 Two entries are submitted (real scorer) on two built suites whose texts were made hostile
 (markup, a closing script tag, a ``javascript:`` link, an event handler), and the site
 rendered with ``--data``. In the page: the explorer of an entry lists exactly the seeded
-sample of each suite's inconsistent groups (``bench.inconsistent.sample``, drawn when the
+sample of each suite's inconsistent groups (``consistency_bench.bench.inconsistent.sample``, drawn
+when the
 page is rendered), each of them inconsistent by ``inspect``; the kind and gold-label filters
 keep exactly the sample's groups of that kind and label; the negation is shown as an edit;
 hostile texts are shown as text, nothing runs, the CSP is untouched and reports nothing; the
@@ -23,11 +24,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bench.inconsistent.inspect import InspectRequest, inspect_predictions
-from bench.inconsistent.sample import entry_samples
-from leaderboard.explorer.payload import DEFAULT_GROUPS
-from leaderboard.page_assets import CSS, JS, csp
-from leaderboard.plots.points import view_points
+from consistency_bench.bench.inconsistent.inspect import InspectRequest, inspect_predictions
+from consistency_bench.bench.inconsistent.sample import entry_samples
+from consistency_bench.leaderboard.explorer.payload import DEFAULT_GROUPS
+from consistency_bench.leaderboard.page_assets import CSS, JS, csp
+from consistency_bench.leaderboard.plots.points import view_points
 from tests.helpers import build_suites
 from tests.page_probe import needs_chromium, probe, probe_framed, run, served
 
@@ -201,8 +202,8 @@ def test_explorer_readable_at_390_px(board):
 
 
 def test_plot_files_hold_the_views_points(board):
-    from leaderboard.ranking import Entry, rank
-    from leaderboard.submissions import load_all
+    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.submissions_read import load_all
 
     subs = load_all(board / "subs")
     lb = rank([Entry(s.slug, s.results, s.meta) for s in subs])
@@ -219,7 +220,7 @@ def test_plot_files_hold_the_views_points(board):
 
 
 def test_first_page_within_ten_percent_and_csp_unchanged(board):
-    from leaderboard.explorer import panel
+    from consistency_bench.leaderboard.explorer import panel
 
     page = (board / "site" / "index.html").read_text()
     assert f'content="{csp(JS + panel.BOOT_JS, CSS + panel.CSS)}"' in page

@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.errors import ConfigError, DataError
-from bench.fewshot import (
+from consistency_bench.bench.errors import ConfigError, DataError
+from consistency_bench.bench.fewshot import (
     demonstrations,
     load_pool,
     prompt_key,
@@ -25,12 +25,12 @@ from bench.fewshot import (
     seed_order,
     suite_pool,
 )
-from bench.manifest import parquet_path, read_manifest
-from bench.prompts import lookup, render
-from bench.runner import RunnerOptions, collect_causal_inputs, suite_task
-from bench.sources import SourceResolver
-from builders.overlap.folder_texts import folder_index, suites_digest
-from builders.overlap.words import word_sets
+from consistency_bench.bench.manifest import parquet_path, read_manifest
+from consistency_bench.bench.prompts import lookup, render
+from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, suite_task
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.overlap.folder_texts import folder_index, suites_digest
+from consistency_bench.builders.overlap.words import word_sets
 from tests.helpers import CORPORA, build_suites
 
 #: Suites whose task has no labelled rows in the mirror that are not test rows.
@@ -112,7 +112,7 @@ def _raw_texts(name: str):
     """A pool's demonstration -> its sentences (a CALM pool row holds them rendered)."""
     if not name.startswith("calm_"):
         return lambda demo: [t for t in (demo["text"], demo["text_pair"]) if t is not None]
-    from builders.fewshot import POOLS, candidates
+    from consistency_bench.builders.fewshot import POOLS, candidates
 
     source = {c.row: c for c in candidates(POOLS[name], _RESOLVER)}
     return lambda demo: [t for t in (source[demo["source_row"]].text,
@@ -172,8 +172,8 @@ def small(corpora: Path, tmp_path_factory) -> Path:
 
 
 def test_pools_are_declared_deterministic_and_checked(small, corpora, tmp_path):
-    from bench.sources import SourceResolver
-    from builders.fewshot import POOL_SIZE, POOL_VERSION, POOLS, build_pools
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.fewshot import POOL_SIZE, POOL_VERSION, POOLS, build_pools
 
     pools = read_pools(small)
     assert set(pools) == set(POOLS)  # no MultiNLI or SNLI-salad suite here: every pool has rows
@@ -196,8 +196,8 @@ def test_pools_are_declared_deterministic_and_checked(small, corpora, tmp_path):
 
 def test_a_near_duplicate_of_a_test_row_is_no_demonstration(small, corpora):
     """BoolQ dev row 925 is a BoolQ test row with other spacing (issue 32, item 9)."""
-    from bench.sources import SourceResolver
-    from builders.fewshot import POOLS, pool_rows
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.fewshot import POOLS, pool_rows
 
     pools = read_pools(small)
     kept = {r["source_row"] for r in load_pool(small, "boolq", pools["boolq"])}
@@ -210,8 +210,8 @@ def test_a_near_duplicate_of_a_test_row_is_no_demonstration(small, corpora):
 
 def test_a_suite_added_without_a_build_drops_the_demonstrations_it_holds(small, tmp_path):
     """``generate`` merges suites into a built folder: its pools are checked again."""
-    from builders.catalog import get_suite
-    from builders.suite_write import save_manifest, write_suite
+    from consistency_bench.builders.catalog import get_suite
+    from consistency_bench.builders.suite_write import save_manifest, write_suite
 
     root = tmp_path / "cb"
     shutil.copytree(small, root)

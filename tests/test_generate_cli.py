@@ -9,11 +9,11 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.errors import ConfigError, SourceError
-from builders.generate import logical
-from builders.generate.inputs import load_corpus
-from builders.generate.pipeline import GenerateConfig, generate
-from builders.generate.tasktypes import get_task_type
+from consistency_bench.bench.errors import ConfigError, SourceError
+from consistency_bench.builders.generate import logical
+from consistency_bench.builders.generate.inputs import load_corpus
+from consistency_bench.builders.generate.pipeline import GenerateConfig, generate
+from consistency_bench.builders.generate.tasktypes import get_task_type
 from consistency_bench.cli import main
 
 NLI = """premise\thypothesis\tlabel
@@ -118,7 +118,7 @@ def test_verification_loop(nli_file, tmp_path):
 
 
 def test_bad_rating_is_reported_with_line(tmp_path):
-    from builders.generate.verify import read_ratings
+    from consistency_bench.builders.generate.verify import read_ratings
 
     path = tmp_path / "r.csv"
     path.write_text("id,rating\nx/y/z,4\nx/y/w,nine\n", encoding="utf-8")
@@ -151,7 +151,7 @@ def test_inapplicable_combinations_exit_2_with_reason(tmp_path, capsys, task_typ
 
 
 def test_negation_needs_the_flipping_label():
-    from builders.generate.tasktypes import negation_flip
+    from consistency_bench.builders.generate.tasktypes import negation_flip
 
     with pytest.raises(ConfigError, match="flips only the label 'equivalent'"):
         negation_flip(get_task_type("paraphrase"), ("no", "yes"))
@@ -210,7 +210,7 @@ def test_semantic_with_a_pluggable_paraphraser(tmp_path):
 
 
 def test_nli_transitive_keeps_rows_that_hold_and_test_something():
-    from builders.generate import logical
+    from consistency_bench.builders.generate import logical
 
     labels = ("entailment", "neutral", "contradiction")
     p = "A man plays guitar on a stage."

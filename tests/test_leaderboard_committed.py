@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.ranking import Entry, rank
-from leaderboard.submissions import load_all
+from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.submissions_read import load_all
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "leaderboard/site/leaderboard.json"
@@ -97,7 +97,7 @@ def test_mrpc_case_one_test_per_task_on_distinct_originals(fresh):
     Now the task is judged once, on its distinct originals: both are judged on the same items,
     and each entry has one status on every MRPC suite and in every view of MRPC alone.
     """
-    from leaderboard.paired import binom_tail_ge
+    from consistency_bench.leaderboard.paired import binom_tail_ge
 
     subs = {s.slug: s for s in load_all(ROOT / "submissions")}
     old = {}

@@ -16,12 +16,13 @@ import sys
 import pyarrow.parquet as pq
 import yaml
 
-from bench.atomic import OWNED
-from leaderboard.dataset.records import RESULTS_FILE, kinds_of, records
-from leaderboard.publish_plans import leaderboard_card
-from leaderboard.ranking import Entry, rank
-from leaderboard.render import render_all
-from leaderboard.submissions import Submission, site_record
+from consistency_bench.bench.output_checks import OWNED
+from consistency_bench.leaderboard.dataset.records import RESULTS_FILE, kinds_of, records
+from consistency_bench.leaderboard.publish_plans import leaderboard_card
+from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.render import render_all
+from consistency_bench.leaderboard.submissions_meta import Submission
+from consistency_bench.leaderboard.submissions_read import site_record
 from tests.hub_standin import TOKEN, Hub
 from tests.test_hub_reads import hub_env
 from tests.test_leaderboard_ranking import res, suite

@@ -17,13 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.page import HEAT_ROWS, SUBMIT_STEPS, view_ids
-from leaderboard.ranking import Entry, rank
-from leaderboard.ranking.model import Row
-from leaderboard.render import render_all, render_html, render_page
-from leaderboard.webpage.entries import details_node, entry_content, reproduced_text
-from leaderboard.webpage.nodes import text_of
-from leaderboard.webpage.tables import PAGE_ROWS
+from consistency_bench.leaderboard.page import HEAT_ROWS, SUBMIT_STEPS, view_ids
+from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.model import Row
+from consistency_bench.leaderboard.render import render_all, render_html, render_page
+from consistency_bench.leaderboard.webpage.entries import (
+    details_node,
+    entry_content,
+    reproduced_text,
+)
+from consistency_bench.leaderboard.webpage.nodes import text_of
+from consistency_bench.leaderboard.webpage.tables import PAGE_ROWS
 from tests.page_probe import needs_chromium, probe, probe_page, run, served
 from tests.synthetic_entries import REPRODUCED, SETUPS
 from tests.test_leaderboard_ranking import res, suite
@@ -364,9 +368,9 @@ def test_view_files_and_ids_are_safe_names(board120):
 def test_a_label_only_row_says_its_salad_confidence_was_not_judged(board120):
     """Issue 27 item 1: a file without probabilities is judged on agreement alone, and the
     page says so under its row (in a view and in a suite's table)."""
-    from leaderboard.ranking.flags import UNJUDGED
-    from leaderboard.webpage.nodes import to_html
-    from leaderboard.webpage.tables import suite_rows
+    from consistency_bench.leaderboard.ranking.flags import UNJUDGED
+    from consistency_bench.leaderboard.webpage.nodes import to_html
+    from consistency_bench.leaderboard.webpage.tables import suite_rows
 
     first = "task:snli"  # the default view: its first rows are in the page
     views = dict(board120.views)

@@ -4,15 +4,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.errors import BenchError
-from leaderboard.paired import (
+from consistency_bench.bench.errors import BenchError
+from consistency_bench.leaderboard.paired import (
     binom_tail_ge,
     ci_overlap_z,
     format_p,
     mcnemar_exact,
     paired_bootstrap,
 )
-from leaderboard.ranking import Entry, SuiteInfo, goodness, rank
+from consistency_bench.leaderboard.ranking import Entry, SuiteInfo, goodness, rank
 
 
 def suite(score, hib=False, ci=None, family="becel", task="snli", kind="transitive", cc=None,
@@ -203,7 +203,7 @@ def test_to_dict_is_json_ready():
 
 
 def test_mcnemar_large_n_does_not_overflow():
-    from leaderboard.paired import _binom_two_sided
+    from consistency_bench.leaderboard.paired import _binom_two_sided
 
     assert _binom_two_sided(3, 10) == pytest.approx(0.34375)
     assert _binom_two_sided(400, 1000) == pytest.approx(2.7284641560660184e-10, rel=1e-9)
@@ -324,9 +324,9 @@ def test_format_p_and_binomial_tail():
 
 
 def test_training_data_is_validated_and_halves_are_fixed():
-    from bench.contamination import half_of
-    from bench.errors import ConfigError
-    from leaderboard.submissions import validate_meta
+    from consistency_bench.bench.contamination import half_of
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.leaderboard.submissions_meta import validate_meta
 
     base = {"model": "m", "revision": "r", "license": "mit", "link": "https://x.org",
             "contact": "c", "date": "2024-01-01"}

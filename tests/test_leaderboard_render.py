@@ -5,10 +5,15 @@ from html.parser import HTMLParser
 
 import pytest
 
-from leaderboard.page import view_ids
-from leaderboard.ranking import Entry, rank
-from leaderboard.render import render_all, render_html, render_markdown, render_page
-from leaderboard.render_format import (
+from consistency_bench.leaderboard.page import view_ids
+from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.render import (
+    render_all,
+    render_html,
+    render_markdown,
+    render_page,
+)
+from consistency_bench.leaderboard.render_format import (
     FLAG_LEGEND,
     humanize,
     md_text,
@@ -16,8 +21,8 @@ from leaderboard.render_format import (
     parameters,
     safe_url,
 )
-from leaderboard.webpage.nodes import to_html
-from leaderboard.webpage.tables import FLAG_MARKS, body_nodes
+from consistency_bench.leaderboard.webpage.nodes import to_html
+from consistency_bench.leaderboard.webpage.tables import FLAG_MARKS, body_nodes
 from tests.page_probe import needs_chromium, probe, probe_framed
 from tests.test_leaderboard_ranking import res, suite
 

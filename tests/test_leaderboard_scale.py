@@ -15,10 +15,10 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.paired import _binom_two_sided, binom_tail_ge
-from leaderboard.ranking import Entry, rank
-from leaderboard.ranking.intervals import _rank_intervals
-from leaderboard.ranking.views import _beats, _dense_ranks, _wins
+from consistency_bench.leaderboard.paired import _binom_two_sided, binom_tail_ge
+from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.intervals import _rank_intervals
+from consistency_bench.leaderboard.ranking.views import _beats, _dense_ranks, _wins
 
 
 def _values(rng: np.random.Generator, n: int, trial: int) -> np.ndarray:
@@ -89,7 +89,7 @@ def _entries(n: int, units: int = 400):
 
 
 def test_an_entry_added_does_not_move_the_others_resamples():
-    from leaderboard.ranking import outcome_samples
+    from consistency_bench.leaderboard.ranking import outcome_samples
 
     entries, outcomes = _entries(12)
     small = rank(entries[:-1], outcomes={e.name: outcomes[e.name] for e in entries[:-1]})

@@ -17,9 +17,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.errors import DataError
-from bench.lm_eval_tasks import convert_samples, task_name
-from bench.manifest import parquet_path, read_manifest
+from consistency_bench.bench.errors import DataError
+from consistency_bench.bench.lm_eval_convert import convert_samples
+from consistency_bench.bench.lm_eval_export import task_name
+from consistency_bench.bench.manifest import parquet_path, read_manifest
 from consistency_bench.cli import main
 from tests.helpers import build_suites
 from tests.hub_standin import TOKEN, Hub

@@ -22,9 +22,10 @@ import yaml
 pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 
-from bench.errors import DataError
-from bench.lm_eval_tasks import convert_samples, export_tasks
-from bench.manifest import read_manifest
+from consistency_bench.bench.errors import DataError
+from consistency_bench.bench.lm_eval_convert import convert_samples
+from consistency_bench.bench.lm_eval_export import export_tasks
+from consistency_bench.bench.manifest import read_manifest
 from consistency_bench.cli import main
 from tests.helpers import build_suites
 from tests.test_causal import SUITES, suite_texts
@@ -157,7 +158,7 @@ def lm_eval_fewshot_output(folder, gpt2, tmp_path_factory) -> Path:
 
 def test_both_routes_show_the_same_demonstrations(folder, gpt2, lm_eval_fewshot_output,
                                                    tmp_path):
-    from bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
 
     collected = collect_causal_inputs(folder, SUITES, RunnerOptions(
         num_fewshot=SHOTS, seed=SEED, progress=False))
@@ -211,9 +212,9 @@ def test_cut_rows_agree_with_lm_eval(folder, gpt2, lm_eval_cut_output, tmp_path)
     Before (every choice kept max_length - longest verbaliser tokens), 2 of 2 cut rows of an
     earlier check differed by 0.018 in probability; here every cut row must agree within 1e-4.
     """
-    from bench.causal import encode, split_key
-    from bench.modeling import inspect_model
-    from bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.causal import encode, split_key
+    from consistency_bench.bench.modeling import inspect_model
+    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
 
     tokenizer = inspect_model(gpt2).tokenizer
     collected = collect_causal_inputs(folder, ["wic_semantic"], RunnerOptions(progress=False),

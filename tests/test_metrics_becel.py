@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.bootstrap import mean_ci, proportion_ci
-from bench.metrics.becel import (
+from consistency_bench.bench.bootstrap import mean_ci, proportion_ci
+from consistency_bench.bench.metrics.becel import (
     INVALID,
     Constraint,
     accuracy,

@@ -1,4 +1,4 @@
-"""Near-duplicate search (builders.overlap): exact against comparing every pair (issue 32, 9)."""
+"""Near-duplicate search (consistency_bench.builders.overlap): exact against comparing every pair (issue 32, 9)."""  # noqa: E501
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from builders.overlap.near_duplicates import TextIndex, least_shared, most_words
-from builders.overlap.words import jaccard, near, word_sets
+from consistency_bench.builders.overlap.near_duplicates import TextIndex, least_shared, most_words
+from consistency_bench.builders.overlap.words import jaccard, near, word_sets
 
 
 def test_word_sets_lower_case_and_split_on_anything_but_letters_and_digits():

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.plots.png import PROFILE, SCATTER, render_plots
-from leaderboard.plots.points import profile_rows, view_points
-from leaderboard.ranking import Entry, rank
-from leaderboard.submissions import load_all
+from consistency_bench.leaderboard.plots.png import PROFILE, SCATTER, render_plots
+from consistency_bench.leaderboard.plots.points import profile_rows, view_points
+from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.submissions_read import load_all
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -70,7 +70,7 @@ def test_a_panel_draws_one_errorbar_per_style_and_a_few_labels(board, monkeypatc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from leaderboard.plots import png
+    from consistency_bench.leaderboard.plots import png
 
     monkeypatch.setattr(png, "LABELS", 2, raising=False)
     key = max(board.views, key=lambda k: len(view_points(board, k)))
@@ -119,7 +119,7 @@ def test_leaderboard_profile_option_and_the_card(tmp_path):
     assert (site / PROFILE).read_bytes()[:8] == PNG
     owned = json.loads((site / ".consistency-bench-owned.json").read_text())
     assert {SCATTER, PROFILE} <= set(owned["files"])  # published with the site
-    from leaderboard.publish_plans import leaderboard_card
+    from consistency_bench.leaderboard.publish_plans import leaderboard_card
 
     card = leaderboard_card(site, "org/lb")
     assert f"]({SCATTER})" in card and f"]({PROFILE})" in card

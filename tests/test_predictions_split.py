@@ -13,11 +13,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from bench import runtime
-from bench.errors import DataError
-from bench.predictions import fast
-from bench.predictions.fast import fast_columns
-from bench.scoring import SuiteFolder, score_file
+from consistency_bench.bench import runtime
+from consistency_bench.bench.errors import DataError
+from consistency_bench.bench.predictions import fast
+from consistency_bench.bench.predictions.fast import fast_columns
+from consistency_bench.bench.scoring import SuiteFolder, score_file
 from tests.test_predictions_fast import MANIFEST, _payload, _records
 
 
@@ -237,7 +237,7 @@ def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, mo
     from consistency_bench.cli import main
     from tests.helpers import python_stdout, write_predictions
 
-    code = "from bench.runtime import one_malloc_arena; print(one_malloc_arena())"
+    code = "from consistency_bench.bench.runtime import one_malloc_arena; print(one_malloc_arena())"
     out = python_stdout(code).strip()
     assert out == str(platform.libc_ver()[0] == "glibc")  # mallopt exists only there
     calls = []

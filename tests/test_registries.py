@@ -3,8 +3,9 @@
 Every suite has a scorer for its kind, a card entry (its family's paper, licence and citation,
 its task's corpus), a row in ``bench/data/sources.tsv`` for each file it reads, a docs section
 (its family's page names it) and a place in the leaderboard's tables; every family declaration
-(:mod:`bench.families`) matches what its builder module registers. Also the generic
-:class:`bench.registry.Registry` itself.
+(:mod:`consistency_bench.bench.families`) matches what its builder module registers. Also the
+generic
+:class:`consistency_bench.bench.registry.Registry` itself.
 """
 
 from __future__ import annotations
@@ -17,17 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from bench import families
-from bench.errors import DataError, DuplicateNameError, UnknownNameError
-from bench.families import FAMILIES
-from bench.registry import Registry
-from bench.scorers.contract import SCORERS
-from bench.scoring import get_scorer
-from bench.sources import SOURCES
-from builders.card import _config_section
-from builders.card_data import CORPORA, DEVIATIONS, PAPER_SIZES
-from builders.catalog import SUITES
-from leaderboard import ranking
+from consistency_bench.bench import families
+from consistency_bench.bench.errors import DataError, DuplicateNameError, UnknownNameError
+from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.registry import Registry
+from consistency_bench.bench.scorers.contract import SCORERS
+from consistency_bench.bench.scoring import get_scorer
+from consistency_bench.bench.sources import SOURCES
+from consistency_bench.builders.card import _config_section
+from consistency_bench.builders.card_data import CORPORA, DEVIATIONS, PAPER_SIZES
+from consistency_bench.builders.catalog import SUITES
+from consistency_bench.leaderboard import ranking
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Source files registered in bench/sources.py outside the mirror manifest, with the reason.
@@ -187,14 +188,14 @@ def test_every_suite_has_a_docs_section():
 def test_docs_index_is_current():
     index = (ROOT / "docs/suites/index.md").read_text(encoding="utf-8")
     assert index == families.docs_index(), (
-        "docs/suites/index.md is stale: python -m bench.families > docs/suites/index.md")
+        "docs/suites/index.md is stale: python -m consistency_bench.bench.families > docs/suites/index.md")  # noqa: E501
 
 
 # ----------------------------------------------------------------------------- leaderboard
 
 
 def test_every_suite_has_a_place_in_the_leaderboard_tables():
-    _fail([f"{n}: task, kind or family missing from leaderboard.ranking's tables"
+    _fail([f"{n}: task, kind or family missing from consistency_bench.leaderboard.ranking's tables"
            for n, s in SUITES.items()
            if s.task not in ranking.TASKS or s.kind not in ranking.KINDS
            or s.family not in ranking.FAMILIES])

@@ -17,11 +17,16 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from bench.reproduce.compare import Comparison, SuiteComparison, compare, label_index
-from bench.reproduce.sample import choose_groups
-from bench.reproduce.thresholds import THRESHOLDS, tier_for, verdict
-from bench.runrecord.identity import weights_digest
-from bench.runrecord.schema import file_sha256, read_record
+from consistency_bench.bench.reproduce.compare import (
+    Comparison,
+    SuiteComparison,
+    compare,
+    label_index,
+)
+from consistency_bench.bench.reproduce.sample import choose_groups
+from consistency_bench.bench.reproduce.thresholds import THRESHOLDS, tier_for, verdict
+from consistency_bench.bench.runrecord.identity import weights_digest
+from consistency_bench.bench.runrecord.schema import file_sha256, read_record
 from consistency_bench.cli import main
 from tests.helpers import build_suites
 from tests.tiny_models import tiny_bert
@@ -286,8 +291,8 @@ import contextlib, json, sys
 from pathlib import Path
 from tests.tiny_models import tiny_bert
 from consistency_bench.cli import main
-from bench.runrecord.identity import identify
-from bench.modeling import inspect_model
+from consistency_bench.bench.runrecord.identity import identify
+from consistency_bench.bench.modeling import inspect_model
 
 cache, work, data, commit = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 repo = cache / "models--org--tiny"
@@ -340,8 +345,8 @@ def test_hub_model_is_recorded_at_its_commit_and_reproduced(folder, tmp_path):
 
 def test_committed_page_shows_each_entry_reproduction():
     """The committed leaderboard.json shows what each committed entry's files say."""
-    from leaderboard.reproduce.shown import entry_extras
-    from leaderboard.submissions import load_all
+    from consistency_bench.leaderboard.reproduce.shown import entry_extras
+    from consistency_bench.leaderboard.submissions_read import load_all
     from tests.helpers import ROOT
 
     board = json.loads((ROOT / "leaderboard/site/leaderboard.json").read_text())
@@ -356,7 +361,7 @@ def test_committed_page_shows_each_entry_reproduction():
 
 
 def test_a_pull_request_may_add_its_run_record():
-    from leaderboard.review_checks import Refused, request_slug
+    from consistency_bench.leaderboard.review_checks import Refused, request_slug
 
     files = ["requests/a/meta.yaml", "requests/a/predictions.jsonl.gz"]
     assert request_slug([*files, "requests/a/run.json"]) == "a"
@@ -382,7 +387,7 @@ def test_parts_without_every_record_merge_without_one(made, folder, monkeypatch,
 
 def test_a_served_run_record_is_valid_and_never_run_again(made, folder, monkeypatch, capsys):
     """Issue 30's records (mode generate, an api block) validate, and reproduce refuses them."""
-    from bench.runrecord.schema import new_record, write_record
+    from consistency_bench.bench.runrecord.schema import new_record, write_record
 
     monkeypatch.chdir(made)
     altered_copy(made, "s.jsonl", 2)
@@ -397,7 +402,7 @@ def test_a_served_run_record_is_valid_and_never_run_again(made, folder, monkeypa
     capsys.readouterr()
     assert reproduce(folder, "served") == 2
     assert "made by a served model" in capsys.readouterr().err
-    from leaderboard.reproduce.shown import entry_extras
+    from consistency_bench.leaderboard.reproduce.shown import entry_extras
 
     shown = entry_extras(made / "subs/served", json.loads(
         (made / "subs/served/results.json").read_text()))["reproduced"]
@@ -407,11 +412,11 @@ def test_a_served_run_record_is_valid_and_never_run_again(made, folder, monkeypa
 def test_review_step_is_one_call_that_never_stops_the_loop(made, folder, monkeypatch):
     """``reproduce_step``: nothing without --reproduce or for a refused request; a run that
     stops with an unexpected error leaves the request accepted, says why in its comment."""
-    import leaderboard.reproduce.entry as entry
-    from leaderboard.reproduce.entry_files import RUN
-    from leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
-    from leaderboard.review_checks import Review
-    from leaderboard.submissions import META, PREDICTIONS
+    import consistency_bench.leaderboard.reproduce.entry as entry
+    from consistency_bench.leaderboard.reproduce.entry_files import RUN
+    from consistency_bench.leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
+    from consistency_bench.leaderboard.review_checks import Review
+    from consistency_bench.leaderboard.submissions_meta import META, PREDICTIONS
 
     files = {PREDICTIONS: made / "p.jsonl", META: made / "meta.yaml",
              RUN: made / "p.jsonl.run.json"}
@@ -438,9 +443,9 @@ def test_review_step_is_one_call_that_never_stops_the_loop(made, folder, monkeyp
 def test_submit_stores_a_reproduction_of_its_own_file_only(made, folder, monkeypatch):
     """``review --merge`` stores the reproduction with the entry (``submit``'s argument),
     and only one that checked this very file."""
-    from bench.errors import ConfigError
-    from leaderboard.reproduce.entry_files import read_reproduction
-    from leaderboard.submissions import submit as store
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.leaderboard.reproduce.entry_files import read_reproduction
+    from consistency_bench.leaderboard.submissions_store import submit as store
 
     monkeypatch.chdir(made)
     jsonl = hashlib.sha256((made / "p.jsonl").read_bytes()).hexdigest()

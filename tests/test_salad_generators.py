@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from builders.salad import gradient, lexical, pbsmt, pbsmt_decode
+from consistency_bench.builders.salad import gradient, lexical, pbsmt, pbsmt_decode
 
 WORDS = st.sampled_from(["a", "the", "cat", "Dog", "sat", "on", "mat", ",", "n't", "big", "b"])
 TOKENS = st.lists(WORDS, min_size=0, max_size=12)
@@ -121,7 +121,7 @@ def test_treebank_port_is_nltks_tokenizer(parts):
     """Issue 32 item 12: the tokenizer run with ``re`` gives NLTK's tokens."""
     from nltk.tokenize import TreebankWordTokenizer
 
-    from builders.salad import treebank
+    from consistency_bench.builders.salad import treebank
 
     text = "".join(parts)
     assert treebank.tokenize(text) == TreebankWordTokenizer().tokenize(text)
@@ -133,7 +133,7 @@ def test_treebank_port_on_real_texts(corpora):
 
     from nltk.tokenize import TreebankWordTokenizer
 
-    from builders.salad import treebank
+    from consistency_bench.builders.salad import treebank
 
     nltk = TreebankWordTokenizer()
     with open(corpora / "mnli/dev_matched.generative-nli.jsonl", encoding="utf-8") as handle:
@@ -314,7 +314,7 @@ def test_compiled_language_model_is_the_python_one_bit_for_bit(words, context):
     """The decoder's compiled ``_prob`` and ``_change`` over ``TrigramLM.arrays()``."""
     import numpy as np
 
-    from builders.salad import stack_decoder
+    from consistency_bench.builders.salad import stack_decoder
 
     lm = pbsmt.TrigramLM([s for _, s in PAIRS])
     ids, arrays = lm.arrays()
@@ -356,7 +356,7 @@ def test_each_compiled_function_compiles_once(tmp_path):
 
     code = (
         "import json\n"
-        "from builders.salad import pbsmt, stack_decoder as sd\n"
+        "from consistency_bench.builders.salad import pbsmt, stack_decoder as sd\n"
         "from tests.test_salad_generators import PAIRS\n"
         "pbsmt.translate(pbsmt.train(PAIRS), 'a man plays a zither on the grass .'.split())\n"
         "names = ['_count', '_prob', '_change', '_future_costs', '_by_bound', '_later', "
@@ -370,8 +370,8 @@ def test_each_compiled_function_compiles_once(tmp_path):
 
 def test_pbsmt_output_that_copies_its_source_is_not_a_salad():
     """A system that translates every word to itself returns the premise: no row (issue 13)."""
-    from builders.readers import Example
-    from builders.salad.suites import pbsmt_outcome, pbsmt_text
+    from consistency_bench.builders.readers import Example
+    from consistency_bench.builders.salad.suites import pbsmt_outcome, pbsmt_text
 
     same = [(s.split(), s.split()) for s in ("x y", "y z", "x z", "z w", "w x")] * 3
     models = {0: pbsmt.train(same)}  # nothing but copies to choose from, penalty or not
@@ -393,7 +393,7 @@ REORDERED = [("a b c d".split(), "d c b a".split()), ("b c d e".split(), "e d c 
 
 
 def test_choose_output_rejects_permutations_copies_and_empty_outputs():
-    from builders.salad import suites as salad
+    from consistency_bench.builders.salad import suites as salad
 
     source, target = "dogs chase red balls".split(), "animals play outside".split()
     other = "cats sleep indoors".split()
@@ -410,8 +410,8 @@ def test_choose_output_rejects_permutations_copies_and_empty_outputs():
 
 def test_choose_output_rejects_degenerate_outputs():
     """Issue 32 item 1: the issue's examples, and falling through to a later hypothesis."""
-    from builders.salad import suites as salad
-    from builders.salad.degenerate import degenerate
+    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.degenerate import degenerate
 
     source = "a young boy playing in the grass .".split()
     target = "a child is outside .".split()
@@ -432,8 +432,8 @@ def test_choose_output_rejects_degenerate_outputs():
 
 def test_pbsmt_output_is_never_a_permutation_of_its_source():
     """A system trained to reverse its input returns the source reordered: no such row."""
-    from builders.readers import Example
-    from builders.salad.suites import is_permutation, pbsmt_outcome
+    from consistency_bench.builders.readers import Example
+    from consistency_bench.builders.salad.suites import is_permutation, pbsmt_outcome
 
     models = {0: pbsmt.train(REORDERED)}
     record = Example(row=0, text="a b c d", text_pair="q r", label=0)

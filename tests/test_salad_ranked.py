@@ -21,9 +21,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.metrics.calibration import cross_fit
-from bench.scoring import Aligned, ScoreOptions, SuiteFolder, get_scorer, score_suite
-from leaderboard.ranking import Entry, rank
+from consistency_bench.bench.metrics.calibration import cross_fit
+from consistency_bench.bench.scoring import (
+    Aligned,
+    ScoreOptions,
+    SuiteFolder,
+    get_scorer,
+    score_suite,
+)
+from consistency_bench.leaderboard.ranking import Entry, rank
 
 #: Two-label and three-label tasks, compared with the original and with a default label.
 SUITES = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "snli_salad_reverse",
@@ -35,9 +41,9 @@ BEHAVIOURS = ("random", "flip", "keep", "unsure", "constant")
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> SuiteFolder:
-    from bench.sources import SourceResolver
-    from builders.catalog import get_suite
-    from builders.export import build_all
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.catalog import get_suite
+    from consistency_bench.builders.export import build_all
 
     out = tmp_path_factory.mktemp("salad-ranked") / "consistency-bench"
     build_all([get_suite(n) for n in SUITES], SourceResolver(corpora, download=False), out,
@@ -206,7 +212,7 @@ def test_threshold_is_never_chosen_on_the_rows_it_scores():
     # each half's verdicts follow from the other half's θ only
     for h in (0, 1):
         f = base.folds[h]
-        from bench.metrics.salad import rejected, temperature_scale
+        from consistency_bench.bench.metrics.salad import rejected, temperature_scale
         rows = half == h
         want = rejected(temperature_scale(sal[rows], f.temperature), f.theta)
         assert (base.salad_rejected[rows] == want).all()
@@ -256,7 +262,7 @@ def test_ranked_through_the_leaderboard(folder):
 
 def test_art_threshold_is_chosen_on_the_other_half():
     """ART's margin θ (picked from a grid by strict coherence) is cross-fitted too."""
-    from bench.metrics.calibration import cross_fit_choice
+    from consistency_bench.bench.metrics.calibration import cross_fit_choice
 
     half = np.array([0, 0, 0, 1, 1, 1])
     per = np.array([[1, 1, 1, 0, 0, 0],   # θ 0: best on half 0

@@ -13,13 +13,13 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from bench.errors import SourceError
-from bench.metrics import salad as m
-from bench.sources import SourceResolver
-from builders.catalog import SUITES, get_suite
-from builders.export import build_all
-from builders.salad import lexical
-from builders.salad.degenerate import degenerate
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.metrics import salad as m
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.catalog import SUITES, get_suite
+from consistency_bench.builders.export import build_all
+from consistency_bench.builders.salad import lexical
+from consistency_bench.builders.salad.degenerate import degenerate
 
 BUILT = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "sst2_salad_pbsmt"]
 
@@ -121,7 +121,7 @@ def _predict(folder: Path, out: Path, choose) -> Path:
 
 
 def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
-    from bench.scoring import score_file
+    from consistency_bench.bench.scoring import score_file
 
     def choose(row):  # originals: gold; transformed: label 1 with p=0.6 when the group id is odd
         if row["variant"] == "original":
@@ -153,7 +153,7 @@ def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
 
 
 def test_n_invalid_counts_every_row(salad_folder: Path, tmp_path: Path):
-    from bench.scoring import score_file
+    from consistency_bench.bench.scoring import score_file
 
     rows = _rows(salad_folder, "mrpc_salad_sort")
     bad = {rows[0]["id"], rows[3]["id"]}  # one original, one transformed row answered "maybe"
@@ -205,7 +205,7 @@ def _records(seed: int, count: int, pair: bool) -> list:
     import random
     from dataclasses import replace
 
-    from builders.readers import Example
+    from consistency_bench.builders.readers import Example
 
     rng = random.Random(seed)
 
@@ -222,7 +222,7 @@ def _records(seed: int, count: int, pair: bool) -> list:
 
 def _unsplit_rows(task: str, records: list, train: list) -> list[dict]:
     """``statistical_rows`` as one loop over the records (before the parts, 97a1dff)."""
-    from builders.salad import suites as salad
+    from consistency_bench.builders.salad import suites as salad
 
     models = salad.train_pbsmt(train)
     rows = []
@@ -236,8 +236,8 @@ def _unsplit_rows(task: str, records: list, train: list) -> list[dict]:
 
 @pytest.mark.parametrize("task", ["mnli", "snli"])
 def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task):
-    from builders.salad import suites as salad
-    from builders.suite import merge_parts
+    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.suite import merge_parts
 
     records = _records(1, 90, pair=True)
     train = _records(2, 120, pair=True)
@@ -255,7 +255,7 @@ def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task):
 @pytest.mark.parametrize("task", ["mnli", "snli", "sst2"])
 def test_pbsmt_systems_never_see_an_evaluated_text(corpora: Path, task: str):
     """Issue 21: the systems were trained on the evaluated rows (MNLI cross-fitted on them)."""
-    from builders.salad import suites as salad
+    from consistency_bench.builders.salad import suites as salad
 
     records, train = salad.pbsmt_inputs(task, SourceResolver(corpora, download=False))
     seen = set().union(*map(salad._texts, records))
@@ -267,8 +267,8 @@ def test_pbsmt_systems_never_see_an_evaluated_text(corpora: Path, task: str):
 
 
 def test_disjoint_leaves_out_training_pairs_sharing_a_text():
-    from builders.readers import Example
-    from builders.salad import suites as salad
+    from consistency_bench.builders.readers import Example
+    from consistency_bench.builders.salad import suites as salad
 
     evaluated = [Example(row=0, text="A dog runs.", text_pair="An animal moves.", label=0)]
     train = [Example(row=0, text="a dog runs .", text_pair="x y", label=0),
@@ -278,15 +278,15 @@ def test_disjoint_leaves_out_training_pairs_sharing_a_text():
 
 
 def test_merge_parts_rejects_a_record_built_twice():
-    from bench.errors import DataError
-    from builders.suite import merge_parts
+    from consistency_bench.bench.errors import DataError
+    from consistency_bench.builders.suite import merge_parts
 
     with pytest.raises(DataError, match="source record 4"):
         merge_parts([[(4, [{"id": "a"}])], [(4, [{"id": "b"}])]])
 
 
 def test_split_pbsmt_suites_declare_their_parts():
-    from builders.salad import suites as salad
+    from consistency_bench.builders.salad import suites as salad
 
     for task in ("mnli", "snli"):
         spec = get_suite(f"{task}_salad_pbsmt")
@@ -321,8 +321,8 @@ def test_fit_temperature_recovers_the_overconfidence():
 
 
 def test_salad_temperature_param_reaches_the_threshold(salad_folder: Path):
-    from bench.errors import ConfigError
-    from bench.scoring import Aligned, ScoreOptions, SuiteFolder, get_scorer
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.scoring import Aligned, ScoreOptions, SuiteFolder, get_scorer
 
     data = SuiteFolder(salad_folder).load("mrpc_salad_sort")
     rng = np.random.default_rng(2)

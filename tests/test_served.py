@@ -24,7 +24,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("httpx")
 
-from bench.served.answers import INVALID_ANSWER, normalise  # noqa: E402
+from consistency_bench.bench.served.answers import INVALID_ANSWER, normalise  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.openai_standin import Standin  # noqa: E402
@@ -113,7 +113,10 @@ def test_loglikelihood_agrees_with_local_predict(fresh, folder, gpt2, tmp_path, 
     assert record["api"]["served_model"] == "tiny"
     assert record["api"]["server_model"]["max_model_len"] == 1024
     assert record["api"]["usage"]["prompt_tokens"] > 0
-    from bench.runrecord.schema import describes, read_record  # issue 28 item 13's format
+    from consistency_bench.bench.runrecord.schema import (  # issue 28 item 13's format
+        describes,
+        read_record,
+    )
 
     checked = read_record(Path(str(api) + ".run.json"))
     assert describes(checked, api) and checked["model"]["source"] == "api"
@@ -283,7 +286,7 @@ def test_generate_structured_choice_answers_every_row_with_renormalised_probs(
     # reference: the model's first-token distribution, summed per verbaliser by the same rule
     tok = AutoTokenizer.from_pretrained(gpt2)
     model = AutoModelForCausalLM.from_pretrained(gpt2, dtype=torch.float32).eval()
-    from bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
 
     collected = collect_causal_inputs(folder, ["wic_semantic"], RunnerOptions(progress=False),
                                       messages=True)
@@ -333,7 +336,7 @@ def test_generate_counts_invalid_answers_and_label_only_rows(fresh, folder, tmp_
                  str(folder), "--submissions", str(subs)]) == 0
     assert "with its run record" in capsys.readouterr().out
     assert json.loads((subs / "served-gen/run.json").read_text()) == record
-    from leaderboard.reproduce.shown import entry_extras
+    from consistency_bench.leaderboard.reproduce.shown import entry_extras
 
     shown = entry_extras(subs / "served-gen",
                          json.loads((subs / "served-gen/results.json").read_text()))

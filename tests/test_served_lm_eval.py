@@ -21,7 +21,7 @@ pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 pytest.importorskip("tenacity")  # lm-eval's API models import it
 
-from bench.served.answers import INVALID_ANSWER, answer_regex, parse_answer
+from consistency_bench.bench.served.answers import INVALID_ANSWER, answer_regex, parse_answer
 from consistency_bench.cli import main
 from tests.openai_standin import Standin
 from tests.test_served import make_folder, make_gpt2, read, served

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("torch")
 
-from bench.errors import SourceError
-from bench.modeling import load_classifier
-from bench.sources import SourceResolver
-from bench.training import TrainConfig, _batches, fine_tune, minilm_path
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.modeling import load_classifier
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.training import TrainConfig, _batches, fine_tune, minilm_path
 from tests.tiny_models import tiny_bert
 
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench.atomic import atomic_path
-from bench.errors import ConfigError, UnknownNameError
-from bench.tasks import TaskSpec, get_task
+from consistency_bench.bench.atomic_write import atomic_path
+from consistency_bench.bench.errors import ConfigError, UnknownNameError
+from consistency_bench.bench.tasks import TaskSpec, get_task
 
-if TYPE_CHECKING:  # `import bench.baselines` runs at every CLI start-up (the help lists names)
-    from bench.sources import SourceResolver
+if TYPE_CHECKING:  # `import consistency_bench.bench.baselines` runs at every CLI start-up (the help lists names)  # noqa: E501
+    from consistency_bench.bench.sources import SourceResolver
 
 Prediction = tuple[int, list[float] | None]
 SuitePredictor = Callable[[list[dict]], list[Prediction]]
@@ -61,8 +61,8 @@ ALL_TASKS = ("snli", "rte", "mrpc", "boolq", "wic", "sst2", "ag_news")
 
 
 def _majority(task: TaskSpec, ctx: Context) -> SuitePredictor:
-    from bench.baselines.simple import majority_label
-    from bench.baselines.train_data import label_counts
+    from consistency_bench.bench.baselines.simple import majority_label
+    from consistency_bench.bench.baselines.train_data import label_counts
 
     counts, _ = label_counts(task.name, ctx.resolver)
     label = majority_label(counts)
@@ -72,14 +72,14 @@ def _majority(task: TaskSpec, ctx: Context) -> SuitePredictor:
 
 
 def _random(task: TaskSpec, ctx: Context) -> SuitePredictor:
-    from bench.baselines.simple import random_label
+    from consistency_bench.bench.baselines.simple import random_label
 
     return lambda rows: [(random_label(task, r["id"], ctx.seed), None) for r in rows]
 
 
 def _overlap(task: TaskSpec, ctx: Context) -> SuitePredictor:
-    from bench.baselines.overlap import fit_threshold, predict_overlap
-    from bench.baselines.train_data import load_train
+    from consistency_bench.bench.baselines.overlap import fit_threshold, predict_overlap
+    from consistency_bench.bench.baselines.train_data import load_train
 
     train = load_train(task.name, ctx.resolver)
     threshold = fit_threshold(
@@ -91,16 +91,16 @@ def _overlap(task: TaskSpec, ctx: Context) -> SuitePredictor:
 
 
 def _vader(task: TaskSpec, ctx: Context) -> SuitePredictor:
-    from bench.baselines.simple import vader_label, vader_scorer
+    from consistency_bench.bench.baselines.simple import vader_label, vader_scorer
 
     score = vader_scorer()
     return lambda rows: [(vader_label(score(r["text"])["compound"]), None) for r in rows]
 
 
 def _tfidf(task: TaskSpec, ctx: Context) -> SuitePredictor:
-    from bench.baselines.tfidf import fit_tfidf
-    from bench.baselines.train_data import load_train, model_texts
-    from bench.inputs import classifier_input
+    from consistency_bench.bench.baselines.tfidf import fit_tfidf
+    from consistency_bench.bench.baselines.train_data import load_train, model_texts
+    from consistency_bench.bench.inputs import classifier_input
 
     train = load_train(task.name, ctx.resolver)
     model = fit_tfidf(
@@ -162,7 +162,7 @@ def run_baseline(
         only: Only these row ids per suite (``reproduce``'s sample); None: every row. A
             baseline fits on its training data, never on the rows, and whether a suite is
             skipped is decided on all its rows, so a sampled row gets its full-run prediction.
-        record: Write the run record ``<out>.run.json`` (:mod:`bench.runrecord`).
+        record: Write the run record ``<out>.run.json`` (:mod:`consistency_bench.bench.runrecord`).
 
     Returns:
         Rows written per suite.
@@ -170,7 +170,7 @@ def run_baseline(
     """
     import time
 
-    from bench.manifest import read_manifest
+    from consistency_bench.bench.manifest import read_manifest
 
     baseline = get_baseline(name)
     root = Path(data_dir)
@@ -195,8 +195,8 @@ def run_baseline(
                 f"tasks {', '.join(baseline.tasks)} (pair baselines skip single-string suites)"
             )
     if record:
-        from bench.runrecord.baseline_record import baseline_record
-        from bench.runrecord.schema import record_path, write_record
+        from consistency_bench.bench.runrecord.baseline_record import baseline_record
+        from consistency_bench.bench.runrecord.schema import record_path, write_record
 
         write_record(record_path(out), baseline_record(
             name, seed=ctx.seed, written=written, data_dir=root, out=out,
@@ -210,7 +210,7 @@ def _suite_lines(baseline: Baseline, root: Path, suite: str, task: str,
     """The JSONL lines of one suite, or None when the baseline does not cover it."""
     import pyarrow.parquet as pq
 
-    from bench.manifest import parquet_path
+    from consistency_bench.bench.manifest import parquet_path
 
     if task not in baseline.tasks:
         return None

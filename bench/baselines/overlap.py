@@ -10,7 +10,8 @@
   -> equivalent / true.
 
 Each threshold is the one that maximises accuracy on the task's training data
-(``bench.baselines.train_data``), searched over the observed values: one fitted number.
+(``consistency_bench.bench.baselines.train_data``), searched over the observed values: one fitted
+number.
 BoolQ, SST-2 and AG News are not pair-similarity tasks and are not covered.
 """
 

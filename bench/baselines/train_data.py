@@ -1,7 +1,8 @@
 """Labelled training and held-out examples per task, from the source mirror.
 
 A *data spec* is a mirror-layout path, optionally with a ``#half=N`` suffix that keeps one
-fixed half of the file's data rows (``bench.contamination.half_of``: the low bit of
+fixed half of the file's data rows (``consistency_bench.bench.contamination.half_of``: the low bit
+of
 ``sha256(f"{path}#{row}")``, ``row`` 0-based, header excluded). Specs are what baselines
 declare as ``training_data`` in their ``meta.yaml`` (syntax: ``bench/contamination.py``), which
 the leaderboard matches against the source files of each suite.
@@ -32,12 +33,12 @@ import csv
 import json
 from dataclasses import dataclass
 
-from bench.contamination import half_of, parse_item
-from bench.errors import SourceError
-from bench.inputs import classifier_input
-from bench.sources import SourceResolver
-from bench.tasks import get_task
-from bench.tsv import read_tsv
+from consistency_bench.bench.contamination import half_of, parse_item
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.inputs import classifier_input
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.tsv import read_tsv
 
 #: The only NLI training data (also the source of the MNLI CALM and word-salad suites).
 MNLI_DEV = "mnli/dev_matched.generative-nli.jsonl"
@@ -103,7 +104,7 @@ class Example:
     word: str | None = None
 
     def as_row(self) -> dict:
-        """The example as a suite-like row (for ``bench.inputs``)."""
+        """The example as a suite-like row (for ``consistency_bench.bench.inputs``)."""
         return {"text": self.text, "text_pair": self.text_pair, "word": self.word}
 
 

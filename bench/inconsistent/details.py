@@ -3,7 +3,8 @@
 The Open LLM Leaderboard publishes a "details" dataset per model; this is the same for a
 consistency benchmark: one row per suite row with the entry's prediction, the gold label, the
 probabilities, whether the answer is right, and the verdict of the row's group (unit) from
-:mod:`bench.inconsistent.verdicts`, so ``consistent`` here is exactly what ``inspect`` and the
+:mod:`consistency_bench.bench.inconsistent.verdicts`, so ``consistent`` here is exactly what
+``inspect`` and the
 scorers count. Every table has :data:`DETAILS_SCHEMA`, whatever the suite, so the tables of
 all entries and kinds load as one dataset (its splits must share their features).
 """
@@ -18,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from bench.inconsistent.verdicts import INCONSISTENT, STATUS, Verdicts
-from bench.metrics.becel import INVALID
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData
+from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT, STATUS, Verdicts
+from consistency_bench.bench.metrics.becel import INVALID
+from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, SuiteData
 
 #: The columns of a details table, in order (docs/leaderboard.md, "Details dataset").
 DETAILS_SCHEMA = pa.schema([
@@ -138,9 +139,9 @@ def entry_details(entry: str, predictions: str | os.PathLike, data: str | os.Pat
         DataError: A suite file does not match its manifest.
 
     """
-    from bench.inconsistent.inspect import judge
-    from bench.predictions import read_predictions
-    from bench.scoring import SuiteFolder, align
+    from consistency_bench.bench.inconsistent.inspect import judge
+    from consistency_bench.bench.predictions import read_predictions
+    from consistency_bench.bench.scoring import SuiteFolder, align
 
     folder = SuiteFolder(Path(data))
     read = read_predictions(Path(predictions), folder.manifest, folder.ids)

@@ -14,8 +14,8 @@ import json
 import re
 from collections.abc import Callable
 
-from bench.inconsistent.groups import Group, GroupRow
-from bench.inconsistent.inspect import Report, SuiteSummary
+from consistency_bench.bench.inconsistent.groups import Group, GroupRow
+from consistency_bench.bench.inconsistent.inspect import Report, SuiteSummary
 
 #: Characters of a text shown in text output (JSON and CSV keep the whole text).
 TEXT_CHARS = 300
@@ -42,7 +42,7 @@ def _marked(ops: list | None) -> str | None:
 
 
 def describe_edit(change: dict | None) -> str:
-    """One line for an edit (:func:`bench.inconsistent.edits.edit`)."""
+    """One line for an edit (:func:`consistency_bench.bench.inconsistent.edits.edit`)."""
     if not change:
         return ""
     kind = change.get("type")

@@ -13,11 +13,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bench.arrays import indices
-from bench.inconsistent.edits import edit
-from bench.inconsistent.verdicts import INCONSISTENT, STATUS, WRONG, Verdicts
-from bench.metrics.becel import INVALID
-from bench.scorers.contract import Aligned, SuiteData
+from consistency_bench.bench.arrays import indices
+from consistency_bench.bench.inconsistent.edits import edit
+from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT, STATUS, WRONG, Verdicts
+from consistency_bench.bench.metrics.becel import INVALID
+from consistency_bench.bench.scorers.contract import Aligned, SuiteData
 
 #: Columns of a row shown besides the texts (when the suite has them).
 SHOWN_COLUMNS = ("tag", "rule", "constraint", "agreement_with", "span_start", "span_end",
@@ -40,7 +40,8 @@ class GroupRow:
         probs: Probabilities (rounded to :data:`DIGITS`), or ``None``.
         contradicts: Whether this row's answer contradicts the group's anchor row.
         anchor: Whether this is the row the others are compared with.
-        edit: The edit that makes this row from the anchor (:func:`bench.inconsistent.edits.edit`).
+        edit: The edit that makes this row from the anchor
+        (:func:`consistency_bench.bench.inconsistent.edits.edit`).
         extra: The suite's other columns of the row that explain it (tag, rule, span, ...).
 
     """

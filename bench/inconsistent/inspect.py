@@ -2,7 +2,8 @@
 
 :func:`inspect_predictions` reads and validates the predictions (a file, or an entry folder of
 the leaderboard holding ``predictions.jsonl.gz``), scores each chosen suite with its own
-scorer, judges every unit (:mod:`bench.inconsistent.verdicts`) and lists, per suite, the
+scorer, judges every unit (:mod:`consistency_bench.bench.inconsistent.verdicts`) and lists, per
+suite, the
 inconsistent groups sorted by the confidence of the contradiction (with ``include_wrong``,
 then the consistent but wrong ones). :func:`inspect_suite` does one loaded suite: the Python
 API for a caller that has its own predictions in memory.
@@ -17,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.errors import ConfigError, UnknownNameError, shorten
-from bench.inconsistent.groups import Group, build_groups, select_units
-from bench.inconsistent.verdicts import INCONSISTENT, VERDICTS, WRONG, Verdicts
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore
+from consistency_bench.bench.errors import ConfigError, UnknownNameError, shorten
+from consistency_bench.bench.inconsistent.groups import Group, build_groups, select_units
+from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT, VERDICTS, WRONG, Verdicts
+from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore
 
 #: Groups listed per suite unless ``limit`` says otherwise.
 DEFAULT_LIMIT = 20
@@ -117,7 +118,7 @@ class Report:
 def judge(data: SuiteData, aligned: Aligned,
           options: ScoreOptions) -> tuple[SuiteScore, Verdicts | None]:
     """Score one suite with its own scorer and judge every unit (``None``: cannot judge)."""
-    from bench.scoring import get_scorer
+    from consistency_bench.bench.scoring import get_scorer
 
     score = get_scorer(data.info["kind"])(data, aligned, options)
     return score, VERDICTS[data.info["kind"]](data, aligned, score, options)
@@ -187,7 +188,7 @@ def prediction_path(source: str | os.PathLike) -> Path:
 
 def _check(request: InspectRequest, manifest: Mapping[str, Mapping]) -> None:
     """Refuse bad options before the prediction file is read."""
-    from bench.families import kinds
+    from consistency_bench.bench.families import kinds
 
     if request.limit is not None and request.limit < 1:
         raise ConfigError(f"--limit {request.limit}: must be >= 1 (0 on the command line: all)")
@@ -232,8 +233,8 @@ def inspect_predictions(request: InspectRequest) -> Report:
         DataError: A built suite that does not match its manifest.
 
     """
-    from bench.predictions import read_predictions
-    from bench.scoring import SuiteFolder, align
+    from consistency_bench.bench.predictions import read_predictions
+    from consistency_bench.bench.scoring import SuiteFolder, align
 
     folder = SuiteFolder(Path(request.data))
     _check(request, folder.manifest)

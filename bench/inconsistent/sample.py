@@ -1,7 +1,8 @@
 """A seeded sample of each suite's inconsistent groups (the explorer of the leaderboard page).
 
 Chosen when the page is rendered: per suite, up to ``n`` of the units the suite's own
-definition counts as inconsistent (:mod:`bench.inconsistent.verdicts`), drawn without
+definition counts as inconsistent (:mod:`consistency_bench.bench.inconsistent.verdicts`), drawn
+without
 replacement with a seed of the entry and suite (:func:`seed_of`), so a render gives the same
 sample every time and another entry or suite another one. The sample is listed by the
 confidence of the contradiction, as ``inspect`` lists.
@@ -16,9 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.inconsistent.groups import Group, build_groups, sample_units, select_units
-from bench.inconsistent.verdicts import INCONSISTENT
-from bench.scorers.contract import ScoreOptions
+from consistency_bench.bench.inconsistent.groups import (
+    Group,
+    build_groups,
+    sample_units,
+    select_units,
+)
+from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT
+from consistency_bench.bench.scorers.contract import ScoreOptions
 
 
 @dataclass(frozen=True)
@@ -64,9 +70,9 @@ def entry_samples(entry: str, predictions: str | os.PathLike, data: str | os.Pat
         DataError: A suite file does not match its manifest.
 
     """
-    from bench.inconsistent.inspect import judge
-    from bench.predictions import read_predictions
-    from bench.scoring import SuiteFolder, align
+    from consistency_bench.bench.inconsistent.inspect import judge
+    from consistency_bench.bench.predictions import read_predictions
+    from consistency_bench.bench.scoring import SuiteFolder, align
 
     folder = SuiteFolder(Path(data))
     read = read_predictions(Path(predictions), folder.manifest, folder.ids)

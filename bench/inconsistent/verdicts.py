@@ -2,7 +2,8 @@
 
 Pure functions over a suite's columns and its aligned predictions, vectorised, one per metric
 kind and registered in :data:`VERDICTS`. Each applies the metric functions the scorer of its
-kind applies (``bench.metrics``), to the rows the scorer pairs (the scorers' own row
+kind applies (``consistency_bench.bench.metrics``), to the rows the scorer pairs (the scorers' own
+row
 helpers), so a suite's count of inconsistent units is the scorer's count of failures:
 
 - semantic, symmetric: the two answers differ, ``not agreement`` (τ_sem / τ_sym counts these);
@@ -35,12 +36,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.metrics.becel import INVALID, agreement, conditional_consistency, disagreement
-from bench.metrics.calm import reverse_consistency, signal_consistency
-from bench.metrics.coherence import choice_correct, coherence
-from bench.metrics.consistent import correct, salad_decode
-from bench.registry import Registry
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore
+from consistency_bench.bench.metrics.becel import (
+    INVALID,
+    agreement,
+    conditional_consistency,
+    disagreement,
+)
+from consistency_bench.bench.metrics.calm import reverse_consistency, signal_consistency
+from consistency_bench.bench.metrics.coherence import choice_correct, coherence
+from consistency_bench.bench.metrics.consistent import correct, salad_decode
+from consistency_bench.bench.registry import Registry
+from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore
 
 #: Status codes of a unit, in the order they are listed.
 INCONSISTENT, WRONG, RIGHT = 0, 1, 2
@@ -127,7 +133,7 @@ def _status(inconsistent: np.ndarray, right: np.ndarray) -> np.ndarray:
 def judge_pairwise(data: SuiteData, aligned: Aligned, score: SuiteScore,
                    options: ScoreOptions) -> Verdicts:
     """Semantic, symmetric and negational pairs (τ's failures)."""
-    from bench.scorers.becel import PERTURBED, _pairs
+    from consistency_bench.bench.scorers.becel import PERTURBED, _pairs
 
     kind = data.info["kind"]
     first, second = _pairs(data, PERTURBED[kind])
@@ -149,8 +155,8 @@ def judge_pairwise(data: SuiteData, aligned: Aligned, score: SuiteScore,
 def judge_derived(data: SuiteData, aligned: Aligned, score: SuiteScore,
                   options: ScoreOptions) -> Verdicts:
     """Transitive and additive: C (both antecedents right) and the constraint violated."""
-    from bench.arrays import indices
-    from bench.scorers.becel import _antecedent_rows, _constraints
+    from consistency_bench.bench.arrays import indices
+    from consistency_bench.bench.scorers.becel import _antecedent_rows, _constraints
 
     kind = data.info["kind"]
     derived = np.flatnonzero(data.is_variant("transitive" if kind == "transitive" else "merged"))
@@ -180,7 +186,7 @@ def judge_derived(data: SuiteData, aligned: Aligned, score: SuiteScore,
 def judge_calm(data: SuiteData, aligned: Aligned, score: SuiteScore,
                options: ScoreOptions) -> Verdicts:
     """CALM: the REVERSE answer differs (C_R) or the SIGNAL pass rate is below calm_theta."""
-    from bench.scorers.calm import SIGNAL_PREFIX, _positions, calm_theta
+    from consistency_bench.bench.scorers.calm import SIGNAL_PREFIX, _positions, calm_theta
 
     symbols = sorted(v for v in data.variant_names if v.startswith(SIGNAL_PREFIX))
     original, reverse = _positions(data, "original"), _positions(data, "reverse")
@@ -206,7 +212,7 @@ def judge_calm(data: SuiteData, aligned: Aligned, score: SuiteScore,
 def judge_salad(data: SuiteData, aligned: Aligned, score: SuiteScore,
                 options: ScoreOptions) -> Verdicts:
     """Word salad: right on the original and the reference answer kept on the salad."""
-    from bench.scorers.salad import _pairs
+    from consistency_bench.bench.scorers.salad import _pairs
 
     first, second, _ = _pairs(data)
     codes = getattr(score.consistent, "codes", None)
@@ -229,7 +235,7 @@ def judge_salad(data: SuiteData, aligned: Aligned, score: SuiteScore,
 def judge_coherence(data: SuiteData, aligned: Aligned, score: SuiteScore,
                     options: ScoreOptions) -> Verdicts | None:
     """Coherence: the end prediction right and a span prediction wrong (``None``: no θ)."""
-    from bench.scorers.coherence import _end_rows
+    from consistency_bench.bench.scorers.coherence import _end_rows
 
     end = _end_rows(data)
     pred, gold = aligned.pred, data.gold

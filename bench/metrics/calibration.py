@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.metrics.consistent.salad_score import uncertainty
-from bench.metrics.salad import (
+from consistency_bench.bench.metrics.consistent.salad_score import uncertainty
+from consistency_bench.bench.metrics.salad import (
     TOLERANCE,
     confidence,
     fit_temperature,
@@ -99,7 +99,7 @@ def cross_fit(
         temperature: A given temperature (no fitting), or ``None`` to fit it on the other half
             (least negative log-likelihood of the gold labels of its originals).
         theta: A given threshold (no search), or ``None`` to search it on the other half (the
-            paper's grid search: :func:`bench.metrics.salad.select_threshold`).
+            paper's grid search: :func:`consistency_bench.bench.metrics.salad.select_threshold`).
         tolerance: Allowed drop of clean accuracy in the search.
 
     Returns:

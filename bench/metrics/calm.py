@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.metrics.becel import INVALID, agreement
+from consistency_bench.bench.metrics.becel import INVALID, agreement
 
 #: Tolerance of the ``p_t >= theta`` comparison (``p_t`` is a ratio of small integers).
 EPS = 1e-9

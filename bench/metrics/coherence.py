@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.metrics.becel import INVALID
+from consistency_bench.bench.metrics.becel import INVALID
 
 #: Gold value of a span whose answer is "no confident choice".
 NO_CHOICE = -1

@@ -3,7 +3,7 @@
 One loader for every part of the harness that runs a model: the prediction runner, the
 fine-tuning command and the word-salad gradient transformations all call
 :func:`load_classifier`. torch and transformers are imported inside the functions, so
-``import bench.modeling`` stays light.
+``import consistency_bench.bench.modeling`` stays light.
 
 Label mapping: a classifier's ``config.id2label`` names its outputs. Each task label is
 matched to a model label by name, ignoring case, ``_``, ``-`` and spaces
@@ -15,25 +15,33 @@ A value may be a model label name or an output index, and several outputs joined
 (``rte:not_entailment=neutral+contradiction`` sums the probabilities of a 3-way NLI head).
 The same mapping can be given as a JSON file ``{"snli": {"entailment": "ENTAILMENT"}}``.
 
-Modules, one job each: :mod:`~bench.modeling.info` (``ModelInfo``, ``LoadedModel``),
-:mod:`~bench.modeling.kinds` (classifier, text-to-text or causal; multimodal checkpoints),
-:mod:`~bench.modeling.devices` (device, dtype, ``--max-memory``),
-:mod:`~bench.modeling.loading` (inspect a model, load its weights) and
-:mod:`~bench.modeling.labels` (the label mapping). Every name is importable from here.
+Modules, one job each: :mod:`~consistency_bench.bench.modeling.info` (``ModelInfo``,
+``LoadedModel``),
+:mod:`~consistency_bench.bench.modeling.kinds` (classifier, text-to-text or causal; multimodal
+checkpoints),
+:mod:`~consistency_bench.bench.modeling.devices` (device, dtype, ``--max-memory``),
+:mod:`~consistency_bench.bench.modeling.loading` (inspect a model, load its weights) and
+:mod:`~consistency_bench.bench.modeling.labels` (the label mapping). Every name is importable from
+here.
 """
 
 from __future__ import annotations
 
-from bench.modeling.devices import DEVICE_TYPES, parse_max_memory, resolve_device, resolve_dtype
-from bench.modeling.info import LoadedModel, ModelInfo
-from bench.modeling.kinds import (
+from consistency_bench.bench.modeling.devices import (
+    DEVICE_TYPES,
+    parse_max_memory,
+    resolve_device,
+    resolve_dtype,
+)
+from consistency_bench.bench.modeling.info import LoadedModel, ModelInfo
+from consistency_bench.bench.modeling.kinds import (
     TEXT_ONLY_FAMILIES,
     is_multimodal,
     model_kind,
     multimodal_kind,
     multimodal_loader,
 )
-from bench.modeling.labels import (
+from consistency_bench.bench.modeling.labels import (
     LabelMapping,
     LabelOverrides,
     map_probs,
@@ -42,7 +50,7 @@ from bench.modeling.labels import (
     parse_label_map,
     resolve_label_mapping,
 )
-from bench.modeling.loading import inspect_model, load_classifier, load_model
+from consistency_bench.bench.modeling.loading import inspect_model, load_classifier, load_model
 
 __all__ = [
     "DEVICE_TYPES",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 
 def resolve_dtype(dtype):

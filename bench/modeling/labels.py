@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from bench.errors import ConfigError
-from bench.tasks import TaskSpec
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.tasks import TaskSpec
 
 #: A task label -> the model output indices whose probabilities it collects.
 LabelMapping = tuple[tuple[int, ...], ...]
@@ -31,7 +31,7 @@ def parse_label_map(spec: str | None) -> LabelOverrides:
         return {}
     path = Path(spec)
     if spec.endswith(".json") or path.is_file():
-        from bench.json_input import JsonFileError, load_json_file
+        from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
         try:
             data = load_json_file(path)

@@ -9,27 +9,33 @@ optionally ``probs``. Reading happens in two passes of one design:
   validation of its columns fails, the file is read line by line so that the error names the
   exact line, field and value.
 
-Every problem raises :class:`bench.errors.PredictionFileError`; nothing is written.
+Every problem raises :class:`consistency_bench.bench.errors.PredictionFileError`; nothing is
+written.
 
 The modules, each of one job:
 
-* :mod:`~bench.predictions.types`: :class:`SuitePredictions`, :class:`Predictions`, the columns;
-* :mod:`~bench.predictions.files`: the file on disk (regular file, format, bytes, gzip cap);
-* :mod:`~bench.predictions.records`: the line-by-line pass and :func:`to_jsonl`;
-* :mod:`~bench.predictions.fast`: the columnar pass (a large JSONL parsed as two halves);
-* :mod:`~bench.predictions.resolve`: ids matched against the suites, split by suite;
-* :mod:`~bench.predictions.labels`: label names and indices, ``probs`` rows;
-* :mod:`~bench.predictions.read`: :func:`read_predictions`, the two passes together.
+* :mod:`~consistency_bench.bench.predictions.types`: :class:`SuitePredictions`,
+  :class:`Predictions`, the columns;
+* :mod:`~consistency_bench.bench.predictions.files`: the file on disk (regular file, format, bytes,
+  gzip cap);
+* :mod:`~consistency_bench.bench.predictions.records`: the line-by-line pass and :func:`to_jsonl`;
+* :mod:`~consistency_bench.bench.predictions.fast`: the columnar pass (a large JSONL parsed as two
+  halves);
+* :mod:`~consistency_bench.bench.predictions.resolve`: ids matched against the suites, split by
+  suite;
+* :mod:`~consistency_bench.bench.predictions.labels`: label names and indices, ``probs`` rows;
+* :mod:`~consistency_bench.bench.predictions.read`: :func:`read_predictions`, the two passes
+  together.
 
 The names below are the package's interface; the tunables (``SPLIT_PARSE_BYTES``,
 ``MAX_DECOMPRESSED_BYTES``, ...) live in the module that reads them.
 """
 
-from bench.predictions.fast import sampled_suites
-from bench.predictions.files import check_input_file, detect_format, read_payload
-from bench.predictions.read import read_predictions
-from bench.predictions.records import to_jsonl
-from bench.predictions.types import PROB_TOLERANCE, Predictions, SuitePredictions
+from consistency_bench.bench.predictions.fast import sampled_suites
+from consistency_bench.bench.predictions.files import check_input_file, detect_format, read_payload
+from consistency_bench.bench.predictions.read import read_predictions
+from consistency_bench.bench.predictions.records import to_jsonl
+from consistency_bench.bench.predictions.types import PROB_TOLERANCE, Predictions, SuitePredictions
 
 __all__ = [
     "PROB_TOLERANCE",

@@ -1,7 +1,9 @@
 """The columnar pass: pyarrow parses a JSONL or Parquet file, a large JSONL as two halves at once.
 
-The fast path of :func:`bench.predictions.read.read_predictions` for well-formed files. Any
-failure here returns ``None`` (or raises :class:`bench.json_input.DeepJsonError`), and the
+The fast path of :func:`consistency_bench.bench.predictions.read.read_predictions` for well-formed
+files. Any
+failure here returns ``None`` (or raises :class:`consistency_bench.bench.json_input.DeepJsonError`),
+and the
 file is read again by the line-by-line pass, which names the line.
 """
 
@@ -18,10 +20,10 @@ import pyarrow as pa
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from bench.arrays import float64, offsets, valid
-from bench.json_input import LineScanner
-from bench.predictions.types import PROB_TOLERANCE, Columns
-from bench.runtime import release_free_memory
+from consistency_bench.bench.arrays import float64, offsets, valid
+from consistency_bench.bench.json_input import LineScanner
+from consistency_bench.bench.predictions.types import PROB_TOLERANCE, Columns
+from consistency_bench.bench.runtime import release_free_memory
 
 #: A JSONL file at least this large is parsed as two halves at once, split at a line break
 #: (:func:`_parse_jsonl`): the parse is most of the time of ``score``, and pyarrow's own
@@ -39,10 +41,13 @@ _SAMPLED_ID = re.compile(rb'"id"\s*:\s*"([^"\\/]+)(?:/|\\/)')
 class _ByteRange(io.RawIOBase):
     """The bytes ``[start, stop)`` of a file, as a readable stream checked for deep nesting.
 
-    Every block is passed through a :class:`bench.json_input.LineScanner` before pyarrow gets
-    it: a line nested deeper than :data:`bench.json_input.MAX_DEPTH` would crash pyarrow's
+    Every block is passed through a :class:`consistency_bench.bench.json_input.LineScanner` before
+    pyarrow gets
+    it: a line nested deeper than :data:`consistency_bench.bench.json_input.MAX_DEPTH` would crash
+    pyarrow's
     reader (SIGSEGV at ~20,000 levels), so a suspect block raises
-    :class:`bench.json_input.DeepJsonError` instead (pyarrow passes it on unchanged).
+    :class:`consistency_bench.bench.json_input.DeepJsonError` instead (pyarrow passes it on
+    unchanged).
     """
 
     def __init__(self, path: Path, start: int, stop: int):
@@ -144,7 +149,8 @@ def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
 
     A cheap look (:data:`SAMPLE_WINDOWS` reads of :data:`SAMPLE_BYTES`) at which suites a
     large file covers before it is parsed, so that only those are loaded meanwhile
-    (:meth:`bench.scoring.SuiteFolder.preload`). A hint, not a check: a suite smaller than
+    (:meth:`consistency_bench.bench.scoring.SuiteFolder.preload`). A hint, not a check: a suite
+    smaller than
     a window's share of the file may be missed (it is loaded when it is asked for, as
     without the hint), and nothing is validated here.
 

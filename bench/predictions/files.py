@@ -9,7 +9,7 @@ import stat
 import zlib
 from pathlib import Path
 
-from bench.errors import PredictionFileError
+from consistency_bench.bench.errors import PredictionFileError
 
 #: Most bytes a ``.gz`` prediction file may decompress to (1 GiB: about 8 times the
 #: 135 MB file of every suite). A gzip bomb (10 MB of zeros compress to 10 KB) is refused

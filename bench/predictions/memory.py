@@ -1,7 +1,8 @@
 """Predictions given in memory (the Python API): records, or a pandas or Arrow table.
 
 They are checked by the same per-record checks as a file's lines
-(:mod:`bench.predictions.records`), written as JSONL (one ``{"id", "label"[, "probs"]}``
+(:mod:`consistency_bench.bench.predictions.records`), written as JSONL (one ``{"id", "label"[,
+"probs"]}``
 object per record, ``json.dumps`` with ``ensure_ascii=False``) and read back through the same
 two passes as a JSONL file, so that a record is accepted, refused and scored exactly as the
 same line of a file would be. The ``sha256`` of the result is that of this JSONL text, so the
@@ -19,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.errors import DataError, PredictionFileError
-from bench.predictions.fast import fast_columns
-from bench.predictions.records import _record, line_columns
-from bench.predictions.resolve import resolve_columns, resolve_fast
-from bench.predictions.types import Predictions
+from consistency_bench.bench.errors import DataError, PredictionFileError
+from consistency_bench.bench.predictions.fast import fast_columns
+from consistency_bench.bench.predictions.records import _record, line_columns
+from consistency_bench.bench.predictions.resolve import resolve_columns, resolve_fast
+from consistency_bench.bench.predictions.types import Predictions
 
 #: What the results' ``predictions.path`` and the messages call in-memory predictions.
 SOURCE = "predictions"

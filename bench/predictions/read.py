@@ -7,13 +7,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.errors import DataError, PredictionFileError
-from bench.json_input import DeepJsonError
-from bench.predictions.fast import fast_columns
-from bench.predictions.files import check_input_file, detect_format, file_sha256, read_payload
-from bench.predictions.records import line_columns
-from bench.predictions.resolve import resolve_columns, resolve_fast
-from bench.predictions.types import Predictions
+from consistency_bench.bench.errors import DataError, PredictionFileError
+from consistency_bench.bench.json_input import DeepJsonError
+from consistency_bench.bench.predictions.fast import fast_columns
+from consistency_bench.bench.predictions.files import (
+    check_input_file,
+    detect_format,
+    file_sha256,
+    read_payload,
+)
+from consistency_bench.bench.predictions.records import line_columns
+from consistency_bench.bench.predictions.resolve import resolve_columns, resolve_fast
+from consistency_bench.bench.predictions.types import Predictions
 
 
 def read_predictions(path: str | Path, manifest: dict, suite_ids,
@@ -27,7 +32,8 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids,
         suite_ids: Callable ``name -> pa.Array`` of that suite's row ids.
         meanwhile: Work for this thread while a large JSONL file is parsed on two others,
             called with a function that tells when the parse is done (``score_file``:
-            :meth:`bench.scoring.SuiteFolder.preload`). Not called for other files.
+            :meth:`consistency_bench.bench.scoring.SuiteFolder.preload`). Not called for other
+            files.
 
     Returns:
         The validated predictions, split by suite.

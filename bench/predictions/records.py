@@ -1,6 +1,7 @@
 """The line-by-line pass: every record of a JSONL, CSV or Parquet file checked on its own.
 
-Authoritative for errors: whenever the columnar pass (:mod:`bench.predictions.fast`) fails,
+Authoritative for errors: whenever the columnar pass
+(:mod:`consistency_bench.bench.predictions.fast`) fails,
 the file is read here, so that the error names the exact line, field and value. Also writes a
 CSV or Parquet file's records as JSONL (:func:`to_jsonl`, what ``submit`` stores).
 """
@@ -19,10 +20,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bench.errors import PredictionFileError
-from bench.json_input import JsonTextError, depth_above, parse_json, too_deep_message
-from bench.predictions.files import check_input_file, detect_format, read_payload
-from bench.predictions.types import PROB_TOLERANCE, Columns
+from consistency_bench.bench.errors import PredictionFileError
+from consistency_bench.bench.json_input import (
+    JsonTextError,
+    depth_above,
+    parse_json,
+    too_deep_message,
+)
+from consistency_bench.bench.predictions.files import check_input_file, detect_format, read_payload
+from consistency_bench.bench.predictions.types import PROB_TOLERANCE, Columns
 
 
 def _check_text(path: str, line: int, field: str, value: str) -> None:

@@ -2,7 +2,7 @@
 
 :func:`resolve_fast` takes the columnar pass's columns and returns ``None`` on any problem;
 :func:`resolve_columns` is the authoritative check, which names the line of the first one.
-Labels and probabilities are normalised by :mod:`bench.predictions.labels`.
+Labels and probabilities are normalised by :mod:`consistency_bench.bench.predictions.labels`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from bench.arrays import float64, indices, int64, offsets, valid
-from bench.errors import PredictionFileError, shorten
-from bench.predictions.labels import LabelColumn, resolve_labels, resolve_probs
-from bench.predictions.types import Columns, SuitePredictions
+from consistency_bench.bench.arrays import float64, indices, int64, offsets, valid
+from consistency_bench.bench.errors import PredictionFileError, shorten
+from consistency_bench.bench.predictions.labels import LabelColumn, resolve_labels, resolve_probs
+from consistency_bench.bench.predictions.types import Columns, SuitePredictions
 
 
 def _suite_of(ids: pa.Array) -> pa.Array:
@@ -108,7 +108,7 @@ def resolve_fast(columns: Columns, manifest: dict, suite_ids) -> dict | None:
     label out of range, probs length), each id once: a suite whose rows the file lists completely
     and in suite order is matched by one buffer comparison, any other by one ``index_in`` that also
     gives the alignment. Any failure returns ``None``: the line-by-line pass then names the
-    line. Makes no pyarrow call that imports pandas (bench.arrays).
+    line. Makes no pyarrow call that imports pandas (consistency_bench.bench.arrays).
     """
     ids, n = columns.ids, len(columns.ids)
     if n == 0:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from bench.metrics.becel import INVALID
+from consistency_bench.bench.metrics.becel import INVALID
 
 #: How far a row's ``probs`` may sum from 1 (both passes check it).
 PROB_TOLERANCE = 1e-3
@@ -25,7 +25,8 @@ class SuitePredictions:
         first_invalid: ``(line, value)`` of the first invalid answer, ``None`` when none.
         rows: Position of each prediction among the suite's rows, when the reader already
             matched the ids against the suite (``None``: not matched, or the predictions list
-            every row in suite order); saves :func:`bench.scoring.align` a second lookup.
+            every row in suite order); saves :func:`consistency_bench.bench.scoring.align` a second
+            lookup.
 
     """
 
@@ -76,8 +77,9 @@ class Predictions:
 class Columns:
     """A file's ``id``, ``label`` and ``probs`` columns, before they are split by suite.
 
-    Python lists from the line-by-line pass (:mod:`bench.predictions.records`), pyarrow arrays
-    from the columnar pass (:mod:`bench.predictions.fast`).
+    Python lists from the line-by-line pass (:mod:`consistency_bench.bench.predictions.records`),
+    pyarrow arrays
+    from the columnar pass (:mod:`consistency_bench.bench.predictions.fast`).
     """
 
     ids: list | pa.Array

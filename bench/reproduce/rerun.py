@@ -1,14 +1,16 @@
 """Make the recorded run again on a sample of rows: the same model and settings, this machine.
 
 ``predict`` runs (classifier, text-to-text, log-likelihood) are run again with
-:func:`bench.predict.predict` and the recorded settings; the model is the recorded one (a Hub
+:func:`consistency_bench.bench.predict.predict` and the recorded settings; the model is the recorded
+one (a Hub
 id at its recorded commit, a local folder at its recorded path) or ``--model``, a local copy
 whose weights must hash to the recorded sha256. ``baseline`` runs are run again from their
 recipe (the baseline's code, seed and pinned training files). Served models (``api``) are
 not run again: their weights are not here.
 
 The device is this machine's (``--device``); the dtype and autocast are the recorded ones,
-so on another device type the precision may differ (:mod:`bench.reproduce.thresholds`).
+so on another device type the precision may differ
+(:mod:`consistency_bench.bench.reproduce.thresholds`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import BenchError, ConfigError
+from consistency_bench.bench.errors import BenchError, ConfigError
 
 #: Modes ``reproduce`` can run again here.
 LOCAL_MODES = ("classifier", "text-to-text", "loglikelihood", "baseline")
@@ -73,15 +75,16 @@ def check_identity(record: dict, target: str, revision: str | None) -> tuple[obj
     """Inspect ``target`` and check it holds the recorded weights.
 
     Returns:
-        The inspected model (``bench.modeling.ModelInfo``) and the check's figures.
+        The inspected model (``consistency_bench.bench.modeling.ModelInfo``) and the check's
+        figures.
 
     Raises:
         NotReproducible: The model cannot be read here (no cache, no network, closed).
         ConfigError: It holds other weights than the record (sha256 or commit differ).
 
     """
-    from bench.modeling import inspect_model
-    from bench.runrecord.identity import identify
+    from consistency_bench.bench.modeling import inspect_model
+    from consistency_bench.bench.runrecord.identity import identify
 
     try:
         info = inspect_model(target, revision=revision)
@@ -119,8 +122,8 @@ def _overrides(label_map: object) -> dict:
 def _predict_again(record: dict, data_dir, rows, out: Path, model: str | None,
                    device: str | None) -> dict:
     """Run ``predict`` on the sampled rows with the recorded settings; the model check."""
-    from bench.predict import PredictRequest, predict
-    from bench.runner import RunnerOptions
+    from consistency_bench.bench.predict import PredictRequest, predict
+    from consistency_bench.bench.runner import RunnerOptions
 
     settings = record["settings"]
     recorded_new = settings.get("max_new_tokens")
@@ -147,10 +150,10 @@ def _predict_again(record: dict, data_dir, rows, out: Path, model: str | None,
 def _baseline_again(record: dict, data_dir, rows, out: Path,
                     sources: str | os.PathLike | None) -> dict:
     """Run the recorded baseline on the sampled rows; the recipe check."""
-    from bench.baselines import BASELINES, Context, run_baseline
-    from bench.errors import SourceError
-    from bench.runrecord.baseline_record import code_sha256
-    from bench.sources import SourceResolver
+    from consistency_bench.bench.baselines import BASELINES, Context, run_baseline
+    from consistency_bench.bench.errors import SourceError
+    from consistency_bench.bench.runrecord.baseline_record import code_sha256
+    from consistency_bench.bench.sources import SourceResolver
 
     settings = record["settings"]
     name = settings.get("baseline")
@@ -180,7 +183,7 @@ def rerun(record: dict, data_dir: str | os.PathLike, rows, workdir: Path, *,
         BenchError: The run itself failed (the message says why).
 
     """
-    from bench.runrecord.schema import read_record, record_path
+    from consistency_bench.bench.runrecord.schema import read_record, record_path
 
     mode = record["mode"]
     if record.get("api") is not None or mode not in LOCAL_MODES:

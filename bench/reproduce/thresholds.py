@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from bench.reproduce.compare import Comparison
+from consistency_bench.bench.reproduce.compare import Comparison
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Pipeline (docs/runner.md):
 
-1. Read the suites' Parquet files; turn every row into its model input (``bench.inputs``).
+1. Read the suites' Parquet files; turn every row into its model input
+   (``consistency_bench.bench.inputs``).
 2. Deduplicate: rows with the same model input, in any suite, are run once (BECEL suites reuse
    the same original rows many times).
 3. Tokenise once, sort by length (longest first) and batch with dynamic padding: a batch is
@@ -20,27 +21,31 @@ Everything that needs no weights (steps 1-3, the label mapping, the few-shot poo
 The batches are planned once over every distinct input, so a batch holds the same inputs
 whoever runs it: launched processes (``torchrun``, ``accelerate launch``) and ``--shard i/N``
 take every N-th batch and produce byte-identical results to a single process
-(``bench.distributed``; part files are joined by :func:`merge_parts`).
+(``consistency_bench.bench.distributed``; part files are joined by :func:`merge_parts`).
 
 The modules, each of one job (none imports torch at load time):
 
-* :mod:`~bench.runner.options`: :class:`RunnerOptions`, :class:`RunStats`, the lengths;
-* :mod:`~bench.runner.inputs`: suite rows to deduplicated model inputs (step 1-2);
-* :mod:`~bench.runner.prepare`: tokens, label mappings, settings: :func:`prepare` (step 3);
-* :mod:`~bench.runner.batching`: batch plans and the out-of-memory retry (step 3-4);
-* :mod:`~bench.runner.forward`: the forward pass (step 4);
-* :mod:`~bench.runner.shards`: resume shards, and reading and merging ``--shard`` parts (5);
-* :mod:`~bench.runner.output`: the prediction file and a part file (step 5);
-* :mod:`~bench.runner.run`: :func:`predict` and :func:`execute`, the pipeline.
+* :mod:`~consistency_bench.bench.runner.options`: :class:`RunnerOptions`, :class:`RunStats`, the
+  lengths;
+* :mod:`~consistency_bench.bench.runner.inputs`: suite rows to deduplicated model inputs (step 1-2);
+* :mod:`~consistency_bench.bench.runner.prepare`: tokens, label mappings, settings: :func:`prepare`
+  (step 3);
+* :mod:`~consistency_bench.bench.runner.batching`: batch plans and the out-of-memory retry (step
+  3-4);
+* :mod:`~consistency_bench.bench.runner.forward`: the forward pass (step 4);
+* :mod:`~consistency_bench.bench.runner.shards`: resume shards, and reading and merging ``--shard``
+  parts (5);
+* :mod:`~consistency_bench.bench.runner.output`: the prediction file and a part file (step 5);
+* :mod:`~consistency_bench.bench.runner.run`: :func:`predict` and :func:`execute`, the pipeline.
 """
 
-from bench.runner.batching import OutOfMemory, run_batches
-from bench.runner.forward import make_forward
-from bench.runner.inputs import collect_causal_inputs, collect_inputs, suite_task
-from bench.runner.options import RunnerOptions, RunStats, max_length_of
-from bench.runner.prepare import Prepared, prepare, truncation_warning
-from bench.runner.run import execute, predict
-from bench.runner.shards import merge_parts
+from consistency_bench.bench.runner.batching import OutOfMemory, run_batches
+from consistency_bench.bench.runner.forward import make_forward
+from consistency_bench.bench.runner.inputs import collect_causal_inputs, collect_inputs, suite_task
+from consistency_bench.bench.runner.options import RunnerOptions, RunStats, max_length_of
+from consistency_bench.bench.runner.prepare import Prepared, prepare, truncation_warning
+from consistency_bench.bench.runner.run import execute, predict
+from consistency_bench.bench.runner.shards import merge_parts
 
 __all__ = [
     "OutOfMemory",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from bench.errors import BenchError
+from consistency_bench.bench.errors import BenchError
 
 
 class OutOfMemory(BenchError):

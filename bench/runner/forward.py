@@ -5,20 +5,20 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 
-from bench.modeling import LoadedModel
-from bench.runner.options import RunnerOptions
+from consistency_bench.bench.modeling import LoadedModel
+from consistency_bench.bench.runner.options import RunnerOptions
 
 
 def make_forward(loaded: LoadedModel, encoded: Sequence[dict], options: RunnerOptions):
     """Batch of input indices -> results.
 
     Model-label probabilities (classifiers), answers (seq2seq) or per-choice
-    ``[log-likelihoods, token counts]`` (causal LMs, ``bench.causal``).
+    ``[log-likelihoods, token counts]`` (causal LMs, ``consistency_bench.bench.causal``).
     """
     import torch
 
     if getattr(loaded, "is_causal", False):
-        from bench.causal import make_causal_forward
+        from consistency_bench.bench.causal import make_causal_forward
 
         return make_causal_forward(loaded, encoded, options)
 

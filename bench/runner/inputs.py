@@ -1,7 +1,9 @@
 """The model inputs of a run: each suite row turned into its input, deduplicated across suites.
 
-Classifiers and text-to-text models get ``bench.inputs.model_input``; causal LMs a prompt and
-their verbalisers (``bench.prompts``), with few-shot demonstrations and the chat template.
+Classifiers and text-to-text models get ``consistency_bench.bench.inputs.model_input``; causal LMs a
+prompt and
+their verbalisers (``consistency_bench.bench.prompts``), with few-shot demonstrations and the chat
+template.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import ConfigError, DataError
-from bench.inputs import WIC_FORMATS, model_input
-from bench.runner.options import RunnerOptions
-from bench.tasks import TASKS, TaskSpec
+from consistency_bench.bench.errors import ConfigError, DataError
+from consistency_bench.bench.inputs import WIC_FORMATS, model_input
+from consistency_bench.bench.runner.options import RunnerOptions
+from consistency_bench.bench.tasks import TASKS, TaskSpec
 
 
 @dataclass
@@ -80,7 +82,7 @@ def _read_suites(data_dir, suites: Sequence[str]):
     """``(suite, manifest entry, rows)`` of each suite, with clean errors."""
     import pyarrow.parquet as pq
 
-    from bench.manifest import parquet_path, read_manifest
+    from consistency_bench.bench.manifest import parquet_path, read_manifest
 
     root = Path(data_dir)
     manifest = read_manifest(root)
@@ -135,7 +137,12 @@ def _suite_prompt(suite: str, entry: dict, task: TaskSpec, rows: list[dict],
         ConfigError: The template uses ``text_pair`` and the rows have none.
 
     """
-    from bench.prompts import PromptSpec, generative_template, lookup, with_verbalisers
+    from consistency_bench.bench.prompts import (
+        PromptSpec,
+        generative_template,
+        lookup,
+        with_verbalisers,
+    )
 
     is_pair = any(r.get("text_pair") is not None for r in rows[:50])
     spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
@@ -164,14 +171,17 @@ def collect_causal_inputs(
 ) -> CollectedInputs:
     """Causal-LM inputs: ``(context, verbalisers joined by U+001F)``, deduplicated.
 
-    The prompt and verbalisers come from ``bench.prompts`` (``--label-map`` replaces
+    The prompt and verbalisers come from ``consistency_bench.bench.prompts`` (``--label-map``
+    replaces
     verbalisers); ``--num-fewshot K`` prepends the first K demonstrations of the suite's
-    few-shot pool in the seed's order (``bench.fewshot``; the same for every row, as lm-eval's
+    few-shot pool in the seed's order (``consistency_bench.bench.fewshot``; the same for every row,
+    as lm-eval's
     ``first_n`` sampler over the exported pool); a suite without a pool is skipped with a
     message; ``--chat`` renders the turns with ``tokenizer``'s chat template.
 
     With ``messages`` (``predict --api openai --mode generate``) the prompt is
-    ``bench.prompts.generative_template`` and each context is the JSON list of chat turns
+    ``consistency_bench.bench.prompts.generative_template`` and each context is the JSON list of
+    chat turns
     (demonstrations as user / assistant turns, then the row as a user turn); the
     continuations are the bare verbalisers.
 
@@ -180,9 +190,15 @@ def collect_causal_inputs(
         DataError: The folder has no pools, a pool file is corrupt or too small.
 
     """
-    from bench.causal import CHOICE_SEP
-    from bench.fewshot import demonstrations, load_pool, no_pool_reason, read_pools, suite_pool
-    from bench.prompts import TARGET_DELIMITER, build_context, render
+    from consistency_bench.bench.causal import CHOICE_SEP
+    from consistency_bench.bench.fewshot import (
+        demonstrations,
+        load_pool,
+        no_pool_reason,
+        read_pools,
+        suite_pool,
+    )
+    from consistency_bench.bench.prompts import TARGET_DELIMITER, build_context, render
 
     chat = None
     if messages:

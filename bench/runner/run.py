@@ -8,14 +8,19 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.distributed import Processes, Shard
-from bench.modeling import LoadedModel
-from bench.runner.batching import plan_batches, run_planned
-from bench.runner.forward import make_forward, weights_dtype
-from bench.runner.options import AUTO_MAX_ROWS, AUTO_TOKENS, RunnerOptions, RunStats
-from bench.runner.output import write_part, write_predictions
-from bench.runner.prepare import Prepared, prepare
-from bench.runner.shards import PARTS_SUFFIX, ShardStore
+from consistency_bench.bench.distributed import Processes, Shard
+from consistency_bench.bench.modeling import LoadedModel
+from consistency_bench.bench.runner.batching import plan_batches, run_planned
+from consistency_bench.bench.runner.forward import make_forward, weights_dtype
+from consistency_bench.bench.runner.options import (
+    AUTO_MAX_ROWS,
+    AUTO_TOKENS,
+    RunnerOptions,
+    RunStats,
+)
+from consistency_bench.bench.runner.output import write_part, write_predictions
+from consistency_bench.bench.runner.prepare import Prepared, prepare
+from consistency_bench.bench.runner.shards import PARTS_SUFFIX, ShardStore
 
 
 def predict(
@@ -35,7 +40,7 @@ def predict(
     :func:`prepare` then :func:`execute`.
 
     Args:
-        loaded: The model (``bench.modeling.load_classifier``).
+        loaded: The model (``consistency_bench.bench.modeling.load_classifier``).
         model_name: Its name or path (recorded in the resume fingerprint).
         data_dir: Built suite folder.
         suites: Suite names to predict.
@@ -43,7 +48,7 @@ def predict(
         options: Runner settings.
         forward_factory: Builds the batch function (tests swap in fakes).
         shard: Run only part ``shard`` of the batches and write a part file.
-        procs: The launched processes this one belongs to (``bench.distributed``).
+        procs: The launched processes this one belongs to (``consistency_bench.bench.distributed``).
 
     Returns:
         Counts and timing of the run.
@@ -79,7 +84,7 @@ def execute(
     batch's inputs always share one forward pass and the output does not depend on how the
     run was split or resumed.
     """
-    from bench import distributed
+    from consistency_bench.bench import distributed
 
     start = time.perf_counter() if start is None else start
     keys, lengths = prepared.keys, prepared.lengths

@@ -2,7 +2,7 @@
 
 :class:`ShardStore` keeps finished results so that a restarted run skips done batches;
 :func:`merge_parts` joins the part files of ``predict --shard i/N`` (written by
-:func:`bench.runner.output.write_part`) into one prediction file.
+:func:`consistency_bench.bench.runner.output.write_part`) into one prediction file.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.atomic import atomic_path, write_text
-from bench.distributed import MAX_SHARDS
-from bench.errors import ConfigError, DataError, PredictionFileError, shorten
-from bench.json_input import JsonTextError, load_json_file, parse_json
+from consistency_bench.bench.atomic_write import atomic_path, write_text
+from consistency_bench.bench.distributed import MAX_SHARDS
+from consistency_bench.bench.errors import ConfigError, DataError, PredictionFileError, shorten
+from consistency_bench.bench.json_input import JsonTextError, load_json_file, parse_json
 
 PARTS_SUFFIX = ".parts"
 RUN_FILE = "run.json"
@@ -79,7 +79,8 @@ def _part_line(path: Path, number: int, line: str) -> object:
     """One JSON line of a part file: depth bounded before parsing, keys unique, valid Unicode.
 
     Raises:
-        DataError: Nested more than :data:`bench.json_input.MAX_DEPTH` deep (``json.loads``
+        DataError: Nested more than :data:`consistency_bench.bench.json_input.MAX_DEPTH` deep
+        (``json.loads``
             would raise ``RecursionError``), a key given twice (which value is meant?), a lone
             surrogate (the merged file could not be written as UTF-8), or not JSON.
 
@@ -124,7 +125,7 @@ def _check_header(path: Path, header: object) -> dict:
 
 def _read_part(path: Path) -> tuple[dict, list[tuple[int, dict, int]]]:
     """Header and ``(position, record, line)`` rows of a part file, checked for order."""
-    from bench.predictions.files import check_input_file
+    from consistency_bench.bench.predictions.files import check_input_file
 
     check_input_file(path)  # a folder, FIFO (which would block), device or ``-``
     try:
@@ -176,9 +177,11 @@ def check_part_rows(path: Path, header: dict, rows: list[tuple[int, dict, int]],
                     folder) -> None:
     """A part's rows checked as ``score`` checks a prediction file's, against ``--data``.
 
-    The same row validator (:func:`bench.predictions.records.collect_records`: ``id``,
+    The same row validator (:func:`consistency_bench.bench.predictions.records.collect_records`:
+    ``id``,
     ``label``, finite ``probs`` summing to 1) and the same match against the built suites
-    (:func:`bench.predictions.resolve.resolve_columns`: known suite and id, label in range,
+    (:func:`consistency_bench.bench.predictions.resolve.resolve_columns`: known suite and id, label
+    in range,
     one probability per label); each row's id must belong to the suite its position falls
     in, and the suites must be the ones the part was predicted on (sha256). Before, a NaN
     probability, an id of another suite and an id of no suite merged with exit 0.
@@ -188,8 +191,8 @@ def check_part_rows(path: Path, header: dict, rows: list[tuple[int, dict, int]],
         DataError: The part was predicted on other suites than ``folder`` holds.
 
     """
-    from bench.predictions.records import collect_records
-    from bench.predictions.resolve import resolve_columns
+    from consistency_bench.bench.predictions.records import collect_records
+    from consistency_bench.bench.predictions.resolve import resolve_columns
 
     suites = _run_suites(path, header)
     for suite, sha, _ in suites:
@@ -233,7 +236,7 @@ def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike,
         PredictionFileError: A row ``score`` would refuse (part, line, field and value).
 
     """
-    from bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring import SuiteFolder
 
     parsed = [(os.fspath(p), *_read_part(Path(p))) for p in paths]
     if not parsed:

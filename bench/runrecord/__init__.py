@@ -7,10 +7,14 @@ prediction file ``<PRED>``; ``submit`` stores it in the entry as ``run.json``;
 
 Modules, one job each (import from where a name lives):
 
-* :mod:`~bench.runrecord.schema`: the format: file names, version, validation, read, write;
-* :mod:`~bench.runrecord.identity`: which weights a model name or folder is (commit, sha256);
-* :mod:`~bench.runrecord.environment`: device, precision and package versions of a run;
-* :mod:`~bench.runrecord.predict_record`: the record of a ``predict`` run;
-* :mod:`~bench.runrecord.baseline_record`: the record of a ``baseline`` run;
-* :mod:`~bench.runrecord.merge`: the record of ``merge-predictions`` (from the parts' records).
+* :mod:`~consistency_bench.bench.runrecord.schema`: the format: file names, version, validation,
+  read, write;
+* :mod:`~consistency_bench.bench.runrecord.identity`: which weights a model name or folder is
+  (commit, sha256);
+* :mod:`~consistency_bench.bench.runrecord.environment`: device, precision and package versions of a
+  run;
+* :mod:`~consistency_bench.bench.runrecord.predict_record`: the record of a ``predict`` run;
+* :mod:`~consistency_bench.bench.runrecord.baseline_record`: the record of a ``baseline`` run;
+* :mod:`~consistency_bench.bench.runrecord.merge`: the record of ``merge-predictions`` (from the
+  parts' records).
 """

@@ -13,7 +13,7 @@ PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "accelerate", 
 
 def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str | None]:
     """``name -> version`` of the installed libraries (None: not installed), and Python's."""
-    from bench import __version__
+    from consistency_bench.bench import __version__
 
     out: dict[str, str | None] = {"consistency-bench": __version__,
                                   "python": platform.python_version()}
@@ -42,7 +42,7 @@ def compute_precision(device_type: str, weights_dtype: str | None, amp: bool) ->
 
     The weights' dtype, except on CUDA with float32 weights and autocast on (``predict``'s
     default), where matrix products run in bfloat16 (float16 without bf16 support), as
-    :mod:`bench.runner.forward` and :mod:`bench.causal` set it.
+    :mod:`consistency_bench.bench.runner.forward` and :mod:`consistency_bench.bench.causal` set it.
     """
     if device_type == "cuda" and amp and weights_dtype == "float32":
         import torch

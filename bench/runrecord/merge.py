@@ -14,10 +14,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.errors import DataError
+from consistency_bench.bench.errors import DataError
 
 #: Fields the parts' records must share beyond what the part headers hold: the settings and
-#: suites are in every part's header, and :func:`bench.runner.merge_parts` compares those (its
+#: suites are in every part's header, and :func:`consistency_bench.bench.runner.merge_parts`
+#: compares those (its
 #: messages name the setting); the weights (sha256, commit) are only in the records.
 SHARED = ("mode", "model", "api")
 
@@ -33,7 +34,7 @@ def part_records(parts: Sequence[str | os.PathLike]) -> list[dict] | None:
             shared field (names the files and the field).
 
     """
-    from bench.runrecord.schema import describes, read_record, record_path
+    from consistency_bench.bench.runrecord.schema import describes, read_record, record_path
 
     paths = [record_path(p) for p in parts]
     if not all(p.is_file() for p in paths):
@@ -64,7 +65,7 @@ def _which(a: object, b: object) -> str:
 
 def merged_record(records: Sequence[dict], out: str | os.PathLike, rows: int) -> dict:
     """The record of the merged prediction file ``out`` (``rows`` rows) from its parts'."""
-    from bench.runrecord.schema import file_sha256
+    from consistency_bench.bench.runrecord.schema import file_sha256
 
     ordered = sorted(records, key=lambda r: (r.get("run") or {}).get("shard") or [0, 1])
     merged = {key: value for key, value in ordered[0].items()}
@@ -86,7 +87,8 @@ def merge_with_record(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     """``merge-predictions``: check the parts' records, merge the parts, write both files.
 
     The records are checked before anything is written; every row is checked against the
-    built suites of ``data_dir`` as ``score`` checks it (:func:`bench.runner.merge_parts`);
+    built suites of ``data_dir`` as ``score`` checks it
+    (:func:`consistency_bench.bench.runner.merge_parts`);
     the merged record is written after the merged file (it names the file's sha256).
 
     Returns:
@@ -96,9 +98,9 @@ def merge_with_record(parts: Sequence[str | os.PathLike], out: str | os.PathLike
         DataError: The parts or their records are not of one run (nothing is written).
 
     """
-    from bench.atomic import check_output_file
-    from bench.runner import merge_parts
-    from bench.runrecord.schema import record_path, write_record
+    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.runner import merge_parts
+    from consistency_bench.bench.runrecord.schema import record_path, write_record
 
     check_output_file(out, inputs=tuple(parts))
     check_output_file(record_path(out), inputs=tuple(parts), flag="run record")

@@ -30,7 +30,7 @@ import os
 import re
 from pathlib import Path
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 SCHEMA_VERSION = 1
 #: ``<PRED>.run.json`` beside a prediction file ``<PRED>``.
@@ -153,7 +153,7 @@ def read_record(path: str | os.PathLike) -> dict:
         ConfigError: Not a regular file, not JSON, too large or deep, or not a valid record.
 
     """
-    from bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
     path = Path(path)
     if not path.is_file():
@@ -172,7 +172,7 @@ def record_text(record: dict) -> str:
 
 def write_record(path: str | os.PathLike, record: dict) -> Path:
     """Validate ``record`` and write it to ``path`` atomically (temporary file, then rename)."""
-    from bench.atomic_write import write_text
+    from consistency_bench.bench.atomic_write import write_text
 
     validate_record(record, str(path))
     write_text(path, record_text(record))
@@ -189,14 +189,15 @@ def new_record(*, mode: str, model: dict, settings: dict, suites: list[dict],
                packages: dict, run: dict, api: dict | None = None) -> dict:
     """A run record with the fields every producer shares filled in (version, date, file).
 
-    ``predict`` (:mod:`bench.runrecord.predict_record`), ``baseline``
-    (:mod:`bench.runrecord.baseline_record`) and served runs (issue 30: ``mode`` and ``api``
+    ``predict`` (:mod:`consistency_bench.bench.runrecord.predict_record`), ``baseline``
+    (:mod:`consistency_bench.bench.runrecord.baseline_record`) and served runs (issue 30: ``mode``
+    and ``api``
     their own) build theirs with it; ``predictions`` is the file written, hashed here.
     """
     import datetime as dt
 
-    from bench import __version__
-    from bench.results import git_commit
+    from consistency_bench.bench import __version__
+    from consistency_bench.bench.results import git_commit
 
     return {
         "schema_version": SCHEMA_VERSION,

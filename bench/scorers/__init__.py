@@ -1,7 +1,10 @@
 """Family scorers, one module per family; each registers its metric kinds in ``SCORERS``.
 
-The contract they share is :mod:`bench.scorers.contract`. This package imports none of the
-family modules itself (so importing the contract stays cheap): ``bench.scoring.get_scorer``
-imports, on first use, the ``scorer`` module each family declares in :mod:`bench.families`,
+The contract they share is :mod:`consistency_bench.bench.scorers.contract`. This package imports
+none of the
+family modules itself (so importing the contract stays cheap):
+``consistency_bench.bench.scoring.get_scorer``
+imports, on first use, the ``scorer`` module each family declares in
+:mod:`consistency_bench.bench.families`,
 which fills the registry.
 """

@@ -6,10 +6,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from bench.arrays import indices, int64
-from bench.bootstrap import proportion_ci
-from bench.metrics import consistent as ca
-from bench.metrics.becel import (
+from consistency_bench.bench.arrays import indices, int64
+from consistency_bench.bench.bootstrap import proportion_ci
+from consistency_bench.bench.metrics import consistent as ca
+from consistency_bench.bench.metrics.becel import (
     INVALID,
     Constraint,
     accuracy,
@@ -17,7 +17,13 @@ from bench.metrics.becel import (
     conditional_consistency,
     disagreement,
 )
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from consistency_bench.bench.scorers.contract import (
+    Aligned,
+    ScoreOptions,
+    SuiteData,
+    SuiteScore,
+    register_scorer,
+)
 
 PERTURBED = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}
 TAU = {"semantic": "tau_sem", "negational": "tau_neg", "symmetric": "tau_sym"}

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.bootstrap import proportion_ci
-from bench.errors import ConfigError
-from bench.metrics import consistent as ca
-from bench.metrics.becel import INVALID, accuracy
-from bench.metrics.calm import entropy_bits, pass_rates, reverse_consistency, signal_consistency
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from consistency_bench.bench.bootstrap import proportion_ci
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.metrics import consistent as ca
+from consistency_bench.bench.metrics.becel import INVALID, accuracy
+from consistency_bench.bench.metrics.calm import (
+    entropy_bits,
+    pass_rates,
+    reverse_consistency,
+    signal_consistency,
+)
+from consistency_bench.bench.scorers.contract import (
+    Aligned,
+    ScoreOptions,
+    SuiteData,
+    SuiteScore,
+    register_scorer,
+)
 
 SIGNAL_PREFIX = "signal:"
 

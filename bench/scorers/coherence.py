@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.bootstrap import proportion_ci
-from bench.errors import ConfigError
-from bench.metrics import consistent as ca
-from bench.metrics.becel import INVALID
-from bench.metrics.calibration import cross_fit_choice, halves
-from bench.metrics.coherence import THETA_GRID, coherence, sweep_theta
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from consistency_bench.bench.bootstrap import proportion_ci
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.metrics import consistent as ca
+from consistency_bench.bench.metrics.becel import INVALID
+from consistency_bench.bench.metrics.calibration import cross_fit_choice, halves
+from consistency_bench.bench.metrics.coherence import THETA_GRID, coherence, sweep_theta
+from consistency_bench.bench.scorers.contract import (
+    Aligned,
+    ScoreOptions,
+    SuiteData,
+    SuiteScore,
+    register_scorer,
+)
 
 NEEDS_PROBS = (
     "ART coherence needs probabilities: a span is judged by whether the model is confident "
@@ -129,7 +135,8 @@ def score_coherence_theta(data: SuiteData, aligned: Aligned, options: ScoreOptio
         "(theta_ranked); fix theta with params coherence_theta",
     }
     # The ranked score (consistent accuracy): each half of the examples at the θ that is best
-    # on the other half, never at a θ chosen on itself (bench.metrics.calibration).
+    # on the other half, never at a θ chosen on itself
+    # (consistency_bench.bench.metrics.calibration).
     ranked, chosen = cross_fit_choice(
         np.stack([r.strict_per_example for r in sweep.results]),
         data.memo("halves", end, lambda rows: halves(data.group_names(rows))))

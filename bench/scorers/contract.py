@@ -1,8 +1,10 @@
 """The scorer contract: what a family scorer receives and returns, and the registry.
 
 A scorer (``bench/scorers/<family>.py``) imports only this module from the scoring layer;
-``bench.scoring`` orchestrates (loads suites, aligns predictions, calls the scorers) and
-re-exports these names. This module imports neither ``bench.scoring`` nor a scorer, so there
+``consistency_bench.bench.scoring`` orchestrates (loads suites, aligns predictions, calls the
+scorers) and
+re-exports these names. This module imports neither ``consistency_bench.bench.scoring`` nor a
+scorer, so there
 is no import circle (``tests/test_layers.py``).
 """
 
@@ -19,9 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from bench.arrays import indices, int64
-from bench.metrics.consistent import Consistent
-from bench.registry import Registry
+from consistency_bench.bench.arrays import indices, int64
+from consistency_bench.bench.metrics.consistent import Consistent
+from consistency_bench.bench.registry import Registry
 
 #: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
 CORE_COLUMNS = ("id", "group", "variant", "label")
@@ -341,7 +343,8 @@ class SuiteScore:
         units: Per-unit outcome (unit id -> 1.0 / 0.0) of the consistent accuracy (the
             ranked score), for paired tests and rank bootstraps between submissions; not
             written into the results JSON.
-        consistent: Consistent accuracy and its chance level (bench.metrics.consistent).
+        consistent: Consistent accuracy and its chance level
+        (consistency_bench.bench.metrics.consistent).
         originals: Row positions of the originals the degenerate statistics are taken over
             (``metrics.n_original`` ...); pooled per task by the scoring layer.
 

@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 #: Every key a scorer reads (``options.params`` in bench/scorers/), with its meaning.
 KNOWN_PARAMS: dict[str, str] = {

@@ -6,7 +6,8 @@ the original predictions (CopySort / CopyOne: with the default label named in th
 confidence of the predicted label next to ``1/N`` and invalid detection by the thresholding
 rule; the share of transformed rows answered with an invalid answer (e.g. an ``invalid`` label,
 which the prediction contract maps to -1). The temperature and the threshold are cross-fitted
-(:mod:`bench.metrics.calibration`): each half of the groups is scored with a temperature
+(:mod:`consistency_bench.bench.metrics.calibration`): each half of the groups is scored with a
+temperature
 fitted and a θ searched on the other half. Parameters (``ScoreOptions.params``), overrides:
 ``salad_theta`` (a fixed threshold, no search), ``salad_tolerance`` (default 0.03) and
 ``salad_temperature`` (a fixed temperature, no fitting; ``"fit"``: the default, fitted).
@@ -18,12 +19,25 @@ from dataclasses import asdict
 
 import numpy as np
 
-from bench.bootstrap import proportion_ci
-from bench.errors import ConfigError
-from bench.metrics import consistent as ca
-from bench.metrics.calibration import CrossFit, cross_fit, halves
-from bench.metrics.salad import INVALID, TOLERANCE, TRANSFORM_FAMILY, agreement, chance, confidence
-from bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore, register_scorer
+from consistency_bench.bench.bootstrap import proportion_ci
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.metrics import consistent as ca
+from consistency_bench.bench.metrics.calibration import CrossFit, cross_fit, halves
+from consistency_bench.bench.metrics.salad import (
+    INVALID,
+    TOLERANCE,
+    TRANSFORM_FAMILY,
+    agreement,
+    chance,
+    confidence,
+)
+from consistency_bench.bench.scorers.contract import (
+    Aligned,
+    ScoreOptions,
+    SuiteData,
+    SuiteScore,
+    register_scorer,
+)
 
 
 def _pairs(data: SuiteData) -> tuple[np.ndarray, np.ndarray, str]:
@@ -142,7 +156,7 @@ def _cross_fit(
     data: SuiteData, aligned: Aligned, first: np.ndarray, second: np.ndarray,
     options: ScoreOptions,
 ) -> CrossFit:
-    """Temperature and θ of each half fitted on the other half (bench.metrics.calibration)."""
+    """Temperature and θ of each half fitted on the other half (consistency_bench.bench.metrics.calibration)."""  # noqa: E501
     probs = aligned.probs
     assert probs is not None
     theta = options.params.get("salad_theta")

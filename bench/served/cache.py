@@ -16,7 +16,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 #: Database file inside ``--cache DIR``.
 CACHE_FILE = "requests.sqlite3"

@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bench.errors import BenchError, ConfigError
-from bench.served.cache import RequestCache, request_key
-from bench.served.endpoint import Endpoint
+from consistency_bench.bench.errors import BenchError, ConfigError
+from consistency_bench.bench.served.cache import RequestCache, request_key
+from consistency_bench.bench.served.endpoint import Endpoint
 
 #: HTTP statuses that are retried (besides every 5xx).
 RETRY_STATUSES = frozenset({408, 409, 425, 429})

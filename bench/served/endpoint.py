@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 #: Host names that are this machine (``http://`` to them is allowed without a flag).
 LOCAL_HOSTS = {"localhost", "localhost.localdomain", "ip6-localhost"}

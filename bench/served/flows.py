@@ -1,8 +1,9 @@
 """The two served flows after the inputs are built: ``loglikelihood`` and ``generate``.
 
 Each: ``--dry-run`` returns the estimate and sends nothing; otherwise preflight
-(``bench.served.preflight``), the requests (``bench.served.client``), the prediction file and
-the run record (``bench.served.record``).
+(``consistency_bench.bench.served.preflight``), the requests
+(``consistency_bench.bench.served.client``), the prediction file and
+the run record (``consistency_bench.bench.served.record``).
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.errors import ConfigError
-from bench.served import generate as gen
-from bench.served import loglikelihood as ll
-from bench.served.cache import RequestCache
-from bench.served.client import ServedError, Usage, run_requests
-from bench.served.endpoint import Endpoint
-from bench.served.options import ServedOutcome, ServedRequest, default_cache
-from bench.served.preflight import (
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.served import generate as gen
+from consistency_bench.bench.served import loglikelihood as ll
+from consistency_bench.bench.served.cache import RequestCache
+from consistency_bench.bench.served.client import ServedError, Usage, run_requests
+from consistency_bench.bench.served.endpoint import Endpoint
+from consistency_bench.bench.served.options import ServedOutcome, ServedRequest, default_cache
+from consistency_bench.bench.served.preflight import (
     ServerInfo,
     cannot_serve,
     has_top_logprobs,
@@ -27,7 +28,7 @@ from bench.served.preflight import (
     loglikelihood_problem,
     probe,
 )
-from bench.served.record import api_block, run_record, suites_of, write_run_record
+from consistency_bench.bench.served.record import api_block, run_record, suites_of, write_run_record
 
 
 def resolve_max_length(given: int | None, window: int | None) -> int:
@@ -106,9 +107,9 @@ def _settings(request: ServedRequest, max_length: int | None) -> dict:
 def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tokenizer,
                       options, log: Callable[[str], None]) -> ServedOutcome:
     """``--mode loglikelihood`` over the collected inputs (see the module docstring)."""
-    from bench.causal import encode, split_key
-    from bench.runner.inputs import input_key
-    from bench.runner.output import write_predictions
+    from consistency_bench.bench.causal import encode, split_key
+    from consistency_bench.bench.runner.inputs import input_key
+    from consistency_bench.bench.runner.output import write_predictions
 
     items = [split_key(*u) for u in collected.unique]
     outcome = ServedOutcome(collected.rows, len(collected.suites), len(items))
@@ -159,7 +160,7 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
 def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenizer, options,
                  log: Callable[[str], None]) -> ServedOutcome:
     """``--mode generate`` over the collected inputs (see the module docstring)."""
-    from bench.causal import split_key
+    from consistency_bench.bench.causal import split_key
 
     gopts = request.generate
     outcome = ServedOutcome(collected.rows, len(collected.suites), len(collected.unique))
@@ -208,11 +209,12 @@ def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenize
 def write_answers(out, collected, answers: list[dict]) -> tuple[int, int]:
     """Write the prediction file of generated answers; return (invalid rows, label-only rows).
 
-    A row's label is its verbaliser's index, or :data:`bench.served.answers.INVALID_ANSWER`;
+    A row's label is its verbaliser's index, or
+    :data:`consistency_bench.bench.served.answers.INVALID_ANSWER`;
     ``probs`` where the first answer token gave them (rounded to 6 places, as ``predict``).
     """
-    from bench.atomic import atomic_path
-    from bench.served.answers import INVALID_ANSWER
+    from consistency_bench.bench.atomic_write import atomic_path
+    from consistency_bench.bench.served.answers import INVALID_ANSWER
 
     invalid = label_only = 0
     with atomic_path(Path(out)) as tmp, open(tmp, "w", encoding="utf-8") as handle:

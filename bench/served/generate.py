@@ -1,10 +1,13 @@
 """``--mode generate``: chat requests answered with one label word, parsed strictly.
 
-One request per distinct input: the chat turns of ``bench.runner.collect_causal_inputs(...,
+One request per distinct input: the chat turns of
+``consistency_bench.bench.runner.collect_causal_inputs(...,
 messages=True)`` (the task's prompt with a line naming the label words, demonstrations as
 user / assistant turns), ``temperature`` 0, a small ``max_tokens``, stop at a newline. The
-answer is parsed by :func:`bench.served.answers.parse_answer`; probabilities come from the
-first answer token's ``top_logprobs`` (:func:`bench.served.answers.first_token_probs`) when
+answer is parsed by :func:`consistency_bench.bench.served.answers.parse_answer`; probabilities come
+from the
+first answer token's ``top_logprobs``
+(:func:`consistency_bench.bench.served.answers.first_token_probs`) when
 the endpoint returns them, else the row is label-only. ``--structured`` constrains the answer
 where the server supports it: ``choice`` (vLLM >= 0.10.2 ``structured_outputs``),
 ``guided-choice`` (vLLM before 0.12, ``guided_choice``), ``json-schema`` (``response_format``
@@ -18,8 +21,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench.errors import ConfigError
-from bench.served.answers import first_token_probs, parse_answer
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.served.answers import first_token_probs, parse_answer
 
 #: ``--structured`` modes.
 STRUCTURED = ("choice", "guided-choice", "json-schema")
@@ -82,7 +85,7 @@ def body(model: str, messages: list[dict], choices: Sequence[str], options: Gene
 def bodies(model: str, unique: Sequence[tuple[str, str | None]], options: GenerateOptions,
            logprobs: bool) -> list[dict]:
     """The chat request of each distinct input (``(messages JSON, verbalisers)`` keys)."""
-    from bench.causal import split_key
+    from consistency_bench.bench.causal import split_key
 
     out = []
     for key in unique:
@@ -144,7 +147,7 @@ def estimate(unique: Sequence[tuple[str, str | None]], options: GenerateOptions,
     template tokens not included), else estimated as characters / 4; completion tokens are
     at most ``max_tokens`` per request.
     """
-    from bench.causal import split_key
+    from consistency_bench.bench.causal import split_key
 
     texts = ["".join(m["content"] for m in json.loads(split_key(*key)[0])) for key in unique]
     if tokenizer is not None:

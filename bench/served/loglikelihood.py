@@ -1,8 +1,10 @@
 """``--mode loglikelihood``: completions requests with ``echo``, scored as the local path.
 
-One request per distinct input (``bench.runner.inputs``): its prompts are the token ids of
+One request per distinct input (``consistency_bench.bench.runner.inputs``): its prompts are the
+token ids of
 each choice's (cut) context followed by the choice's tokens, exactly the sequences the local
-causal path scores (``bench.causal.encode``, lm-eval's truncation per choice). The payload is
+causal path scores (``consistency_bench.bench.causal.encode``, lm-eval's truncation per choice). The
+payload is
 lm-eval's ``local-completions`` one: ``max_tokens`` 1, ``temperature`` 0, ``logprobs`` 1,
 ``echo``; a choice's log-likelihood is the sum of ``token_logprobs`` over its own tokens (the
 one generated token after them is not counted). The prompt of a choice is at most ``L + 1``
@@ -14,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bench.causal import Encoded
+from consistency_bench.bench.causal import Encoded
 
 
 def bodies(model: str, encoded: Sequence[Encoded]) -> list[dict]:
@@ -26,11 +28,11 @@ def bodies(model: str, encoded: Sequence[Encoded]) -> list[dict]:
 
 
 def checker(encoded: Sequence[Encoded]):
-    """The response check of ``bench.served.client.run_requests`` (request index, data).
+    """The response check of ``consistency_bench.bench.served.client.run_requests`` (request index, data).
 
     A response must hold one choice per prompt, with the echoed log-probability of every
     continuation token, finite; otherwise it is malformed (retried, never cached).
-    """
+    """  # noqa: E501
 
     def problem(i: int, data: dict) -> str | None:
         try:

@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.served.client import ClientOptions, Usage
-from bench.served.generate import GenerateOptions
+from consistency_bench.bench.served.client import ClientOptions, Usage
+from consistency_bench.bench.served.generate import GenerateOptions
 
 #: ``--mode`` values.
 MODES = ("loglikelihood", "generate")

@@ -13,9 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bench.served.cache import RequestCache, request_key
-from bench.served.client import ClientOptions, ServedError, Usage, _server_message, run_requests
-from bench.served.endpoint import Endpoint
+from consistency_bench.bench.served.cache import RequestCache, request_key
+from consistency_bench.bench.served.client import (
+    ClientOptions,
+    ServedError,
+    Usage,
+    _server_message,
+    run_requests,
+)
+from consistency_bench.bench.served.endpoint import Endpoint
 
 #: Seconds the ``/models`` check may take (a dead host fails fast).
 MODELS_TIMEOUT = 20.0

@@ -20,7 +20,13 @@ RUN_SUFFIX = ".run.json"
 
 def prompts_version() -> str:
     """sha256 (first 16 hex) of the prompt table and the generative template's wording."""
-    from bench.prompts import ANSWER_CUE, CALM_INPUT, PROMPTS, PromptSpec, generative_template
+    from consistency_bench.bench.prompts import (
+        ANSWER_CUE,
+        CALM_INPUT,
+        PROMPTS,
+        PromptSpec,
+        generative_template,
+    )
 
     table = sorted([[k[0] or "", k[1], v.template, list(v.choices)] for k, v in PROMPTS.items()])
     sample = generative_template(PromptSpec("x" + ANSWER_CUE, ("a", "b")))
@@ -32,9 +38,11 @@ def api_block(endpoint, server, usage_sent, usage_all, requests: dict) -> dict:
     """The ``api`` object of the run record.
 
     Args:
-        endpoint: The :class:`bench.served.endpoint.Endpoint` (its host is kept, not its key).
-        server: The :class:`bench.served.preflight.ServerInfo`.
-        usage_sent: :class:`bench.served.client.Usage` of the requests this run sent.
+        endpoint: The :class:`consistency_bench.bench.served.endpoint.Endpoint` (its host is kept,
+        not its key).
+        server: The :class:`consistency_bench.bench.served.preflight.ServerInfo`.
+        usage_sent: :class:`consistency_bench.bench.served.client.Usage` of the requests this run
+        sent.
         usage_all: Token usage summed over every response the file is made of (cached too).
         requests: ``{"distinct", "sent", "cached", "retried"}``.
 
@@ -56,7 +64,8 @@ def run_record(mode: str, model: str, settings: dict, api: dict) -> dict:
 
     ``model`` is the served name, with the server's ``root`` as ``served_root``; ``settings``
     carry ``prompts_version``. :func:`write_run_record` completes it with the fields every
-    run record has (:func:`bench.runrecord.schema.new_record`: version, date, suites, the
+    run record has (:func:`consistency_bench.bench.runrecord.schema.new_record`: version, date,
+    suites, the
     file's sha256).
     """
     revision = api.get("server_model", {}).get("root")
@@ -67,7 +76,7 @@ def run_record(mode: str, model: str, settings: dict, api: dict) -> dict:
 
 def suites_of(collected, data_dir) -> list[dict]:
     """``[{name, sha256, rows}]`` of the suites a served run predicted (run-record format)."""
-    from bench.manifest import read_manifest
+    from consistency_bench.bench.manifest import read_manifest
 
     manifest = read_manifest(Path(data_dir))
     return [{"name": s.suite, "sha256": manifest[s.suite].get("sha256"), "rows": len(s.ids)}
@@ -75,14 +84,14 @@ def suites_of(collected, data_dir) -> list[dict]:
 
 
 def write_run_record(out: str | Path, record: dict, suites: list[dict]) -> Path:
-    """Write ``<out>.run.json`` atomically (validated, bench.runrecord); return its path.
+    """Write ``<out>.run.json`` atomically (validated, consistency_bench.bench.runrecord); return its path.
 
     Plugged into ``repro``'s format (issue 28 item 13) when ``repro`` merged main: the served
     fields of :func:`run_record` plus the shared ones, ``model.source`` ``api``; ``reproduce``
     never runs such a record again, and the leaderboard shows it as not reproducible.
-    """
-    from bench.runrecord.environment import package_versions
-    from bench.runrecord.schema import new_record, record_path, write_record
+    """  # noqa: E501
+    from consistency_bench.bench.runrecord.environment import package_versions
+    from consistency_bench.bench.runrecord.schema import new_record, record_path, write_record
 
     full = new_record(mode=record["mode"], model=record["model"], settings=record["settings"],
                       suites=suites, predictions=out, rows=sum(s["rows"] for s in suites),

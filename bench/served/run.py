@@ -3,11 +3,14 @@
 What ``consistency-bench predict --api openai`` does (docs/runner.md, "Served models"):
 
 1. options, URL, output file, suites: checked before anything is read from the network;
-2. the inputs: the local causal path's (``bench.runner.collect_causal_inputs``), tokenised
+2. the inputs: the local causal path's (``consistency_bench.bench.runner.collect_causal_inputs``),
+   tokenised
    with the model's tokenizer for ``loglikelihood``, as chat turns for ``generate``;
 3. ``--dry-run``: the request count and a token estimate, and nothing is sent;
-4. preflight (``bench.served.preflight``): reachable, key accepted, model listed, mode served;
-5. the requests (``bench.served.client``: cached, concurrent, rate-limited, retried);
+4. preflight (``consistency_bench.bench.served.preflight``): reachable, key accepted, model listed,
+   mode served;
+5. the requests (``consistency_bench.bench.served.client``: cached, concurrent, rate-limited,
+   retried);
 6. the prediction file (atomic) and its run record ``<out>.run.json``.
 """
 
@@ -17,10 +20,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench.errors import ConfigError
-from bench.served.flows import run_generate, run_loglikelihood
-from bench.served.generate import GenerateOptions
-from bench.served.options import (
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.served.flows import run_generate, run_loglikelihood
+from consistency_bench.bench.served.generate import GenerateOptions
+from consistency_bench.bench.served.options import (
     MODES,
     T2T_SUFFIX,
     ServedOutcome,
@@ -55,7 +58,7 @@ def check_request(request: ServedRequest) -> None:
 
 def choose_suites(request: ServedRequest) -> list[str]:
     """``--suites``, else the built suites (of ``--tasks``) but the ``*_t2t`` ones."""
-    from bench.manifest import read_manifest
+    from consistency_bench.bench.manifest import read_manifest
 
     manifest = read_manifest(request.data)
     if request.suites:
@@ -95,11 +98,11 @@ def predict_served(request: ServedRequest,
             (what finished is cached).
 
     """
-    from bench.atomic import check_output_file
-    from bench.manifest import read_manifest
-    from bench.modeling import parse_label_map
-    from bench.runner import RunnerOptions, collect_causal_inputs
-    from bench.served.endpoint import make_endpoint
+    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.modeling import parse_label_map
+    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.served.endpoint import make_endpoint
 
     start = time.perf_counter()
     check_request(request)

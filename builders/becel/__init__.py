@@ -5,9 +5,12 @@ release; additive sets are generated here (see ``builders/additive.py``). Every 
 original row and the row(s) it is compared with; derived rows (transitive, additive) name their
 two antecedent rows. docs/suites/becel.md documents each construction and every deviation.
 
-The package: :mod:`~builders.becel.metadata` (versions, citation, licences, Table 1),
-:mod:`~builders.becel.layouts` (columns of the release files), :mod:`~builders.becel.pairs`
-(semantic, negational, symmetric), :mod:`~builders.becel.derived` (transitive, additive);
+The package: :mod:`~consistency_bench.builders.becel.metadata` (versions, citation, licences, Table
+1),
+:mod:`~consistency_bench.builders.becel.layouts` (columns of the release files),
+:mod:`~consistency_bench.builders.becel.pairs`
+(semantic, negational, symmetric), :mod:`~consistency_bench.builders.becel.derived` (transitive,
+additive);
 importing it registers the 19 suites (below).
 """
 
@@ -15,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from bench.sources import SourceResolver
-from builders.becel.derived import (
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.becel.derived import (
     ADDITIVE_SOURCES,
     SNLI_TRANSITIVE,
     WIC_TRANSITIVE,
@@ -24,8 +27,14 @@ from builders.becel.derived import (
     additive_rows,
     transitive_rows,
 )
-from builders.becel.layouts import LAYOUTS, NEGATION_COLUMN, PARAPHRASE_COLUMN, Layout, _file
-from builders.becel.metadata import (
+from consistency_bench.builders.becel.layouts import (
+    LAYOUTS,
+    NEGATION_COLUMN,
+    PARAPHRASE_COLUMN,
+    Layout,
+    _file,
+)
+from consistency_bench.builders.becel.metadata import (
     ADDITIVE_SEED,
     ADDITIVE_VERSION,
     BECEL,
@@ -34,9 +43,9 @@ from builders.becel.metadata import (
     TABLE1,
     VERSION,
 )
-from builders.becel.pairs import negational_rows, semantic_rows, symmetric_rows
-from builders.schema import DERIVED_EXTRAS, NEGATION_EXTRAS, WIC_EXTRAS
-from builders.suite import Row, SuiteSpec, register_suite
+from consistency_bench.builders.becel.pairs import negational_rows, semantic_rows, symmetric_rows
+from consistency_bench.builders.schema import DERIVED_EXTRAS, NEGATION_EXTRAS, WIC_EXTRAS
+from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
 
 __all__ = [
     "ADDITIVE_SEED",

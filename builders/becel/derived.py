@@ -11,13 +11,18 @@ import csv
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bench.sources import SourceResolver
-from bench.tasks import get_task
-from bench.tsv import read_tsv
-from builders.additive import length_threshold, maximal_phrases, merge_texts, plan_pairs
-from builders.becel.layouts import _file, _inputs, _row, _wic_spans
-from builders.becel.metadata import ADDITIVE_SEED
-from builders.suite import Row
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.tsv import read_tsv
+from consistency_bench.builders.additive import (
+    length_threshold,
+    maximal_phrases,
+    merge_texts,
+    plan_pairs,
+)
+from consistency_bench.builders.becel.layouts import _file, _inputs, _row, _wic_spans
+from consistency_bench.builders.becel.metadata import ADDITIVE_SEED
+from consistency_bench.builders.suite import Row
 
 # SNLI transitive: released label -> (constraint, rule). Labels 2 and 3 come from the modified
 # rules of section 3.2; 4 from rule (3) of section 2.2. The release uses only 2 and 3.

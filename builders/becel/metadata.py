@@ -1,6 +1,6 @@
 """BECEL's metadata: versions, the family declaration, Table 1 sizes, descriptions, metrics."""
 
-from bench.families import FAMILIES
+from consistency_bench.bench.families import FAMILIES
 
 VERSION = "1.0.0"
 ADDITIVE_VERSION = "2.0.0"  # every combination within the cutoff, one seeded order (issue 21)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from bench.errors import SourceError
-from bench.sources import SourceResolver
-from bench.tsv import read_tsv
-from builders.becel.layouts import (
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.tsv import read_tsv
+from consistency_bench.builders.becel.layouts import (
     NEGATION_COLUMN,
     PARAPHRASE_COLUMN,
     _file,
@@ -20,7 +20,7 @@ from builders.becel.layouts import (
     _row,
     _wic_spans,
 )
-from builders.suite import Row
+from consistency_bench.builders.suite import Row
 
 # ----------------------------------------------------------------------------- semantic
 

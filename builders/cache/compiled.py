@@ -4,7 +4,8 @@ numba writes the machine code of ``@njit(cache=True)`` functions beside the modu
 ``__pycache__``, when that folder is writable. Installed from a wheel, the module sits in
 ``site-packages``, which may be read-only (then numba falls back to a folder of its own) or
 shared by several users and Python builds. :func:`use_cache_folder` points numba at
-``<build cache>/numba`` instead (``builders.cache.folder``), unless ``NUMBA_CACHE_DIR`` is set
+``<build cache>/numba`` instead (``consistency_bench.builders.cache.folder``), unless
+``NUMBA_CACHE_DIR`` is set
 (the user's choice wins). It must run before the compiled module is imported: numba picks the
 cache folder of a function when the function is defined.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from builders.cache.folder import cache_dir
+from consistency_bench.builders.cache.folder import cache_dir
 
 
 def use_cache_folder() -> None:

@@ -17,7 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from builders.cache.folder import cache_dir
+from consistency_bench.builders.cache.folder import cache_dir
 
 SUFFIX = ".json.gz"
 

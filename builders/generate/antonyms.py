@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bench.errors import ConfigError
-from builders.generate.context import context_problem
-from builders.generate.negation import NEGATORS, Edit, Negated, Rejected
-from builders.generate.wordnet import load_wordnet, wordnet_reader
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.builders.generate.context import context_problem
+from consistency_bench.builders.generate.negation import NEGATORS, Edit, Negated, Rejected
+from consistency_bench.builders.generate.wordnet import load_wordnet, wordnet_reader
 
 #: spaCy coarse tag -> (ConceptNet sense letters, WordNet pos letters).
 POS = {"ADJ": (("a", "s"), ("a", "s")), "ADV": (("r",), ("r",))}
@@ -175,7 +175,7 @@ class ConceptNetAntonyms:
         if not path.is_file():
             raise ConfigError(
                 f"ConceptNet database {path} not found; build one from a local assertions file "
-                "with builders.generate.antonyms.build_conceptnet_db, or leave --conceptnet out "
+                "with consistency_bench.builders.generate.antonyms.build_conceptnet_db, or leave --conceptnet out "  # noqa: E501
                 "to use WordNet only (no download is attempted)"
             )
         from conceptnet_lite.db import _open_db

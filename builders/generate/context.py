@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 #: Words that negate what follows them (beyond ``negation.NEGATORS``).
 NEGATIVE = frozenset(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import ConfigError, SourceError
+from consistency_bench.bench.errors import ConfigError, SourceError
 
 SUFFIXES = {".csv": ",", ".tsv": "\t", ".jsonl": None, ".json": None}
 

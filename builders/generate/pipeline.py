@@ -12,17 +12,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bench.errors import ConfigError
-from bench.tasks import TaskSpec
-from builders.generate import logical
-from builders.generate.inputs import Corpus, Record
-from builders.generate.tasktypes import (
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.tasks import TaskSpec
+from consistency_bench.builders.generate import logical
+from consistency_bench.builders.generate.inputs import Corpus, Record
+from consistency_bench.builders.generate.tasktypes import (
     TaskType,
     check_applicable,
     negation_flip,
     symmetric_labels,
 )
-from builders.schema import DERIVED_EXTRAS, NEGATION_EXTRAS, WIC_EXTRAS
+from consistency_bench.builders.schema import DERIVED_EXTRAS, NEGATION_EXTRAS, WIC_EXTRAS
 
 Row = dict[str, object]
 NAME = re.compile(r"^[a-z0-9][a-z0-9_]*$")
@@ -157,8 +157,8 @@ def _span(word: str, sentence: str, n: str) -> dict:
 
 def negational(config: GenerateConfig, corpus: Corpus, nlp, antonym_sources) -> GeneratedSuite:
     """Negation and antonym candidates of rows with the flipping label (section 3.2)."""
-    from builders.generate.antonyms import antonym_candidates
-    from builders.generate.negation import Negated, negate_doc
+    from consistency_bench.builders.generate.antonyms import antonym_candidates
+    from consistency_bench.builders.generate.negation import Negated, negate_doc
 
     source_label, target_label = negation_flip(config.task_type, config.labels)
     make = _Maker(config, corpus.source, "negational", {**NEGATION_EXTRAS, **RULE_EXTRA})
@@ -369,7 +369,7 @@ def generate(
             out.append(negational(config, corpus, nlp, sources))
         elif kind == "semantic":
             if paraphraser is None:
-                from builders.generate.paraphrase import NO_MODEL
+                from consistency_bench.builders.generate.paraphrase import NO_MODEL
 
                 raise ConfigError(NO_MODEL)
             out.append(semantic(config, corpus, paraphraser))
@@ -383,14 +383,18 @@ def generate(
 
 
 def _parser():
-    from builders.generate.negation import load_parser
+    from consistency_bench.builders.generate.negation import load_parser
 
     return load_parser()
 
 
 def antonym_chain(config: GenerateConfig):
     """ConceptNet (when a database is given) then WordNet, as ``config`` asks."""
-    from builders.generate.antonyms import ChainedAntonyms, ConceptNetAntonyms, WordNetAntonyms
+    from consistency_bench.builders.generate.antonyms import (
+        ChainedAntonyms,
+        ConceptNetAntonyms,
+        WordNetAntonyms,
+    )
 
     sources: list = []
     if config.conceptnet:

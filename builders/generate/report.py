@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from builders.generate.pipeline import GeneratedSuite
+from consistency_bench.builders.generate.pipeline import GeneratedSuite
 
 EXAMPLES = 5
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -92,10 +92,10 @@ def check_names(name: str, kinds: list[str] | tuple[str, ...], out: Path, overwr
             is not a suite folder, or a suite to write is already in ``out``.
 
     """
-    from bench.atomic import check_output_dir
-    from bench.manifest import MANIFEST, read_manifest
-    from bench.tasks import TASKS
-    from builders.catalog import SUITES
+    from consistency_bench.bench.manifest import MANIFEST, read_manifest
+    from consistency_bench.bench.output_checks import check_output_dir
+    from consistency_bench.bench.tasks import TASKS
+    from consistency_bench.builders.catalog import SUITES
 
     if not name or not re.fullmatch(r"[a-z0-9][a-z0-9_]*", name):
         raise ConfigError(f"--name {name!r}: use lower-case letters, digits and '_'")
@@ -125,13 +125,13 @@ def generate_suites(request: GenerateRequest) -> GenerateOutcome:
             or a corpus that does not fit the task type.
 
     """
-    from bench.atomic import write_text
-    from builders.generate.inputs import load_corpus
-    from builders.generate.pipeline import GenerateConfig, generate, parse_list
-    from builders.generate.report import render, summarise, to_json
-    from builders.generate.tasktypes import get_task_type
-    from builders.generate.verify import export_sheet
-    from builders.generate.writer import write_folder
+    from consistency_bench.bench.atomic_write import write_text
+    from consistency_bench.builders.generate.inputs import load_corpus
+    from consistency_bench.builders.generate.pipeline import GenerateConfig, generate, parse_list
+    from consistency_bench.builders.generate.report import render, summarise, to_json
+    from consistency_bench.builders.generate.tasktypes import get_task_type
+    from consistency_bench.builders.generate.verify import export_sheet
+    from consistency_bench.builders.generate.writer import write_folder
 
     task_type = get_task_type(request.task_type)
     labels, columns, kinds = (parse_list(x)
@@ -155,7 +155,7 @@ def generate_suites(request: GenerateRequest) -> GenerateOutcome:
         if not conceptnet:
             raise ConfigError("--conceptnet-assertions needs --conceptnet DB (where to build it)")
         if not Path(conceptnet).exists():
-            from builders.generate.antonyms import build_conceptnet_db
+            from consistency_bench.builders.generate.antonyms import build_conceptnet_db
 
             build_conceptnet_db(request.conceptnet_assertions, conceptnet)
     config = GenerateConfig(
@@ -168,7 +168,7 @@ def generate_suites(request: GenerateRequest) -> GenerateOutcome:
                          split=request.split)
     paraphraser = None
     if "semantic" in kinds:
-        from builders.generate.paraphrase import load_paraphraser
+        from consistency_bench.builders.generate.paraphrase import load_paraphraser
 
         paraphraser = load_paraphraser(request.paraphraser, request.paraphrase_prefix)
     suites = generate(config, corpus, paraphraser=paraphraser)

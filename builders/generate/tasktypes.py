@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench.errors import ConfigError, UnknownNameError
+from consistency_bench.bench.errors import ConfigError, UnknownNameError
 
 KINDS: tuple[str, ...] = ("semantic", "negational", "symmetric", "transitive", "additive")
 

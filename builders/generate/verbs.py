@@ -22,8 +22,8 @@ _CVC = re.compile(r"[^aeiou][aeiou][^aeiouwxy]$")
 
 @cache
 def _wordnet():
-    from bench.errors import ConfigError
-    from builders.generate.wordnet import load_wordnet
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.builders.generate.wordnet import load_wordnet
 
     try:
         return load_wordnet()

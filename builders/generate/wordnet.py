@@ -11,7 +11,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 REPO_NLTK_DATA = Path(__file__).resolve().parents[2] / ".venv" / "nltk_data"
 

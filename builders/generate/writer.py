@@ -10,9 +10,9 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from builders import export
-from builders.card import count_test_items
-from builders.export import (
+from consistency_bench.builders import export
+from consistency_bench.builders.card import count_test_items
+from consistency_bench.builders.export import (
     MANIFEST,
     SPLIT,
     contract_table,
@@ -21,8 +21,8 @@ from builders.export import (
     read_manifest,
     write_parquet,
 )
-from builders.generate.pipeline import GenerateConfig, GeneratedSuite
-from builders.schema import features_for
+from consistency_bench.builders.generate.pipeline import GenerateConfig, GeneratedSuite
+from consistency_bench.builders.schema import features_for
 
 MAIN_METRIC = {
     "semantic": ("tau_sem", False), "negational": ("tau_neg", False),

@@ -1,4 +1,4 @@
-"""The test texts of a built folder, as one :class:`~builders.overlap.near_duplicates.TextIndex`.
+"""The test texts of a built folder, as one :class:`~consistency_bench.builders.overlap.near_duplicates.TextIndex`.
 
 Every row of every suite in the folder's manifest contributes:
 
@@ -12,7 +12,7 @@ Every row of every suite in the folder's manifest contributes:
 Suites are read in name order, their text columns dictionary-encoded (a CALM sentence is
 stored once per Parquet chunk, not once per format); the index depends on the folder's suites
 only.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from builders.overlap.near_duplicates import TextIndex
+from consistency_bench.builders.overlap.near_duplicates import TextIndex
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from builders.overlap.words import split_words
+from consistency_bench.builders.overlap.words import split_words
 
 
 def least_shared(size: int) -> int:

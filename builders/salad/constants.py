@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.families import FAMILIES
+from consistency_bench.bench.families import FAMILIES
 
 VERSION = "1.1.0"
 #: ``<task>_salad_pbsmt``: 1.2.0 drops outputs that copy the source side (issue 13 audit);

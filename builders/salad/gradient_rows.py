@@ -5,13 +5,21 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from bench.tasks import get_task
-from builders.salad import lexical
-from builders.salad.constants import FAMILY, GRADIENT, KIND, PAIR_ONLY, SALAD, SEED, VERSION
-from builders.salad.descriptions import DESCRIPTIONS
-from builders.salad.rows import _pair_rows, _row_key, salad_extras
-from builders.salad.sources import TASK_SOURCES, Record
-from builders.suite import Row, SuiteSpec
+from consistency_bench.bench.tasks import get_task
+from consistency_bench.builders.salad import lexical
+from consistency_bench.builders.salad.constants import (
+    FAMILY,
+    GRADIENT,
+    KIND,
+    PAIR_ONLY,
+    SALAD,
+    SEED,
+    VERSION,
+)
+from consistency_bench.builders.salad.descriptions import DESCRIPTIONS
+from consistency_bench.builders.salad.rows import _pair_rows, _row_key, salad_extras
+from consistency_bench.builders.salad.sources import TASK_SOURCES, Record
+from consistency_bench.builders.suite import Row, SuiteSpec
 
 
 def gradient_text(
@@ -23,7 +31,7 @@ def gradient_text(
     ratio: float,
 ) -> str | None:
     """The transformed text for one example from its token importance, or ``None``."""
-    from builders.salad import gradient
+    from consistency_bench.builders.salad import gradient
 
     tokens, scores = importance.tokens, importance.scores
     if transform == "drop":

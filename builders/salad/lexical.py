@@ -2,7 +2,8 @@
 
 They keep the bag of tokens and destroy word order. Texts are split into tokens with the
 Penn-Treebank tokenizer (``don't`` -> ``do n't``, punctuation split off, as in the paper's
-examples; NLTK's, run by :mod:`builders.salad.treebank`) and joined back with single spaces. A
+examples; NLTK's, run by :mod:`consistency_bench.builders.salad.treebank`) and joined back with
+single spaces. A
 sentence-final punctuation token (``.``, ``!``, ``?``, ``...``) stays at the end (paper
 appendix, technical detail 1). The transformed text is lower-cased by default (``lower=True``),
 as in every example of the paper (Figure 1, Tables 2 and 12: "macbook", "i i no probably");
@@ -21,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
-from builders.salad import treebank
+from consistency_bench.builders.salad import treebank
 
 FINAL_PUNCTUATION = frozenset({".", "!", "?", "..."})
 SHUFFLE_ATTEMPTS = 1000

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from bench.sources import SourceResolver
-from builders.salad import lexical
-from builders.salad.constants import LOWER, SEED
-from builders.salad.rows import _pair_rows, _row_key
-from builders.salad.sources import TASK_SOURCES, Record, read_records
-from builders.suite import Row
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.salad import lexical
+from consistency_bench.builders.salad.constants import LOWER, SEED
+from consistency_bench.builders.salad.rows import _pair_rows, _row_key
+from consistency_bench.builders.salad.sources import TASK_SOURCES, Record, read_records
+from consistency_bench.builders.suite import Row
 
 #: The generator handed to the transformations that draw nothing (Sort, Reverse, CopySort).
 _NO_DRAWS = random.Random(0)

@@ -17,8 +17,8 @@ import os
 import re
 from pathlib import Path
 
-from bench.errors import ConfigError
-from bench.tasks import get_task
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.tasks import get_task
 
 
 def model_tag(name: str) -> str:
@@ -31,7 +31,7 @@ def model_tag(name: str) -> str:
 
 def parse_suites(names: list[str]) -> dict[str, list[str]]:
     """``{task: [transforms]}`` from ``--suite`` names (errors name the bad value)."""
-    from builders.salad.suites import GRADIENT, PAIR_ONLY, TASK_SOURCES
+    from consistency_bench.builders.salad.suites import GRADIENT, PAIR_ONLY, TASK_SOURCES
 
     plan: dict[str, list[str]] = {}
     for name in names:
@@ -54,8 +54,8 @@ def parse_suites(names: list[str]) -> dict[str, list[str]]:
 
 
 def load_model(path: Path, device: str):
-    """Load a sequence classifier and its tokenizer (the shared loader, ``bench.modeling``)."""
-    from bench.modeling import load_classifier
+    """Load a sequence classifier and its tokenizer (the shared loader, ``consistency_bench.bench.modeling``)."""  # noqa: E501
+    from consistency_bench.bench.modeling import load_classifier
 
     loaded = load_classifier(path, device=device)
     if loaded.is_seq2seq:
@@ -91,10 +91,14 @@ def build_gradient_suites(model: str | os.PathLike, suites: list[str],
             loads), or a model whose label count is not the task's.
 
     """
-    from bench.sources import SourceResolver
-    from builders.export import build_all
-    from builders.salad.gradient import replacement_vocabulary, token_importance, tokens_to_text
-    from builders.salad.suites import gradient_specs, read_records
+    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.builders.export import build_all
+    from consistency_bench.builders.salad.gradient import (
+        replacement_vocabulary,
+        token_importance,
+        tokens_to_text,
+    )
+    from consistency_bench.builders.salad.suites import gradient_specs, read_records
 
     if not 0 < ratio < 1:
         raise ConfigError(f"--ratio {ratio}: must lie strictly between 0 and 1")

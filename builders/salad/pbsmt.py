@@ -21,7 +21,8 @@ same pipeline from NLTK (already a dependency):
    passes through where none covers it (without this NLTK returns nothing). The last stack's
    hypotheses are the n-best list (:func:`translate_nbest`). The
    search and its arithmetic are NLTK's, compiled with numba
-   (:mod:`builders.salad.stack_decoder`): the output is NLTK's, decoded with 5.65x less
+   (:mod:`consistency_bench.builders.salad.stack_decoder`): the output is NLTK's, decoded with 5.65x
+   less
    CPU than the best-first Python decoder it replaced (docs/benchmarks.md).
 
 Training texts are lower-cased Penn-Treebank tokens (``lexical.tokenize(text, lower=True)``),
@@ -30,17 +31,24 @@ sampling): the same training pairs give the same outputs. Speed settings (stack 
 phrase length) are smaller than Moses's defaults; docs/suites/word-salad.md gives the
 measured cost.
 
-The pipeline lives in modules of one job each: :mod:`~builders.salad.pbsmt_train` (alignment,
-phrase extraction, the phrase table), :mod:`~builders.salad.pbsmt_lm` (the language model),
-:mod:`~builders.salad.pbsmt_decode` (the decoder's front end, translation) and
-:mod:`~builders.salad.pbsmt_constants` (the constants the compiled decoder shares). Their names
+The pipeline lives in modules of one job each: :mod:`~consistency_bench.builders.salad.pbsmt_train`
+(alignment,
+phrase extraction, the phrase table), :mod:`~consistency_bench.builders.salad.pbsmt_lm` (the
+language model),
+:mod:`~consistency_bench.builders.salad.pbsmt_decode` (the decoder's front end, translation) and
+:mod:`~consistency_bench.builders.salad.pbsmt_constants` (the constants the compiled decoder
+shares). Their names
 are importable from here too.
 """
 
 from __future__ import annotations
 
-from builders.salad.pbsmt_constants import APPROXIMATE, LM_CHANGE_BOUND, LOG_DISTORTION
-from builders.salad.pbsmt_decode import (
+from consistency_bench.builders.salad.pbsmt_constants import (
+    APPROXIMATE,
+    LM_CHANGE_BOUND,
+    LOG_DISTORTION,
+)
+from consistency_bench.builders.salad.pbsmt_decode import (
     DROP_UNKNOWN,
     PASS_THROUGH_LOGPROB,
     STACK_SIZE,
@@ -51,8 +59,8 @@ from builders.salad.pbsmt_decode import (
     translate,
     translate_nbest,
 )
-from builders.salad.pbsmt_lm import BOS, CACHE_LIMIT, DISCOUNT, EOS, TrigramLM
-from builders.salad.pbsmt_train import (
+from consistency_bench.builders.salad.pbsmt_lm import BOS, CACHE_LIMIT, DISCOUNT, EOS, TrigramLM
+from consistency_bench.builders.salad.pbsmt_train import (
     COPY_PENALTY,
     IBM_ITERATIONS,
     MAX_PHRASE,

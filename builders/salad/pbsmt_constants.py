@@ -1,9 +1,10 @@
-"""The decoder constants shared by :mod:`builders.salad.pbsmt` and its compiled decoder.
+"""The decoder constants shared by :mod:`consistency_bench.builders.salad.pbsmt` and its compiled decoder.
 
-Both :mod:`builders.salad.pbsmt` (which re-exports them) and
-:mod:`builders.salad.stack_decoder` import them from here, so neither imports the other at
+Both :mod:`consistency_bench.builders.salad.pbsmt` (which re-exports them) and
+:mod:`consistency_bench.builders.salad.stack_decoder` import them from here, so neither imports the
+other at
 module level for them (no import circle; ``tests/test_layers.py``).
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -1,19 +1,20 @@
-"""Translating with a PBSMT system (:mod:`builders.salad.pbsmt`): the decoder's front end.
+"""Translating with a PBSMT system (:mod:`consistency_bench.builders.salad.pbsmt`): the decoder's front end.
 
 The per-sentence phrase table (unknown words pass through), the source spans, the arrays
-handed to the compiled stack decoder (:mod:`builders.salad.stack_decoder`) and the n-best
+handed to the compiled stack decoder (:mod:`consistency_bench.builders.salad.stack_decoder`) and the
+n-best
 outputs read back from it.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-from bench.errors import ConfigError
-from builders.cache.compiled import use_cache_folder
-from builders.salad.pbsmt_lm import BOS, TrigramLM
-from builders.salad.pbsmt_train import PhraseModel, _Entry
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.builders.cache.compiled import use_cache_folder
+from consistency_bench.builders.salad.pbsmt_lm import BOS, TrigramLM
+from consistency_bench.builders.salad.pbsmt_train import PhraseModel, _Entry
 
 STACK_SIZE = 3
 #: Hypotheses kept in the last stack: the n-best list the rows choose from
@@ -79,7 +80,8 @@ def decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...]
     stable sort). Expansions never change one another's scores, so a stack ends up as the
     ``stack_size`` best of all expansions aimed at it by (score, arrival order), and a stack
     receives expansions only from earlier stacks. The compiled decoder
-    (:func:`builders.salad.stack_decoder.decode`) lists the expansions aimed at a stack, each
+    (:func:`consistency_bench.builders.salad.stack_decoder.decode`) lists the expansions aimed at a
+    stack, each
     with an upper bound of its score (the language model's change taken as
     :meth:`TrigramLM.upper`, which it cannot exceed), and scores them when the stack is
     reached, highest bound first, until no bound left reaches the stack's last score: most
@@ -92,7 +94,9 @@ def decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...]
 
     use_cache_folder()  # before the compiled module is imported (builders/cache/compiled.py)
     try:
-        from builders.salad import stack_decoder  # local: numba compiles on first use
+        from consistency_bench.builders.salad import (
+            stack_decoder,  # local: numba compiles on first use
+        )
     except ImportError as exc:
         raise ConfigError(
             "the word-salad PBSMT decoder needs numba (pip install 'consistency-bench[nlp]')"

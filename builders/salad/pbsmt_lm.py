@@ -1,9 +1,9 @@
-"""The target-side language model of the PBSMT word salad (:mod:`builders.salad.pbsmt`).
+"""The target-side language model of the PBSMT word salad (:mod:`consistency_bench.builders.salad.pbsmt`).
 
 A trigram model with interpolated absolute discounting, the two methods NLTK's stack decoder
 calls, the upper bounds the compiled decoder prunes with and the sorted arrays it reads
-(:mod:`builders.salad.stack_decoder`).
-"""
+(:mod:`consistency_bench.builders.salad.stack_decoder`).
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -114,7 +114,8 @@ class TrigramLM:
 
         Returns ``(ids, arrays)``: ``ids`` maps every word of the model (``<s>`` included) to
         an id below ``len(ids)``; ``len(ids)`` stands for any other word (all its counts are
-        0). ``arrays`` is what :func:`builders.salad.stack_decoder._prob` reads: the unigram
+        0). ``arrays`` is what :func:`consistency_bench.builders.salad.stack_decoder._prob` reads:
+        the unigram
         counts, the denominator, the discount, the size ``V = len(ids) + 1``; per
         one-word history its total and back-off weight (total 0: not seen); the bigram keys
         ``h * V + w`` (sorted) and counts; the two-word history keys ``h1 * V + h2``

@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from bench.sources import SourceResolver
-from bench.tasks import get_task
-from builders.additive import maximal_phrases
-from builders.salad import lexical, pbsmt
-from builders.salad.constants import LOWER
-from builders.salad.degenerate import degenerate
-from builders.salad.rows import _pair_rows
-from builders.salad.sources import TASK_SOURCES, Record, _resolve, read_records
-from builders.suite import KeyedRows
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.tasks import get_task
+from consistency_bench.builders.additive import maximal_phrases
+from consistency_bench.builders.salad import lexical, pbsmt
+from consistency_bench.builders.salad.constants import LOWER
+from consistency_bench.builders.salad.degenerate import degenerate
+from consistency_bench.builders.salad.rows import _pair_rows
+from consistency_bench.builders.salad.sources import TASK_SOURCES, Record, _resolve, read_records
+from consistency_bench.builders.suite import KeyedRows
 
 #: Training pairs per label and model (the first ones in file order): NLTK's IBM models and
 #: decoder are pure Python, so the stand-in trains on fewer pairs than Moses would.
@@ -74,8 +74,10 @@ def choose_output(nbest: Sequence[Sequence[str]], source: Sequence[str],
 
     A hypothesis is not usable when it is empty, equals the source or the target (a copy:
     nothing destroyed), is a permutation of the source (that is Shuffle, not PBSMT), also
-    once its text is tokenized again (as ``builders.card_figures`` measures it), or is
-    degenerate (:func:`builders.salad.degenerate.degenerate`: 2 or fewer word tokens, only
+    once its text is tokenized again (as ``consistency_bench.builders.card_figures`` measures it),
+    or is
+    degenerate (:func:`consistency_bench.builders.salad.degenerate.degenerate`: 2 or fewer word
+    tokens, only
     function words and punctuation, or a contiguous run of the source or of ``replaced``,
     the text the output replaces; default ``target``; SST-2: the whole sentence).
     Returns ``(0, KEPT)`` for the best, ``(rank, "n-best:<reason>")`` for a later one
@@ -243,7 +245,8 @@ def part_rows(task: str, records: Sequence[Record], train: Sequence[Record],
 
     ``records``: the evaluated records; ``train``: the training records (disjoint from them).
     ``counts``: when given, receives one :func:`outcome_of` reason per record of the part.
-    No cache is read or written (``builders.salad.statistical`` builds the suites with one).
+    No cache is read or written (``consistency_bench.builders.salad.statistical`` builds the suites
+    with one).
     """
     _, label = part
     return nbest_rows(task, records, label, part_nbest(records, train, label), counts)

@@ -1,9 +1,9 @@
-"""Training one PBSMT system (:mod:`builders.salad.pbsmt`): alignment, phrases, table.
+"""Training one PBSMT system (:mod:`consistency_bench.builders.salad.pbsmt`): alignment, phrases, table.
 
 IBM Model 1 in both directions, symmetrised with grow-diag-final-and, phrase extraction and
 the phrase table's scores (with the copy feature); the language model is
-:class:`builders.salad.pbsmt_lm.TrigramLM`.
-"""
+:class:`consistency_bench.builders.salad.pbsmt_lm.TrigramLM`.
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from builders.salad.pbsmt_lm import TrigramLM
+from consistency_bench.builders.salad.pbsmt_lm import TrigramLM
 
 IBM_ITERATIONS = 5
 MAX_PHRASE = 3

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datasets
 
-from bench.metrics.salad import DEFAULT_LABEL, TRANSFORM_FAMILY
-from builders.salad.constants import PAIR_ONLY
-from builders.salad.sources import Record
-from builders.suite import Row
+from consistency_bench.bench.metrics.salad import DEFAULT_LABEL, TRANSFORM_FAMILY
+from consistency_bench.builders.salad.constants import PAIR_ONLY
+from consistency_bench.builders.salad.sources import Record
+from consistency_bench.builders.suite import Row
 
 
 def salad_extras(gradient: bool = False) -> dict[str, object]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 
-from bench.errors import SourceError
-from bench.sources import SOURCES, SourceResolver
-from bench.tasks import get_task
-from builders import readers
-from builders.readers import Example, Reader
+from consistency_bench.bench.errors import SourceError
+from consistency_bench.bench.sources import SOURCES, SourceResolver
+from consistency_bench.bench.tasks import get_task
+from consistency_bench.builders import readers
+from consistency_bench.builders.readers import Example, Reader
 
 # MNLI and QQP are registered in bench/tasks.py (CALM uses them too).
 

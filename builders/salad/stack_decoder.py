@@ -1,8 +1,10 @@
 """The PBSMT stack decoder and its trigram language model, compiled with numba.
 
-:func:`decode` is the decoder of :mod:`builders.salad.pbsmt` (NLTK's ``StackDecoder`` with
+:func:`decode` is the decoder of :mod:`consistency_bench.builders.salad.pbsmt` (NLTK's
+``StackDecoder`` with
 NLTK's arithmetic) over integer arrays: words are language-model ids, a sentence's phrase
-options are rows of arrays (:func:`builders.salad.pbsmt_decode.decode` builds them). Every
+options are rows of arrays (:func:`consistency_bench.builders.salad.pbsmt_decode.decode` builds
+them). Every
 score is computed by the same float operations in the same order as the Python reference
 (``tests/pbsmt_push_decoder.py``) and NLTK, and ``math.log`` compiles to the C library's
 ``log`` that Python calls, so the output is the same, bit for bit
@@ -11,7 +13,8 @@ takes 5.65x less CPU than the Python decoder it replaced (docs/benchmarks.md); t
 in a process compiles it (~5 s), or loads it from numba's on-disk cache (``cache=True``).
 
 The language model's counts are sorted ``int64`` keys with their values
-(:meth:`builders.salad.pbsmt_lm.TrigramLM.arrays`): ``h * V + w`` for a bigram, ``(h1 * V + h2)``
+(:meth:`consistency_bench.builders.salad.pbsmt_lm.TrigramLM.arrays`): ``h * V + w`` for a bigram,
+``(h1 * V + h2)``
 for a trigram history and ``(h1 * V + h2) * V + w`` for a trigram, ``V`` the vocabulary size
 plus one (the last id stands for every word the model has never seen: all its counts are 0).
 """
@@ -23,7 +26,11 @@ import math
 import numpy as np
 from numba import njit
 
-from builders.salad.pbsmt_constants import APPROXIMATE, LM_CHANGE_BOUND, LOG_DISTORTION
+from consistency_bench.builders.salad.pbsmt_constants import (
+    APPROXIMATE,
+    LM_CHANGE_BOUND,
+    LOG_DISTORTION,
+)
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@
 Training a part's phrase-based system and decoding its records is most of a fresh build's
 time (issue 32 item 12), and its result, the decoder's n-best list of every source, depends
 on nothing but the source files and the code. So a part's n-best lists are stored in the
-user's build cache (:mod:`builders.cache`, kind ``pbsmt``) under a key of
+user's build cache (:mod:`consistency_bench.builders.cache`, kind ``pbsmt``) under a key of
 
 - ``DECODER_VERSION`` and the suite version,
 - the task and the part's label,
@@ -13,7 +13,8 @@ user's build cache (:mod:`builders.cache`, kind ``pbsmt``) under a key of
   and NumPy,
 
 and a later build reads them instead of training and decoding: the rows are then chosen from
-the lists as before (:func:`builders.salad.pbsmt_rows.nbest_rows`), so a build with the cache
+the lists as before (:func:`consistency_bench.builders.salad.pbsmt_rows.nbest_rows`), so a build
+with the cache
 gives the same bytes as one without (``tests/test_build_cache.py``). An entry that is missing,
 damaged or lacks a source is a miss: the part is trained and decoded, and the entry written.
 """
@@ -28,10 +29,10 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from bench.sources import SourceResolver
-from builders.cache import entries
-from builders.salad.constants import PBSMT_VERSION
-from builders.salad.pbsmt_rows import (
+from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.builders.cache import entries
+from consistency_bench.builders.salad.constants import PBSMT_VERSION
+from consistency_bench.builders.salad.pbsmt_rows import (
     NbestLists,
     PbsmtPart,
     evaluated_records,
@@ -41,19 +42,19 @@ from builders.salad.pbsmt_rows import (
     pbsmt_pair,
     pbsmt_parts,
 )
-from builders.salad.sources import TASK_SOURCES, Record, _resolve
-from builders.suite import KeyedRows, Row, merge_parts
+from consistency_bench.builders.salad.sources import TASK_SOURCES, Record, _resolve
+from consistency_bench.builders.suite import KeyedRows, Row, merge_parts
 
 #: Bumped with any change to how the n-best lists are made that :data:`CODE` would not see.
 DECODER_VERSION = "3.0.0"
 KIND = "pbsmt"
 #: The modules whose code makes a part's n-best lists (their bytes are part of the key).
 CODE = (
-    "builders.readers", "builders.additive", "builders.salad.sources",
-    "builders.salad.constants", "builders.salad.lexical", "builders.salad.treebank",
-    "builders.salad.degenerate", "builders.salad.pbsmt_rows",
-    "builders.salad.pbsmt_train", "builders.salad.pbsmt_lm", "builders.salad.pbsmt_decode",
-    "builders.salad.pbsmt_constants", "builders.salad.stack_decoder",
+    "consistency_bench.builders.readers", "consistency_bench.builders.additive", "consistency_bench.builders.salad.sources",  # noqa: E501
+    "consistency_bench.builders.salad.constants", "consistency_bench.builders.salad.lexical", "consistency_bench.builders.salad.treebank",  # noqa: E501
+    "consistency_bench.builders.salad.degenerate", "consistency_bench.builders.salad.pbsmt_rows",
+    "consistency_bench.builders.salad.pbsmt_train", "consistency_bench.builders.salad.pbsmt_lm", "consistency_bench.builders.salad.pbsmt_decode",  # noqa: E501
+    "consistency_bench.builders.salad.pbsmt_constants", "consistency_bench.builders.salad.stack_decoder",  # noqa: E501
 )
 #: Distributions whose version is part of the key.
 LIBRARIES = ("nltk", "numba", "numpy")
@@ -126,7 +127,8 @@ def cached_nbest(task: str, resolver: SourceResolver, records: list[Record], lab
                  inputs: Inputs | None = None) -> NbestLists | None:
     """The n-best lists of the records of ``label``: from the cache, or trained and decoded.
 
-    ``records``: the evaluated records (:func:`builders.salad.pbsmt_rows.evaluated_records`).
+    ``records``: the evaluated records
+    (:func:`consistency_bench.builders.salad.pbsmt_rows.evaluated_records`).
     On a miss the part's training records are read (``inputs``, default
     :func:`pbsmt_inputs`), its system trained, its sources decoded, and the entry stored for
     the next build.

@@ -15,11 +15,14 @@ QQP GLUE dev (not mirrored: built from ``qqp/dev.tsv`` where a QQP source is reg
 and present, else the build raises ``SourceError``). docs/suites/word-salad.md has the details.
 
 The suite specs are registered here; the parts live in modules of one job each:
-:mod:`~builders.salad.constants` (versions, seed, transformations),
-:mod:`~builders.salad.sources` (the examples), :mod:`~builders.salad.rows` (a group's rows),
-:mod:`~builders.salad.lexical_rows`, :mod:`~builders.salad.pbsmt_rows`,
-:mod:`~builders.salad.statistical` (the PBSMT rows with the build cache),
-:mod:`~builders.salad.gradient_rows` and :mod:`~builders.salad.descriptions`. Their names
+:mod:`~consistency_bench.builders.salad.constants` (versions, seed, transformations),
+:mod:`~consistency_bench.builders.salad.sources` (the examples),
+:mod:`~consistency_bench.builders.salad.rows` (a group's rows),
+:mod:`~consistency_bench.builders.salad.lexical_rows`,
+:mod:`~consistency_bench.builders.salad.pbsmt_rows`,
+:mod:`~consistency_bench.builders.salad.statistical` (the PBSMT rows with the build cache),
+:mod:`~consistency_bench.builders.salad.gradient_rows` and
+:mod:`~consistency_bench.builders.salad.descriptions`. Their names
 are importable from here too.
 """
 
@@ -27,8 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bench.tasks import get_task
-from builders.salad.constants import (
+from consistency_bench.bench.tasks import get_task
+from consistency_bench.builders.salad.constants import (
     FAMILY,
     GRADIENT,
     KIND,
@@ -45,10 +48,10 @@ from builders.salad.constants import (
     STATISTICAL,
     VERSION,
 )
-from builders.salad.descriptions import DESCRIPTIONS, SUFFIX
-from builders.salad.gradient_rows import gradient_specs, gradient_text
-from builders.salad.lexical_rows import lexical_rows, lexical_text
-from builders.salad.pbsmt_rows import (
+from consistency_bench.builders.salad.descriptions import DESCRIPTIONS, SUFFIX
+from consistency_bench.builders.salad.gradient_rows import gradient_specs, gradient_text
+from consistency_bench.builders.salad.lexical_rows import lexical_rows, lexical_text
+from consistency_bench.builders.salad.pbsmt_rows import (
     COPY,
     EMPTY,
     KEPT,
@@ -71,10 +74,12 @@ from builders.salad.pbsmt_rows import (
     train_label,
     train_pbsmt,
 )
-from builders.salad.pbsmt_rows import _texts as _texts  # tests read it from here
-from builders.salad.rows import _pair_rows as _pair_rows  # tests read it from here
-from builders.salad.rows import salad_extras
-from builders.salad.sources import (
+from consistency_bench.builders.salad.pbsmt_rows import _texts as _texts  # tests read it from here
+from consistency_bench.builders.salad.rows import (
+    _pair_rows as _pair_rows,  # tests read it from here
+)
+from consistency_bench.builders.salad.rows import salad_extras
+from consistency_bench.builders.salad.sources import (
     QQP_DEV,
     QQP_TRAIN,
     TASK_SOURCES,
@@ -82,8 +87,8 @@ from builders.salad.sources import (
     TaskSource,
     read_records,
 )
-from builders.salad.statistical import statistical_part, statistical_rows
-from builders.suite import SuiteSpec, register_suite
+from consistency_bench.builders.salad.statistical import statistical_part, statistical_rows
+from consistency_bench.builders.suite import SuiteSpec, register_suite
 
 __all__ = [
     "COPY", "DESCRIPTIONS", "EMPTY", "FAMILY", "GRADIENT", "KEPT", "KIND", "LEXICAL", "LOWER",

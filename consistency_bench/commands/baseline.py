@@ -12,7 +12,7 @@ MAX_SEED = 2**32 - 1
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``baseline`` command."""
-    from bench.baselines import BASELINES
+    from consistency_bench.bench.baselines import BASELINES
 
     parser = subparsers.add_parser(
         "baseline",
@@ -37,12 +37,12 @@ def check_args(args: argparse.Namespace) -> None:
         ConfigError: Naming the uncovered suites and the tasks the baseline covers.
 
     """
-    from bench.atomic import check_output_file
-    from bench.baselines import get_baseline
-    from bench.errors import ConfigError
-    from bench.manifest import read_manifest
-    from bench.runrecord.schema import record_path
-    from bench.sources import source_folders
+    from consistency_bench.bench.baselines import get_baseline
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.runrecord.schema import record_path
+    from consistency_bench.bench.sources import source_folders
 
     if not 0 <= args.seed <= MAX_SEED:
         raise ConfigError(f"--seed {args.seed}: must be 0 to {MAX_SEED}")
@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the baseline and print what it covered."""
     import time
 
-    from bench.baselines import Context, run_baseline
-    from bench.sources import SourceResolver
+    from consistency_bench.bench.baselines import Context, run_baseline
+    from consistency_bench.bench.sources import SourceResolver
 
     check_args(args)
     start = time.perf_counter()

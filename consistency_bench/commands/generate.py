@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -58,9 +58,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Generate suites (:func:`builders.generate.run.generate_suites`), or import ratings."""
+    """Generate suites (:func:`consistency_bench.builders.generate.run.generate_suites`), or import ratings."""  # noqa: E501
     if args.import_ratings:
-        from builders.generate.verify import apply_ratings
+        from consistency_bench.builders.generate.verify import apply_ratings
 
         for suite, counts in apply_ratings(args.out, args.import_ratings).items():
             print(f"{suite}: kept {counts['kept']}, rejected {counts['rejected']}, unrated "
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                if not getattr(args, n)]
     if missing:
         raise ConfigError(f"generate needs {', '.join(missing)} (or --import-ratings)")
-    from builders.generate.run import GenerateRequest, generate_suites
+    from consistency_bench.builders.generate.run import GenerateRequest, generate_suites
 
     outcome = generate_suites(GenerateRequest(
         data=args.data, task_type=args.task_type, columns=args.columns, labels=args.labels,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from bench.scorers.params import KNOWN_PARAMS
 from consistency_bench.arguments import add_data
+from consistency_bench.bench.scorers.params import KNOWN_PARAMS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -50,10 +50,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Inspect and print."""
-    from bench.errors import ConfigError
-    from bench.inconsistent.formats import FORMATS
-    from bench.inconsistent.inspect import InspectRequest, inspect_predictions
-    from bench.scorers.params import parse_params
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.inconsistent.formats import FORMATS
+    from consistency_bench.bench.inconsistent.inspect import InspectRequest, inspect_predictions
+    from consistency_bench.bench.scorers.params import parse_params
 
     if args.limit < 0:
         raise ConfigError(f"--limit {args.limit}: must be >= 0 (0 lists all)")

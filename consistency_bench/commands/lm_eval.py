@@ -61,8 +61,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Write the task YAMLs."""
-    from bench.errors import ConfigError
-    from bench.lm_eval_tasks import export_tasks
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.lm_eval_export import export_tasks
 
     if args.dataset_revision and not args.hub:
         raise ConfigError("--dataset-revision applies to --hub exports only")
@@ -78,9 +78,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_convert(args: argparse.Namespace) -> int:
     """Convert samples to a prediction file."""
-    from bench.atomic import check_output_file
-    from bench.lm_eval_convert import input_files
-    from bench.lm_eval_tasks import convert_samples
+    from consistency_bench.bench.lm_eval_convert import convert_samples, input_files
+    from consistency_bench.bench.output_checks import check_output_file
 
     # folders are searched for the output by identity (samples files found inside them too)
     check_output_file(args.out, inputs=(*args.paths, *input_files(args.paths)))

@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Merge (with the parts' run records, when they have them) and print a summary line."""
-    from bench.runrecord.merge import merge_with_record
+    from consistency_bench.bench.runrecord.merge import merge_with_record
 
     rows, record = merge_with_record(args.parts, args.out, args.data)
     note = (f"; run record {record}" if record

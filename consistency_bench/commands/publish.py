@@ -59,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_data(parser, "built suite folder (output of `consistency-bench build`)")
     parser.add_argument("--evaluation-framework", default=None, metavar="NAME",
                         help="evaluation_framework written into eval.yaml: a name the Hub "
-                        "lists (leaderboard.hub_eval.HUB_FRAMEWORKS); left out by default, as "
+                        "lists (consistency_bench.leaderboard.hub_eval.HUB_FRAMEWORKS); left out by default, as "  # noqa: E501
                         "neither consistency-bench nor lm-evaluation-harness is listed")
     add_dry_run(parser)
     parser.set_defaults(func=run_publish_suites)
@@ -112,9 +112,10 @@ def run_publish(args: argparse.Namespace) -> int:
     """Publish the leaderboard data (dataset repo) and, with ``--space``, the page (Space)."""
     import tempfile
 
-    from bench.errors import ConfigError
-    from leaderboard.publish import check_repo_id, write_model_card
-    from leaderboard.publish_run import plan_publish, read_results
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.leaderboard.publish_commit import check_repo_id
+    from consistency_bench.leaderboard.publish_model import write_model_card
+    from consistency_bench.leaderboard.publish_run import plan_publish, read_results
 
     with tempfile.TemporaryDirectory(prefix="cb-details-") as details:
         plans = plan_publish(args.site, args.submissions, args.repo, space=args.space,
@@ -139,7 +140,8 @@ def run_publish(args: argparse.Namespace) -> int:
 
 def run_publish_suites(args: argparse.Namespace) -> int:
     """Publish the built suites with their eval.yaml."""
-    from leaderboard.publish import check_repo_id, plan_suites
+    from consistency_bench.leaderboard.publish_commit import check_repo_id
+    from consistency_bench.leaderboard.publish_plans import plan_suites
 
     plan = plan_suites(args.data, check_repo_id(args.repo), framework=args.evaluation_framework)
     return _go(plan, args.dry_run, show=("eval.yaml",))
@@ -147,8 +149,8 @@ def run_publish_suites(args: argparse.Namespace) -> int:
 
 def run_publish_results(args: argparse.Namespace) -> int:
     """Open a pull request with an entry's Eval Results on the model repo."""
-    from leaderboard.hub_eval import Setup
-    from leaderboard.publish_run import plan_entry_results
+    from consistency_bench.leaderboard.hub_eval import Setup
+    from consistency_bench.leaderboard.publish_run import plan_entry_results
 
     setup = Setup(args.setup, args.num_fewshot, args.length_norm)
     plan, skipped = plan_entry_results(
@@ -163,7 +165,7 @@ def run_publish_results(args: argparse.Namespace) -> int:
 
 
 def _go(plan, dry_run: bool, show: tuple[str, ...] = ()) -> int:
-    from leaderboard.publish import execute
+    from consistency_bench.leaderboard.publish_commit import execute
 
     if dry_run:
         print("\n".join(plan.describe()))

@@ -12,7 +12,7 @@ FAILED = 1
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``reproduce`` command."""
-    from bench.reproduce.sample import DEFAULT_GROUPS
+    from consistency_bench.bench.reproduce.sample import DEFAULT_GROUPS
 
     parser = subparsers.add_parser(
         "reproduce",
@@ -44,8 +44,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Reproduce one entry and print one line of figures."""
-    from leaderboard.reproduce.entry import reproduce_entry
-    from leaderboard.reproduce.shown import summary_line
+    from consistency_bench.leaderboard.reproduce.entry import reproduce_entry
+    from consistency_bench.leaderboard.reproduce.shown import summary_line
 
     outcome = reproduce_entry(args.name, args.submissions, args.data,
                               groups=args.groups_per_suite, seed=args.seed, model=args.model,

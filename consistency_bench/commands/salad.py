@@ -1,6 +1,7 @@
 """``consistency-bench salad``: gradient-based word-salad configs for one model.
 
-The work (model, importance, configs) is :func:`builders.salad.model_configs.build_gradient_suites`.
+The work (model, importance, configs) is
+:func:`consistency_bench.builders.salad.model_configs.build_gradient_suites`.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the gradient configs into ``--data`` (:mod:`builders.salad.model_configs`)."""
-    from builders.salad.model_configs import build_gradient_suites
+    """Build the gradient configs into ``--data`` (:mod:`consistency_bench.builders.salad.model_configs`)."""  # noqa: E501
+    from consistency_bench.builders.salad.model_configs import build_gradient_suites
 
     start = time.perf_counter()
     count = build_gradient_suites(

@@ -6,8 +6,8 @@ import argparse
 import json
 import time
 
-from bench.scorers.params import KNOWN_PARAMS, check_bootstrap, parse_params
 from consistency_bench.arguments import add_data, add_suites
+from consistency_bench.bench.scorers.params import KNOWN_PARAMS, check_bootstrap, parse_params
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -45,15 +45,15 @@ def check_args(args: argparse.Namespace) -> None:
             ``--param``, ``--out`` a folder or the input.
 
     """
-    from bench.atomic import check_output_file
+    from consistency_bench.bench.output_checks import check_output_file
 
     check_bootstrap(args.seed, args.n_boot)
     parse_params(args.param)
     if args.out:
         check_output_file(args.out, inputs=(args.predictions,))
     if args.suites:  # before the prediction file is read (a 135 MB parse)
-        from bench.errors import UnknownNameError
-        from bench.manifest import read_manifest
+        from consistency_bench.bench.errors import UnknownNameError
+        from consistency_bench.bench.manifest import read_manifest
 
         manifest = read_manifest(args.data)
         for name in args.suites:
@@ -63,11 +63,16 @@ def check_args(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score and report."""
-    from bench.atomic import write_text
-    from bench.report import results_table
-    from bench.results import invalid_warning, provenance, require_coverage, skipped_lines
-    from bench.runtime import system_allocator
-    from bench.scoring import ScoreOptions, score_file
+    from consistency_bench.bench.atomic_write import write_text
+    from consistency_bench.bench.report import results_table
+    from consistency_bench.bench.results import (
+        invalid_warning,
+        provenance,
+        require_coverage,
+        skipped_lines,
+    )
+    from consistency_bench.bench.runtime import system_allocator
+    from consistency_bench.bench.scoring import ScoreOptions, score_file
 
     check_args(args)
     system_allocator()

@@ -56,14 +56,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run_submit(args: argparse.Namespace) -> int:
     """Store one submission, or with ``--hub`` open a pull request with it."""
-    from bench.errors import ConfigError
-    from bench.results import arguments, invalid_warning
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.bench.results import arguments, invalid_warning
 
     if args.hub:
         return run_submit_hub(args)
     if args.dry_run:
         raise ConfigError("--dry-run needs --hub (a local submit has no dry run)")
-    from leaderboard.submissions import submit
+    from consistency_bench.leaderboard.submissions_store import submit
 
     sub = submit(
         args.predictions, name=args.name, meta_path=args.meta, root=args.submissions,
@@ -75,7 +75,7 @@ def run_submit(args: argparse.Namespace) -> int:
     if warning:
         print(warning)
     suites = sub.results.get("suites", {})
-    from leaderboard.reproduce.entry_files import RUN
+    from consistency_bench.leaderboard.reproduce.entry_files import RUN
 
     record = ("with its run record" if (sub.path / RUN).is_file()
               else "no run record: not reproducible")
@@ -86,8 +86,8 @@ def run_submit(args: argparse.Namespace) -> int:
 
 def run_submit_hub(args: argparse.Namespace) -> int:
     """Validate the submission as a local submit does, then open a pull request."""
-    from bench.errors import ConfigError
-    from leaderboard.hub_requests import submit_request
+    from consistency_bench.bench.errors import ConfigError
+    from consistency_bench.leaderboard.hub_requests import submit_request
 
     if args.replace:
         raise ConfigError("--replace is for the local submissions folder; a pull request "
@@ -102,7 +102,7 @@ def run_submit_hub(args: argparse.Namespace) -> int:
 
 def run_rescore(args: argparse.Namespace) -> int:
     """Rescore all submissions."""
-    from leaderboard.submissions import rescore
+    from consistency_bench.leaderboard.submissions_rescore import rescore
 
     changes = rescore(args.submissions, args.data, dry_run=args.dry_run)
     for c in changes:

@@ -43,14 +43,14 @@ def code_version() -> str:
     Names and bytes of every file under ``bench/``, ``leaderboard/ranking/`` and
     ``leaderboard/cache/``, and of ``leaderboard/stored.py``.
     """
-    import bench
-    import leaderboard.ranking
-    import leaderboard.stored
+    import consistency_bench.leaderboard.ranking
+    import consistency_bench.leaderboard.stored
+    from consistency_bench import bench
 
     roots = (("bench", Path(bench.__file__).parent),
-             ("leaderboard/ranking", Path(leaderboard.ranking.__file__).parent),
+             ("leaderboard/ranking", Path(consistency_bench.leaderboard.ranking.__file__).parent),
              ("leaderboard/cache", Path(__file__).parent),
-             ("leaderboard/stored.py", Path(leaderboard.stored.__file__)))
+             ("leaderboard/stored.py", Path(consistency_bench.leaderboard.stored.__file__)))
     digest = hashlib.sha256()
     for label, root in roots:
         files = [root] if root.is_file() else sorted(
@@ -85,10 +85,10 @@ def _fixed() -> dict:
     import numpy as np
     import pyarrow as pa
 
-    from bench import __version__
-    from bench.scoring import ScoreOptions
-    from leaderboard.ranking.resample import DRAW_BLOCK, N_BOOT
-    from leaderboard.stored import RECOMPUTE_N_BOOT
+    from consistency_bench.bench import __version__
+    from consistency_bench.bench.scoring import ScoreOptions
+    from consistency_bench.leaderboard.ranking.resample import DRAW_BLOCK, N_BOOT
+    from consistency_bench.leaderboard.stored import RECOMPUTE_N_BOOT
 
     return {
         "record": RECORD_VERSION,

@@ -12,7 +12,8 @@ The HMAC key is a random 32-byte file outside the submissions folder
 mode 0600), made on first use. A record is trusted only when its HMAC checks, before anything
 in it is parsed: a record edited by hand, or committed by someone else (made with another key),
 is recomputed, never believed. So the cache is no way around the checks of
-:mod:`leaderboard.stored`: the comparison of ``results.json`` with the recomputed results runs
+:mod:`consistency_bench.leaderboard.stored`: the comparison of ``results.json`` with the recomputed
+results runs
 on every render, and the recomputed results come from this machine's scorer.
 
 The folder holds nothing but these records and a ``.gitignore`` of ``*``; it may be deleted at
@@ -106,7 +107,7 @@ class Record:
     """One entry's cached verification.
 
     Attributes:
-        key: What it was computed from (:mod:`leaderboard.cache.keys`).
+        key: What it was computed from (:mod:`consistency_bench.leaderboard.cache.keys`).
         data: JSON data (recomputed results, the samples' descriptions).
         arrays: Named arrays (the samples' scores, 0/1 unit outcomes).
 
@@ -218,7 +219,7 @@ class CellStore:
             CacheUnavailable: The folder or the record cannot be written.
 
         """
-        from bench.atomic import atomic_path
+        from consistency_bench.bench.atomic_write import atomic_path
 
         path = self.path(slug)
         try:

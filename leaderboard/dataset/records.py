@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from leaderboard.ranking.model import KINDS, Leaderboard
+from consistency_bench.leaderboard.ranking.model import KINDS, Leaderboard
 
 #: The Parquet file of the ``results`` config, in the site and the dataset repo.
 RESULTS_FILE = "results.parquet"

@@ -2,7 +2,8 @@
 
 Layout (docs/leaderboard.md, "Details dataset"): ``details/<kind>/<entry>.parquet``, one file
 per entry and metric kind, every file with the same columns
-(:data:`bench.inconsistent.details.DETAILS_SCHEMA`). One config, ``details``, has one split
+(:data:`consistency_bench.bench.inconsistent.details.DETAILS_SCHEMA`). One config, ``details``, has
+one split
 per kind (``details/<kind>/*.parquet``), so ``load_dataset(repo, "details",
 split="negational")`` loads every entry's negational rows, filtered by the ``entry`` column;
 one entry alone loads with ``data_files="details/*/<entry>.parquet"``. Why one config and
@@ -21,8 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bench.errors import ConfigError
-from leaderboard.publish_commit import Plan
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.leaderboard.publish_commit import Plan
 
 #: The config name and the repo folder of the details.
 CONFIG = "details"
@@ -81,7 +82,7 @@ def card_section(repo_id: str, details: DetailsFiles) -> str:
 
 
 def _results(path: Path) -> dict:
-    from bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
     try:
         value = load_json_file(path)
@@ -105,9 +106,9 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
         warn: Called with one line per suite left out.
 
     """
-    from bench.inconsistent.details import entry_details
-    from bench.manifest import read_manifest
-    from builders.table_io import write_parquet
+    from consistency_bench.bench.inconsistent.details import entry_details
+    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.builders.table_io import write_parquet
 
     manifest = read_manifest(Path(data))
     files: dict[str, Path] = {}
@@ -142,8 +143,8 @@ def with_details(plan: Plan, site: str | os.PathLike, submissions: str | os.Path
     are not there yet. Unchanged files are not sent again (the Hub client compares hashes),
     so a later publish commits only the details that changed.
     """
-    from leaderboard.publish_plans import leaderboard_card
-    from leaderboard.submissions import PREDICTIONS
+    from consistency_bench.leaderboard.publish_plans import leaderboard_card
+    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS
 
     entries = {}
     for path, src in plan.files.items():

@@ -3,7 +3,8 @@
 Both sections are folded (``<details>``) and nearly empty: the explorer (an entry picker and
 the kind and gold-label filters) and the plots (a view picker and a profile picker, filled
 from the page's tabs and the view's plot file). Opening either loads the panels' code,
-``assets/explorer.js`` (:mod:`leaderboard.explorer.assets`), once: a script element that the
+``assets/explorer.js`` (:mod:`consistency_bench.leaderboard.explorer.assets`), once: a script
+element that the
 page's own script creates, which the page's CSP allows with ``'strict-dynamic'`` as it allows
 the lazily loaded data files, and nothing else. The first page grows by these sections, the
 boot script and the style only (docs/leaderboard.md, "Page sizes").

@@ -2,7 +2,8 @@
 
 The payload, per suite the entry covers (docs/leaderboard.md, "The explorer"): the suite,
 kind, task, label names, unit and inconsistent counts, the sample's seed, what an
-inconsistent unit did, and the sampled groups (:class:`bench.inconsistent.groups.Group`):
+inconsistent unit did, and the sampled groups
+(:class:`consistency_bench.bench.inconsistent.groups.Group`):
 gold label, confidence of the contradiction, which relation broke, and every row with its
 variant, gold label, answer, probabilities, whether it contradicts the anchor row, and the
 edit that makes it. A row whose edit is a word diff of a text carries the diff instead of
@@ -24,9 +25,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from bench.inconsistent.groups import Group
-from bench.inconsistent.sample import SuiteSample
-from leaderboard.webpage.lazy import data_path, data_script
+from consistency_bench.bench.inconsistent.groups import Group
+from consistency_bench.bench.inconsistent.sample import SuiteSample
+from consistency_bench.leaderboard.webpage.lazy import data_path, data_script
 
 #: Bumped when the payload or the sample changes (invalidates every reused file).
 VERSION = 1
@@ -98,7 +99,7 @@ def explorer_files(entries: Mapping[str, tuple[Path, Mapping]], stems: Mapping[s
         n: Groups sampled per suite.
 
     """
-    from bench.inconsistent.sample import entry_samples
+    from consistency_bench.bench.inconsistent.sample import entry_samples
 
     out = {}
     for name, (predictions, results) in sorted(entries.items()):

@@ -1,7 +1,7 @@
 """The interactive plots' files: ``data/plot/<view-id>.js``, one per view.
 
 Per view (``webpage.lazy`` format): the points of the accuracy-consistency plot
-(:func:`leaderboard.plots.points.view_points`: accuracy, consistency and their 95%
+(:func:`consistency_bench.leaderboard.plots.points.view_points`: accuracy, consistency and their 95%
 half-widths, ranked and reference rows) and, for the per-kind profile, every covering row's
 mean ranked score per kind (``Row.kind_means``). The page's plot script draws them as SVG.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from leaderboard.plots.points import view_points
-from leaderboard.ranking.model import Leaderboard
-from leaderboard.webpage.lazy import data_path, data_script
+from consistency_bench.leaderboard.plots.points import view_points
+from consistency_bench.leaderboard.ranking.model import Leaderboard
+from consistency_bench.leaderboard.webpage.lazy import data_path, data_script
 
 
 def _r(value: float | None) -> float | None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.errors import ConfigError, shorten
+from consistency_bench.bench.errors import ConfigError, shorten
 
 #: The run record of a stored entry (the contract between branches, ``repro``'s format).
 RUN_RECORD = "run.json"
@@ -87,7 +87,7 @@ def read_run_record(path: Path) -> Mapping | None:
         ConfigError: The record exists but is not a JSON object.
 
     """
-    from bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
     if not path.is_file() or path.is_symlink():
         return None
@@ -109,7 +109,7 @@ def candidate(name: str, jsonl: bytes, meta: Mapping, record: Mapping | None = N
 
 def with_variant(meta: Mapping, variant: str | None, where: str) -> dict:
     """``meta`` with ``--variant TEXT`` set (checked); refused when the file says otherwise."""
-    from leaderboard.submissions_meta import variant_text
+    from consistency_bench.leaderboard.submissions_meta import variant_text
 
     out = dict(meta)
     if variant is None:
@@ -178,9 +178,9 @@ def scan_candidates(root: Path) -> list[Candidate]:
     into place, so two submits of one file at once cannot both land. An unreadable entry is
     left out (``leaderboard`` reports it).
     """
-    from bench.errors import BenchError
-    from bench.json_input import load_json_file
-    from leaderboard.submissions_meta import META, RESULTS, read_meta
+    from consistency_bench.bench.errors import BenchError
+    from consistency_bench.bench.json_input import load_json_file
+    from consistency_bench.leaderboard.submissions_meta import META, RESULTS, read_meta
 
     out: list[Candidate] = []
     if not root.is_dir():

@@ -2,7 +2,8 @@
 
 ``plots/accuracy-consistency.png``: one panel per view with at least one entry covering it,
 accuracy on the originals against consistency with 95% interval bars
-(:func:`leaderboard.plots.points.view_points`), ranked entries filled and numbered, reference
+(:func:`consistency_bench.leaderboard.plots.points.view_points`), ranked entries filled and
+numbered, reference
 rows (degenerate baselines) hollow and grey. ``plots/profile.png``: per consistency kind, the
 ranked score of an entry beside the #1 of the "all suites" view.
 """
@@ -13,10 +14,10 @@ import math
 import os
 from pathlib import Path
 
-from bench.atomic import atomic_path
-from leaderboard.plots.points import profile_rows, view_points
-from leaderboard.ranking.model import Leaderboard
-from leaderboard.render_format import clean
+from consistency_bench.bench.atomic_write import atomic_path
+from consistency_bench.leaderboard.plots.points import profile_rows, view_points
+from consistency_bench.leaderboard.ranking.model import Leaderboard
+from consistency_bench.leaderboard.render_format import clean
 
 SCATTER = "plots/accuracy-consistency.png"
 PROFILE = "plots/profile.png"

@@ -21,8 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from math import isfinite, sqrt
 
-from leaderboard.ranking.model import Cell, Leaderboard, Row, SuiteInfo, consistency
-from leaderboard.ranking.views import format_slots, kind_weights
+from consistency_bench.leaderboard.ranking.model import (
+    Cell,
+    Leaderboard,
+    Row,
+    SuiteInfo,
+    consistency,
+)
+from consistency_bench.leaderboard.ranking.views import format_slots, kind_weights
 
 Z95 = 1.96
 

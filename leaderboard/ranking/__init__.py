@@ -1,12 +1,18 @@
 """Pure ranking over a table of results: views, aggregates, flags, rank intervals, paired tests.
 
 Input is one results JSON (docs/contracts.md) per entry; nothing here reads files. The package
-has one module per job: :mod:`~leaderboard.ranking.model` (the types and the task, kind and
-family tables), :mod:`~leaderboard.ranking.flags` (degenerate, failing and contaminated
-cells), :mod:`~leaderboard.ranking.resample` (the suites' shared resamples and each cell's score on
-them), :mod:`~leaderboard.ranking.intervals` (bootstrap cell and rank intervals, neighbour
-tests), :mod:`~leaderboard.ranking.views` (which suites a view holds, the mean over kinds) and
-:mod:`~leaderboard.ranking.board` (:func:`rank`, which puts them together). Names with a
+has one module per job: :mod:`~consistency_bench.leaderboard.ranking.model` (the types and the task,
+kind and
+family tables), :mod:`~consistency_bench.leaderboard.ranking.flags` (degenerate, failing and
+contaminated
+cells), :mod:`~consistency_bench.leaderboard.ranking.resample` (the suites' shared resamples and
+each cell's score on
+them), :mod:`~consistency_bench.leaderboard.ranking.intervals` (bootstrap cell and rank intervals,
+neighbour
+tests), :mod:`~consistency_bench.leaderboard.ranking.views` (which suites a view holds, the mean
+over kinds) and
+:mod:`~consistency_bench.leaderboard.ranking.board` (:func:`rank`, which puts them together). Names
+with a
 leading underscore are shared between these modules only.
 
 **What is ranked.** Every suite entry carries ``consistent_accuracy_cc``, the chance-corrected
@@ -43,7 +49,8 @@ English suites (``lang:en``: BECEL, CALM and word salad without the Korean tasks
 last (``VIEW_ORDER`` in ``Leaderboard.view_order``).
 
 **Rank intervals.** With per-unit outcomes, ranks are bootstrapped: each suite's units are
-resampled (:mod:`~leaderboard.ranking.resample`: one set of 1000 resamples per suite and unit
+resampled (:mod:`~consistency_bench.leaderboard.ranking.resample`: one set of 1000 resamples per
+suite and unit
 set, seeded by the suite, shared by every entry and every view, so the bootstrap is paired),
 every entry's view score recomputed (per suite its ranked score, recomputed from the resampled
 units, word salad included; then kind-weighted) and ranked; the 2.5% and 97.5% quantiles of an
@@ -66,8 +73,8 @@ degenerate in a view when at least half of its covered suites are. A cell is *co
 when the entry's ``training_data`` (bench/contamination.py) names a file the suite draws from.
 """
 
-from leaderboard.ranking.board import rank
-from leaderboard.ranking.flags import (
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.flags import (
     NEAR_CONSTANT,
     Z_ABOVE_CHANCE,
     at_chance_reason,
@@ -75,13 +82,13 @@ from leaderboard.ranking.flags import (
     degenerate_testable,
     failing_reason,
 )
-from leaderboard.ranking.intervals import (
+from consistency_bench.leaderboard.ranking.intervals import (
     N_BOOT_CELL,
     N_BOOT_RANKS,
     outcome_samples,
     view_scores,
 )
-from leaderboard.ranking.model import (
+from consistency_bench.leaderboard.ranking.model import (
     ALPHA,
     ENGLISH_FAMILIES,
     FAMILIES,
@@ -102,7 +109,7 @@ from leaderboard.ranking.model import (
     suite_info,
     suite_sort_key,
 )
-from leaderboard.ranking.resample import (
+from consistency_bench.leaderboard.ranking.resample import (
     N_BOOT,
     CellSample,
     Samples,
@@ -112,7 +119,7 @@ from leaderboard.ranking.resample import (
     unit_scorer,
     units_key,
 )
-from leaderboard.ranking.views import FORMAT_VARIANT, format_slots, view_title
+from consistency_bench.leaderboard.ranking.views import FORMAT_VARIANT, format_slots, view_title
 
 __all__ = [
     "ALPHA",

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from bench.errors import BenchError
-from leaderboard.paired import PairedResult
-from leaderboard.ranking.flags import _cell, _judge_tasks
-from leaderboard.ranking.intervals import _cell_intervals, _suite_tests, outcome_samples
-from leaderboard.ranking.model import (
+from consistency_bench.bench.errors import BenchError
+from consistency_bench.leaderboard.paired import PairedResult
+from consistency_bench.leaderboard.ranking.flags import _cell, _judge_tasks
+from consistency_bench.leaderboard.ranking.intervals import (
+    _cell_intervals,
+    _suite_tests,
+    outcome_samples,
+)
+from consistency_bench.leaderboard.ranking.model import (
     Cell,
     Entry,
     Leaderboard,
@@ -18,8 +22,8 @@ from leaderboard.ranking.model import (
     suite_info,
     suite_sort_key,
 )
-from leaderboard.ranking.resample import Samples
-from leaderboard.ranking.views import _dense_ranks, _view, _view_keys
+from consistency_bench.leaderboard.ranking.resample import Samples
+from consistency_bench.leaderboard.ranking.views import _dense_ranks, _view, _view_keys
 
 
 def rank(

@@ -1,6 +1,7 @@
 """Bootstrap intervals and neighbour tests over the cells' shared resamples (pure).
 
-Every number here is read from the cells' samples (:mod:`leaderboard.ranking.resample`): cell
+Every number here is read from the cells' samples
+(:mod:`consistency_bench.leaderboard.ranking.resample`): cell
 intervals (:func:`_cell_intervals`), a view's resampled scores (:func:`view_scores`) and its
 rank intervals (:func:`_rank_intervals`), and the tests between neighbours on one suite
 (:func:`_suite_test`) and on a view score (:func:`_aggregate_test`). Without samples the
@@ -15,9 +16,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from leaderboard.paired import PairedResult, ci_overlap_z, mcnemar_exact
-from leaderboard.ranking.model import ALPHA, Cell, Outcomes, Row, SuiteInfo
-from leaderboard.ranking.resample import (
+from consistency_bench.leaderboard.paired import PairedResult, ci_overlap_z, mcnemar_exact
+from consistency_bench.leaderboard.ranking.model import ALPHA, Cell, Outcomes, Row, SuiteInfo
+from consistency_bench.leaderboard.ranking.resample import (
     N_BOOT,
     CellSample,
     Samples,
@@ -204,7 +205,7 @@ def outcome_samples(outcomes: Outcomes, cells: Mapping[str, Mapping[str, Cell]],
 
     A suite's unit set is the sorted unit ids of an entry; entries with the same set share
     its resamples. ``leaderboard --data`` does not come here: its samples are made when each
-    entry is verified (``leaderboard.cache``), from the scorer's arrays.
+    entry is verified (``consistency_bench.leaderboard.cache``), from the scorer's arrays.
     """
     out: dict[str, dict[str, CellSample]] = {}
     for suite in sorted({s for per in outcomes.values() for s in per}):

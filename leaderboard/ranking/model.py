@@ -11,10 +11,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from bench import families
-from bench.errors import BenchError
-from bench.metrics.consistent import OLD_SALAD_STATISTICS, UNIT_STATISTICS, no_signal
-from leaderboard.paired import PairedResult, format_p
+from consistency_bench.bench import families
+from consistency_bench.bench.errors import BenchError
+from consistency_bench.bench.metrics.consistent import (
+    OLD_SALAD_STATISTICS,
+    UNIT_STATISTICS,
+    no_signal,
+)
+from consistency_bench.leaderboard.paired import PairedResult, format_p
 
 #: Per-unit outcomes: entry -> suite -> unit id -> success value (1 = consistent and right).
 Outcomes = Mapping[str, Mapping[str, Mapping[str, float]]]

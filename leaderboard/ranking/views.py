@@ -12,9 +12,13 @@ from functools import partial
 
 import numpy as np
 
-from leaderboard.ranking.flags import _flag_any
-from leaderboard.ranking.intervals import _aggregate_tests, _rank_intervals, view_scores
-from leaderboard.ranking.model import (
+from consistency_bench.leaderboard.ranking.flags import _flag_any
+from consistency_bench.leaderboard.ranking.intervals import (
+    _aggregate_tests,
+    _rank_intervals,
+    view_scores,
+)
+from consistency_bench.leaderboard.ranking.model import (
     ENGLISH_FAMILIES,
     FAMILIES,
     KINDS,
@@ -28,7 +32,7 @@ from leaderboard.ranking.model import (
     _order_key,
     kind_weights,
 )
-from leaderboard.ranking.resample import Samples
+from consistency_bench.leaderboard.ranking.resample import Samples
 
 
 def view_title(key: str) -> str:

@@ -8,10 +8,12 @@ For an entry with a run record (``run.json``):
    (sha256); every scored suite is one the record lists.
 2. The scored suites must be the builds the run predicted, and the maintainer's ``--data``
    must hold them (sha256), or nothing is done.
-3. A seeded sample of groups per suite (:mod:`bench.reproduce.sample`) is predicted again
-   (:mod:`bench.reproduce.rerun`) and compared with the stored rows
-   (:mod:`bench.reproduce.compare`); the tier of the two runs' precisions sets the limits
-   (:mod:`bench.reproduce.thresholds`).
+3. A seeded sample of groups per suite (:mod:`consistency_bench.bench.reproduce.sample`) is
+   predicted again
+   (:mod:`consistency_bench.bench.reproduce.rerun`) and compared with the stored rows
+   (:mod:`consistency_bench.bench.reproduce.compare`); the tier of the two runs' precisions sets the
+   limits
+   (:mod:`consistency_bench.bench.reproduce.thresholds`).
 4. ``reproduction.json`` is written into the entry, under the submissions lock, and only if
    the entry still holds the predictions that were checked.
 
@@ -29,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import ConfigError
+from consistency_bench.bench.errors import ConfigError
 
 #: Version of ``reproduction.json``.
 REPORT_VERSION = 1
@@ -106,7 +108,7 @@ def check_suite_builds(results: Mapping, record: dict) -> None:
         NotReproducible: Naming the first suite whose build differs.
 
     """
-    from bench.reproduce.rerun import NotReproducible
+    from consistency_bench.bench.reproduce.rerun import NotReproducible
 
     listed = {s["name"]: s["sha256"] for s in record["suites"]}
     for suite, res in sorted(results.get("suites", {}).items()):
@@ -125,7 +127,7 @@ def check_data(data_dir: str | os.PathLike, results: Mapping) -> dict[str, list[
         ConfigError: A suite is missing from ``--data`` or is another build (nothing done).
 
     """
-    from bench.manifest import read_manifest
+    from consistency_bench.bench.manifest import read_manifest
 
     manifest = read_manifest(Path(data_dir))
     out = {}
@@ -143,7 +145,7 @@ def stored_rows(predictions: Path, ids: set[str]) -> dict[str, dict]:
     """The stored records of ``ids`` from an entry's ``predictions.jsonl.gz`` (or JSONL)."""
     import json
 
-    from bench.predictions.files import read_payload
+    from consistency_bench.bench.predictions.files import read_payload
 
     out = {}
     for line in read_payload(predictions).decode("utf-8").splitlines():
@@ -159,8 +161,8 @@ def _now() -> str:
 
 def _report(status: str, reason: str, record: dict, results: Mapping, **figures) -> dict:
     """The ``reproduction.json`` object (figures null where nothing was run)."""
-    from bench import __version__
-    from bench.results import git_commit
+    from consistency_bench.bench import __version__
+    from consistency_bench.bench.results import git_commit
 
     base = {"schema_version": REPORT_VERSION, "status": status, "reason": reason,
             "date": _now(), "harness_version": __version__, "git_commit": git_commit(),
@@ -186,10 +188,10 @@ def reproduce_files(record: dict, meta: Mapping, results: Mapping, predictions: 
         ConfigError: ``--data`` lacks the entry's suites, or ``model`` holds other weights.
 
     """
-    from bench.reproduce.compare import compare
-    from bench.reproduce.rerun import NotReproducible, rerun
-    from bench.reproduce.sample import sample_rows
-    from bench.reproduce.thresholds import threshold_dict, tier_for, verdict
+    from consistency_bench.bench.reproduce.compare import compare
+    from consistency_bench.bench.reproduce.rerun import NotReproducible, rerun
+    from consistency_bench.bench.reproduce.sample import sample_rows
+    from consistency_bench.bench.reproduce.thresholds import threshold_dict, tier_for, verdict
 
     if record.get("api") is not None or record["mode"] == "generate":
         raise NotReproducible(f"the predictions were made by a served model ({record['mode']}"
@@ -234,9 +236,10 @@ def reproduce_entry(name: str, submissions: str | os.PathLike, data_dir: str | o
         NotReproducible: The recorded model or training data cannot be read here.
 
     """
-    from bench.reproduce.rerun import NotReproducible
-    from leaderboard.reproduce.entry_files import read_run
-    from leaderboard.submissions import PREDICTIONS, load_entry, slugify
+    from consistency_bench.bench.reproduce.rerun import NotReproducible
+    from consistency_bench.leaderboard.reproduce.entry_files import read_run
+    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS, slugify
+    from consistency_bench.leaderboard.submissions_read import load_entry
 
     root = Path(submissions)
     entry = root / slugify(name)
@@ -266,10 +269,11 @@ def write_report(root: Path, slug: str, report: dict) -> Path:
             (its predictions differ from those checked); nothing is written.
 
     """
-    from bench.atomic_write import write_text
-    from bench.json_input import JsonFileError, load_json_file
-    from leaderboard.reproduce.entry_files import REPRODUCTION, reproduction_text
-    from leaderboard.submissions import RESULTS, lock
+    from consistency_bench.bench.atomic_write import write_text
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.leaderboard.reproduce.entry_files import REPRODUCTION, reproduction_text
+    from consistency_bench.leaderboard.submissions_meta import RESULTS
+    from consistency_bench.leaderboard.submissions_store import lock
 
     entry = root / slug
     with lock(root):

@@ -15,8 +15,13 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from bench.errors import ConfigError
-from bench.runrecord.schema import ENTRY_FILE, read_record, record_path, record_text
+from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.runrecord.schema import (
+    ENTRY_FILE,
+    read_record,
+    record_path,
+    record_text,
+)
 
 #: The run record inside an entry.
 RUN = ENTRY_FILE
@@ -107,7 +112,7 @@ def read_reproduction(entry: str | os.PathLike) -> dict | None:
         ConfigError: A link, not JSON, or without a known ``status`` (names the file).
 
     """
-    from bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.json_input import JsonFileError, load_json_file
 
     path = Path(entry) / REPRODUCTION
     if path.is_symlink():

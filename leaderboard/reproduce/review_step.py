@@ -1,6 +1,7 @@
 """``review --reproduce N``: reproduce each accepted pull request's entry before commenting.
 
-One step of the review loop (:mod:`leaderboard.review`): :func:`reproduce_step`, called once
+One step of the review loop (:mod:`consistency_bench.leaderboard.review`): :func:`reproduce_step`,
+called once
 per pull request after its review and before its comment is posted. For an accepted request:
 
 * with a ``run.json`` whose model is open and loadable here (the Hub id at its commit, from
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import BenchError
+from consistency_bench.bench.errors import BenchError
 
 
 def _section(title: str, body: str) -> str:
@@ -33,20 +34,21 @@ def reproduce_review(review, data_dir: str | os.PathLike, groups: int, *,
     """Reproduce one accepted review's entry; update its comment, verdict and reproduction.
 
     Args:
-        review: A :class:`leaderboard.review_checks.Review` with verdict ``accepted``.
+        review: A :class:`consistency_bench.leaderboard.review_checks.Review` with verdict
+        ``accepted``.
         data_dir: The published suites (the review's ``--data``).
         groups: Groups sampled per suite.
         device: The maintainer's device (None: auto).
         seed: Seed of the sample.
 
     """
-    from bench.predictions.files import read_payload
-    from bench.reproduce.rerun import NotReproducible
-    from bench.runrecord.schema import read_record
-    from leaderboard.reproduce.entry import reproduce_files
-    from leaderboard.reproduce.entry_files import RUN
-    from leaderboard.reproduce.shown import summary_line
-    from leaderboard.submissions import META, PREDICTIONS, read_meta
+    from consistency_bench.bench.predictions.files import read_payload
+    from consistency_bench.bench.reproduce.rerun import NotReproducible
+    from consistency_bench.bench.runrecord.schema import read_record
+    from consistency_bench.leaderboard.reproduce.entry import reproduce_files
+    from consistency_bench.leaderboard.reproduce.entry_files import RUN
+    from consistency_bench.leaderboard.reproduce.shown import summary_line
+    from consistency_bench.leaderboard.submissions_meta import META, PREDICTIONS, read_meta
 
     run = review.files.get(RUN)
     if run is None:

@@ -22,9 +22,9 @@ payload in docs/leaderboard.md, "Lazily loaded files"):
 - ``suite``: one per suite, the per-suite table (head and rows);
 - ``entry``: one per entry, its details panel and its heatmap row;
 - ``explorer``: one per entry, a seeded sample of each suite's inconsistent groups
-  (``leaderboard.explorer.payload``, issue 31);
+  (``consistency_bench.leaderboard.explorer.payload``, issue 31);
 - ``plot``: one per view, the points and per-kind profiles of its plots
-  (``leaderboard.explorer.plots``, issue 31).
+  (``consistency_bench.leaderboard.explorer.plots``, issue 31).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ entry's lazily loaded file), ``cells``, ``flags`` (the flags' reasons, a node sh
 under the entry's) and, in a view, ``csv`` (the fields of the table's ``data-csv-extra``
 columns: ``Coverage``). A cell is a list
 ``[content, value, csv, cls]`` (trailing ``None`` dropped): ``content`` a node
-(``leaderboard.webpage.nodes``), ``value`` the sort key (a number or a string; ``None`` sorts
+(``consistency_bench.leaderboard.webpage.nodes``), ``value`` the sort key (a number or a string;
+``None`` sorts
 last), ``csv`` the CSV text when it is not the content's text (a flag's full reason, never the
 folded one), ``cls`` the ``td`` class.
 :func:`row_nodes` turns a row into ``tr`` nodes; the page's script does the same (``rowNodes``
@@ -19,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from leaderboard.paired import PairedResult
-from leaderboard.ranking.model import Cell, Leaderboard, Row, View
-from leaderboard.render_format import clean, humanize, p_text, pct
-from leaderboard.webpage.entries import entry_content
-from leaderboard.webpage.nodes import Node, el, frag
+from consistency_bench.leaderboard.paired import PairedResult
+from consistency_bench.leaderboard.ranking.model import Cell, Leaderboard, Row, View
+from consistency_bench.leaderboard.render_format import clean, humanize, p_text, pct
+from consistency_bench.leaderboard.webpage.entries import entry_content
+from consistency_bench.leaderboard.webpage.nodes import Node, el, frag
 
 #: Views with at most this many suites show one column per suite in their table.
 MAX_SUITE_COLUMNS = 6

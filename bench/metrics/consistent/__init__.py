@@ -13,24 +13,26 @@ gold labels and constraints; the chance-corrected score maps that level to 0 and
 score to 1: ``cc = (ca - chance) / (1 - chance)``. Everything here is a pure function over
 aligned numpy arrays; ``INVALID`` (-1) answers are never right and never consistent.
 
-The parts live in modules of one job each: :mod:`~bench.metrics.consistent.score` (the
+The parts live in modules of one job each: :mod:`~consistency_bench.bench.metrics.consistent.score`
+(the
 :class:`Consistent` score, chance correction, per-row correctness),
-:mod:`~bench.metrics.consistent.kinds` (pairs, derived rows, CALM, coherence),
-:mod:`~bench.metrics.consistent.salad_score` (the word-salad score and its unit
-statistic) and :mod:`~bench.metrics.consistent.originals` (the statistics on the originals).
+:mod:`~consistency_bench.bench.metrics.consistent.kinds` (pairs, derived rows, CALM, coherence),
+:mod:`~consistency_bench.bench.metrics.consistent.salad_score` (the word-salad score and its unit
+statistic) and :mod:`~consistency_bench.bench.metrics.consistent.originals` (the statistics on the
+originals).
 Their names are importable from here too.
 """
 
 from __future__ import annotations
 
-from bench.metrics.consistent.kinds import calm, coherence, derived, pairwise
-from bench.metrics.consistent.originals import (
+from consistency_bench.bench.metrics.consistent.kinds import calm, coherence, derived, pairwise
+from consistency_bench.bench.metrics.consistent.originals import (
     NEAR_CONSTANT,
     OriginalStats,
     original_stats,
     pooled_original_stats,
 )
-from bench.metrics.consistent.salad_score import (
+from consistency_bench.bench.metrics.consistent.salad_score import (
     OLD_SALAD_STATISTICS,
     SALAD_STATISTIC,
     UNCERTAINTY_STEPS,
@@ -45,7 +47,7 @@ from bench.metrics.consistent.salad_score import (
     salad_from_counts,
     uncertainty,
 )
-from bench.metrics.consistent.score import (
+from consistency_bench.bench.metrics.consistent.score import (
     EPS,
     Consistent,
     _label_counts,

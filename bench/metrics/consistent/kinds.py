@@ -1,8 +1,8 @@
-"""Consistent accuracy per kind (:mod:`bench.metrics.consistent`): the units and their chance.
+"""Consistent accuracy per kind (:mod:`consistency_bench.bench.metrics.consistent`): the units and their chance.
 
 BECEL's pairs (semantic, symmetric, negational) and derived rows (transitive, additive), CALM
-and coherence; each returns a :class:`~bench.metrics.consistent.score.Consistent`.
-"""
+and coherence; each returns a :class:`~consistency_bench.bench.metrics.consistent.score.Consistent`.
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from math import ceil, comb
 
 import numpy as np
 
-from bench.metrics.becel import INVALID
-from bench.metrics.consistent.score import EPS, Consistent, correct
+from consistency_bench.bench.metrics.becel import INVALID
+from consistency_bench.bench.metrics.consistent.score import EPS, Consistent, correct
 
 
 def pairwise(

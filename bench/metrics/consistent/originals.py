@@ -1,8 +1,8 @@
-"""Statistics of the predictions on the originals (:mod:`bench.metrics.consistent`).
+"""Statistics of the predictions on the originals (:mod:`consistency_bench.bench.metrics.consistent`).
 
 What the leaderboard's degenerate-entry flags read: accuracy on the labelled originals, the
 majority rate and the share of the most frequent prediction.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.metrics.consistent.score import _label_counts, correct
+from consistency_bench.bench.metrics.consistent.score import _label_counts, correct
 
 #: Share of one label at or above which a set is "near constant": predictions (the degenerate
 #: flag), or gold labels (then the tests on the originals cannot tell: BECEL's negational sets).

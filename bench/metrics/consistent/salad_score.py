@@ -1,10 +1,10 @@
-"""The word-salad score (:mod:`bench.metrics.consistent`): unit codes and statistic.
+"""The word-salad score (:mod:`consistency_bench.bench.metrics.consistent`): unit codes and statistic.
 
 Right on the original, and on the salad the paper's two behaviours of a reliable model
 (word-salad paper l. 158): no signal of the original answer in the salad answer, picked among
 the labels at random, and low confidence. The per-unit codes, the score recomputed from code
 counts (the leaderboard's resamples) and :class:`SaladScore`.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from functools import cached_property
 
 import numpy as np
 
-from bench.metrics.becel import INVALID
-from bench.metrics.consistent.score import EPS, correct
+from consistency_bench.bench.metrics.becel import INVALID
+from consistency_bench.bench.metrics.consistent.score import EPS, correct
 
 #: Name of the word-salad ranked statistic (results ``metrics.ranked_units.statistic``).
 #: Version 3 (issue 27): the salad answer's confidence and label spread count.

@@ -1,8 +1,8 @@
-"""Consistent accuracy of one suite and its chance correction (:mod:`bench.metrics.consistent`).
+"""Consistent accuracy of one suite and its chance correction (:mod:`consistency_bench.bench.metrics.consistent`).
 
 The :class:`Consistent` score (class-balanced, with its exact chance level),
 ``cc = (ca - chance) / (1 - chance)`` and the per-row correctness every kind builds on.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from functools import cached_property
 
 import numpy as np
 
-from bench.metrics.becel import INVALID
+from consistency_bench.bench.metrics.becel import INVALID
 
-#: Tolerance of ``p_t >= theta`` comparisons (same as bench.metrics.calm).
+#: Tolerance of ``p_t >= theta`` comparisons (same as consistency_bench.bench.metrics.calm).
 EPS = 1e-9
 
 
