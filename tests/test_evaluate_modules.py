@@ -300,9 +300,10 @@ def test_default_refuses_what_it_cannot_score():
 
 def test_loads_without_the_package_and_says_what_to_install(monkeypatch):
     metric = load("c_r")  # loading reads no module of the package
-    for name in [m for m in sys.modules if m == "bench" or m.startswith("bench.")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "bench", None)
+    for top in ("bench", "consistency_bench"):  # today's layout and issue 29's
+        for name in [m for m in sys.modules if m == top or m.startswith(f"{top}.")]:
+            monkeypatch.delitem(sys.modules, name)
+        monkeypatch.setitem(sys.modules, top, None)
     with pytest.raises(ImportError, match="pip install consistency-bench"):
         metric.compute(predictions=[0], references=[0])
 
