@@ -50,7 +50,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from consistency_bench.bench.errors import SourceError
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.builders.export import rows_to_table, write_parquet
 

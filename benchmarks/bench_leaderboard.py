@@ -51,7 +51,7 @@ def _median(values: list[float]) -> float:
 
 def board_samples(data: Path, n: int):
     """Results, samples and expected order of ``n`` synthetic entries (scored in-process)."""
-    from consistency_bench.bench.scoring import ScoreOptions, SuiteFolder, scored_suite
+    from consistency_bench.bench.scoring.engine import ScoreOptions, SuiteFolder, scored_suite
     from consistency_bench.leaderboard.ranking import Entry
     from consistency_bench.leaderboard.ranking.resample import sample_cells, units_key
 
@@ -197,7 +197,7 @@ def prepare(work: Path, data: Path, n: int, jobs: int = 1) -> tuple[list[str], d
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from consistency_bench.bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
     board = None
     levels = noise_levels(n + 1)  # the extra one is the entry added in the timed renders
@@ -292,8 +292,12 @@ def phases(work: Path, data: Path) -> dict[str, float]:
 
     from consistency_bench.leaderboard.cache.verified import verify_entries
     from consistency_bench.leaderboard.ranking import Entry, rank
-    from consistency_bench.leaderboard.render import render_heatmap, render_html, render_markdown
-    from consistency_bench.leaderboard.submissions_read import load_all
+    from consistency_bench.leaderboard.submissions.reader import load_all
+    from consistency_bench.leaderboard.webpage.render import (
+        render_heatmap,
+        render_html,
+        render_markdown,
+    )
 
     out: dict[str, float] = {}
 

@@ -88,7 +88,7 @@ def main() -> None:
     if args.data:
         data = Path(args.data)
     else:
-        from consistency_bench.bench.sources import SourceResolver
+        from consistency_bench.bench.registries.source_files import SourceResolver
         from consistency_bench.builders.catalog import get_suite
         from consistency_bench.builders.export import build_all
 

@@ -36,8 +36,8 @@ DEFAULT_SUITES = ["snli_semantic", "snli_negational", "snli_symmetric", "snli_tr
 def make_model(out: Path) -> Path:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from consistency_bench.bench.tasks import get_task
-    from consistency_bench.bench.training import minilm_path
+    from consistency_bench.bench.registries.tasks import get_task
+    from consistency_bench.bench.runner.training import minilm_path
 
     labels = get_task("snli").label_names
     base = minilm_path()
@@ -54,8 +54,8 @@ def make_folder(sources: str, suites: list[str], max_rows: int | None, out: Path
     """Build the suites, then keep the first ``max_rows`` rows of each (speed test only)."""
     import pyarrow.parquet as pq
 
-    from consistency_bench.bench.manifest import parquet_path, read_manifest
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.io.manifest import parquet_path, read_manifest
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.catalog import get_suite
     from consistency_bench.builders.export import build_all
 

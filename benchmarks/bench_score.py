@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.manifest import MANIFEST, read_manifest
+from consistency_bench.bench.io.manifest import MANIFEST, read_manifest
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SOURCES = HERE.parents[1] / "shared" / "corpora"

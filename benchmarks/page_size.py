@@ -5,7 +5,7 @@ item 3). Boards of N entries are made from the five scored synthetic entries
 (``tests.synthetic_entries.many_entries``: real scorer outputs over every suite of the built
 folder, mixed per entry and suite, a fifth of the entries partial), ranked without per-unit
 outcomes (no rank intervals: a few characters per row) and rendered with
-``consistency_bench.leaderboard.render.render_all``; ``--committed`` renders the committed
+``consistency_bench.leaderboard.webpage.render.render_all``; ``--committed`` renders the committed
 submissions instead.
 
 With the explorer (issue 31, the default; ``--no-explorer`` leaves it out) the page carries
@@ -53,7 +53,7 @@ def _sizes(site: Path) -> dict[str, float]:
 def _real_explorer(submissions, data: str, n: int):
     """The committed entries' explorer files, as ``leaderboard --data`` makes them."""
     from consistency_bench.leaderboard.explorer.payload import explorer_files
-    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS
+    from consistency_bench.leaderboard.submissions.meta import PREDICTIONS
 
     entries = {s.slug: (s.path / PREDICTIONS, s.results) for s in submissions}
     return lambda stems: explorer_files(entries, stems, data, None, n)
@@ -70,7 +70,7 @@ def _empty_explorer(stems):
 
 
 def _render(lb, explorer) -> tuple[float, dict[str, float], bytes]:
-    from consistency_bench.leaderboard.render import render_all
+    from consistency_bench.leaderboard.webpage.render import render_all
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,7 +93,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from consistency_bench.leaderboard.ranking import Entry, rank
-    from consistency_bench.leaderboard.submissions_read import load_all
+    from consistency_bench.leaderboard.submissions.reader import load_all
     from tests.synthetic_entries import many_entries, score_entries
 
     boards = []

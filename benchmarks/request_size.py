@@ -2,8 +2,9 @@
 
 A prediction for every row of every suite of ``--data``, with ``probs`` of full precision drawn
 at random (seeded), which compress worst, gzipped as ``submit --hub`` sends it
-(``consistency_bench.leaderboard.submissions_store.gzip_bytes``: level 9, mtime 0).
-``consistency_bench.leaderboard.hub_requests.MAX_REQUEST_BYTES`` must stay above the size printed;
+(``consistency_bench.leaderboard.submissions.storage.gzip_bytes``: level 9, mtime 0).
+``consistency_bench.leaderboard.hub.pull_requests.MAX_REQUEST_BYTES`` must stay above the size
+printed;
 re-run when
 suites are added::
 
@@ -21,9 +22,9 @@ import random
 
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.manifest import parquet_path, read_manifest
-from consistency_bench.leaderboard.hub_requests import MAX_REQUEST_BYTES
-from consistency_bench.leaderboard.submissions_store import gzip_bytes
+from consistency_bench.bench.io.manifest import parquet_path, read_manifest
+from consistency_bench.leaderboard.hub.pull_requests import MAX_REQUEST_BYTES
+from consistency_bench.leaderboard.submissions.storage import gzip_bytes
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from consistency_bench.bench.scoring import Aligned, SuiteData, SuiteFolder
+from consistency_bench.bench.scoring.engine import Aligned, SuiteData, SuiteFolder
 from tests.synthetic_entries import ideal
 
 #: The noise of the best and of the worst entry (share of rows answered at random).

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError, UnknownNameError
-from consistency_bench.bench.manifest import MANIFEST
+from consistency_bench.bench.io.manifest import MANIFEST
 from consistency_bench.builders.export import BuildReport
 from consistency_bench.builders.suite import SuiteSpec
 
@@ -25,14 +25,15 @@ def check_out(out: Path, overwrite: bool,
 
     Raises:
         ConfigError: ``out`` is a file; the current folder, a folder the sources are read
-            from (:func:`consistency_bench.bench.sources.source_folders`) or one holding them, even
+            from (:func:`consistency_bench.bench.registries.source_files.source_folders`) or one
+            holding them, even
             with
             ``overwrite``; or a non-empty folder without ``suites.json`` and ``overwrite``
             is off.
 
     """
-    from consistency_bench.bench.output_checks import refuse_input_folders
-    from consistency_bench.bench.sources import source_folders
+    from consistency_bench.bench.io.output_checks import refuse_input_folders
+    from consistency_bench.bench.registries.source_files import source_folders
 
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out}: is a file; give a folder (new, or an earlier build)")
@@ -87,7 +88,7 @@ def build_suites(out: str | os.PathLike, names: Sequence[str] | None = None,
         UnknownNameError: An unknown suite or family.
 
     """
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.export import build_all
 
     if jobs < 1:

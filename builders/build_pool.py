@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from consistency_bench.bench.errors import BenchError, DataError
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.suite import SuiteSpec, merge_parts
 from consistency_bench.builders.suite_write import build_suite, manifest_entry, write_suite
 

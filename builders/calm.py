@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 
 import datasets
 
-from consistency_bench.bench.families import FAMILIES
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.families import FAMILIES
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders import readers
 from consistency_bench.builders.readers import Example, Reader
 from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
@@ -39,10 +39,11 @@ VERSION = "1.0.0"
 #: (2.0.0, issue 21; 1.0.0 held the whole input in ``text`` with ``text_pair`` null).
 PAIR_VERSION = "2.0.0"
 
-#: Paper, citation and licence notes: declared once in bench/families.py.
+#: Paper, citation and licence notes: declared once in bench/registries/families.py.
 CALM = FAMILIES["calm"]
 
-# The tasks (KorNLI, KLUE-NLI, KLUE-STS; MNLI, QNLI and QQP) are registered in bench/tasks.py.
+# The tasks (KorNLI, KLUE-NLI, KLUE-STS; MNLI, QNLI and QQP) are registered in
+# bench/registries/tasks.py.
 
 # ----------------------------------------------------------------------------- the format
 
@@ -269,7 +270,7 @@ def calm_rows(
     source = SOURCES[source_key]
 
     def build(resolver: SourceResolver) -> Iterator[Row]:
-        from consistency_bench.bench.tasks import get_task
+        from consistency_bench.bench.registries.tasks import get_task
 
         examples = source.read(resolver.path(source.path), source.path, get_task(task))
         for example in examples:

@@ -2,7 +2,8 @@
 """What the dataset card states, as data: corpora, paper sizes, deviations and fields.
 
 ``builders/card.py`` renders these tables and the family declarations of
-:mod:`consistency_bench.bench.families` (paper, licences, annotation creators, release, citation);
+:mod:`consistency_bench.bench.registries.families` (paper, licences, annotation creators, release,
+citation);
 ``tests/test_card.py`` checks them against a build (every column defined, every corpus cited
 and licensed, every paper size from a constant that names its table, every measured figure
 still true of the rows) and ``tests/test_registries.py`` that every config named here is a
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.registries.families import FAMILIES
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ GLUE = """@inproceedings{wang-etal-2018-glue,
 _NLI = ("text-classification", "natural-language-inference")
 _SIM = ("text-classification", "semantic-similarity-classification")
 
-#: Every source corpus, by task key (``consistency_bench.bench.tasks``). One entry per task.
+#: Every source corpus, by task key (``consistency_bench.bench.registries.tasks``). One entry per
+#: task.
 CORPORA: dict[str, Corpus] = {
     "snli": Corpus(
         "SNLI", "snli", *_NLI, ("crowdsourced",), "CC BY-SA 4.0",

@@ -1,6 +1,7 @@
 """Every suite of every declared family: the builder modules imported as declared.
 
-A family is declared once in :mod:`consistency_bench.bench.families`; its ``builder`` names the
+A family is declared once in :mod:`consistency_bench.bench.registries.families`; its ``builder``
+names the
 module whose
 import registers its suites (``register_suite``). This module imports each declared builder
 in the declarations' order, so adding a family adds no line here (docs/extending.md), and
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 import importlib
 
-from consistency_bench.bench.families import FAMILIES
-from consistency_bench.bench.registry import Registry
+from consistency_bench.bench.registries.families import FAMILIES
+from consistency_bench.bench.registries.registry import Registry
 from consistency_bench.builders import suite
 
 

@@ -26,21 +26,21 @@ from dataclasses import dataclass
 import datasets
 
 from consistency_bench.bench.errors import SourceError
-from consistency_bench.bench.families import FAMILIES
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.families import FAMILIES
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
 
 VERSION = "1.0.0"
 NO_CONFIDENT_CHOICE = "no_confident_choice"
 
-#: Paper, citation and licence notes: declared once in bench/families.py.
+#: Paper, citation and licence notes: declared once in bench/registries/families.py.
 COHERENCE = FAMILIES["coherence"]
 
 CONV_ENT_PATH = "coherence/conv_ent/ConvEnt_test_annotation_merged2.json"
 ART_ANNOTATION_PATH = "coherence/art/ART_test_rand200_annotation_merged2.json"
 ART_DEV_PATH = "art/dev.jsonl"
 
-# The tasks (conv_ent, art) are registered in bench/tasks.py.
+# The tasks (conv_ent, art) are registered in bench/registries/tasks.py.
 
 SPAN_EXTRAS = {
     "span_start": datasets.Value("int32"),

@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from consistency_bench.bench.atomic_folder import atomic_dir
 from consistency_bench.bench.errors import ConfigError, SourceUnavailableError
-from consistency_bench.bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.io.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
+from consistency_bench.bench.io.staged_folder import atomic_dir
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.build_pool import (
     BUILD_GC_THRESHOLD,
     PR_SET_PDEATHSIG,

@@ -14,7 +14,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from consistency_bench.bench.sources import SOURCES
+from consistency_bench.bench.registries.source_files import SOURCES
 from consistency_bench.builders.suite import SuiteSpec
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -26,16 +26,15 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 CODE_GLOBS = (
     "builders/**/*.py",
     "bench/__init__.py",
-    "bench/atomic.py",
-    "bench/contamination.py",
+    "bench/scoring/contamination.py",
     "bench/errors.py",
-    "bench/families.py",
-    "bench/fewshot.py",
-    "bench/manifest.py",
-    "bench/registry.py",
-    "bench/sources.py",
-    "bench/tasks.py",
-    "bench/tsv.py",
+    "bench/registries/families.py",
+    "bench/runner/demonstrations.py",
+    "bench/io/manifest.py",
+    "bench/registries/registry.py",
+    "bench/registries/source_files.py",
+    "bench/registries/tasks.py",
+    "bench/io/tsv.py",
     "bench/metrics/__init__.py",
     "bench/metrics/salad.py",
 )

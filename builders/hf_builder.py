@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import datasets
 
 from consistency_bench.bench import __version__
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.catalog import SUITES
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from consistency_bench.bench.errors import SourceError
-from consistency_bench.bench.tasks import TaskSpec
-from consistency_bench.bench.tsv import read_tsv
+from consistency_bench.bench.io.tsv import read_tsv
+from consistency_bench.bench.registries.tasks import TaskSpec
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import datasets
 
-from consistency_bench.bench.tasks import TaskSpec
+from consistency_bench.bench.registries.tasks import TaskSpec
 
 BASE_COLUMNS: tuple[str, ...] = (
     "id",

@@ -3,7 +3,8 @@
 A suite is one small declarative spec: name, task, metric kind, version, the source files it
 reads, how its rows are made, and its main metric with direction. Families (BECEL, CALM, ...)
 register their suites in their own module; ``builders/catalog.py`` imports those modules as
-their declarations in :mod:`consistency_bench.bench.families` name them (no scanning, no hand-kept
+their declarations in :mod:`consistency_bench.bench.registries.families` name them (no scanning, no
+hand-kept
 list).
 """
 
@@ -16,10 +17,10 @@ from dataclasses import dataclass, field
 import datasets
 
 from consistency_bench.bench.errors import DataError
-from consistency_bench.bench.families import FAMILIES
-from consistency_bench.bench.registry import Registry
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.bench.tasks import TaskSpec, get_task
+from consistency_bench.bench.registries.families import FAMILIES
+from consistency_bench.bench.registries.registry import Registry
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.registries.tasks import TaskSpec, get_task
 from consistency_bench.builders.schema import features_for
 
 Row = dict[str, object]
@@ -36,7 +37,8 @@ class SuiteSpec:
     Attributes:
         name: Config name, ``<task>_<type>`` for BECEL (e.g. ``"snli_transitive"``).
         task: Task registry key; gives the label names.
-        family: Paper family, a name declared in :data:`consistency_bench.bench.families.FAMILIES`
+        family: Paper family, a name declared in
+        :data:`consistency_bench.bench.registries.families.FAMILIES`
             (``"becel"``, ``"calm"``, ``"salad"``, ``"coherence"``).
         kind: Metric kind; selects the scorer in
         ``consistency_bench.bench.scorers.contract.SCORERS``.
@@ -117,7 +119,8 @@ def register_suite(spec: SuiteSpec) -> SuiteSpec:
     Raises:
         DuplicateNameError: The name is already registered.
         UnknownNameError: Its task or family is not registered.
-        DataError: Its family's declaration (:mod:`consistency_bench.bench.families`) does not list
+        DataError: Its family's declaration (:mod:`consistency_bench.bench.registries.families`)
+        does not list
         it, its
             kind, or its task.
 

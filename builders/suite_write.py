@@ -14,9 +14,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from consistency_bench.bench import __version__
-from consistency_bench.bench.atomic_write import write_text
-from consistency_bench.bench.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
-from consistency_bench.bench.sources import SOURCES, SourceResolver
+from consistency_bench.bench.io.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
+from consistency_bench.bench.io.write import write_text
+from consistency_bench.bench.registries.source_files import SOURCES, SourceResolver
 from consistency_bench.builders.card import count_test_items, render_card, split_num_bytes
 from consistency_bench.builders.freshness import code_version
 from consistency_bench.builders.suite import Row, SuiteSpec
@@ -98,7 +98,7 @@ def _pools_current(root: Path) -> bool:
     folder holds
     now (``checked_against``); a folder whose every pool came out empty has none to check.
     """
-    from consistency_bench.bench.fewshot import read_pools
+    from consistency_bench.bench.runner.demonstrations import read_pools
     from consistency_bench.builders.overlap.folder_texts import suites_digest
 
     pools = read_pools(root)
@@ -115,7 +115,7 @@ def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "",
     ``pools`` (``consistency_bench.builders.fewshot``) are written under ``"fewshot"``; None keeps
     the folder's.
     """
-    from consistency_bench.bench.fewshot import FOLDER, read_pools
+    from consistency_bench.bench.runner.demonstrations import FOLDER, read_pools
 
     manifest = dict(sorted(manifest.items()))
     if pools is None and (root / MANIFEST).is_file():

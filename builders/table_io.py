@@ -15,8 +15,8 @@ import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.atomic_write import atomic_path
 from consistency_bench.bench.errors import DataError
+from consistency_bench.bench.io.write import atomic_path
 from consistency_bench.builders.suite import Row
 
 

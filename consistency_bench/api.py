@@ -54,7 +54,7 @@ def load_suite(name: str, *, data: PathLike = DEFAULT_DATA) -> datasets.Dataset:
     """
     import datasets
 
-    from consistency_bench.bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
     table = SuiteFolder(data).load(name).table
     return datasets.Dataset(table)  # features from the file's Hugging Face schema metadata
@@ -92,17 +92,17 @@ def score(predictions: PathLike | Iterable[Mapping[str, Any]] | Any, *,
     """
     import json
 
-    from consistency_bench.bench.atomic_write import write_text
-    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.io.output_checks import check_output_file
+    from consistency_bench.bench.io.write import write_text
     from consistency_bench.bench.predictions.memory import SOURCE, read_records
-    from consistency_bench.bench.results import require_coverage
     from consistency_bench.bench.scorers.params import check_bootstrap, param_items, parse_params
-    from consistency_bench.bench.scoring import (
+    from consistency_bench.bench.scoring.engine import (
         ScoreOptions,
         SuiteFolder,
         score_file,
         score_predictions,
     )
+    from consistency_bench.bench.scoring.results_json import require_coverage
 
     check_bootstrap(seed, n_boot)
     options = ScoreOptions(seed=seed, n_boot=n_boot, params=parse_params(param_items(params)))
@@ -143,7 +143,7 @@ def predict(model: str, *, data: PathLike = DEFAULT_DATA, suites: list[str] | No
         out: Prediction file (JSONL) to write; default ``predictions.jsonl`` in a new
             temporary folder (its path is returned; delete it when done).
         **options: The ``predict`` options, by their names in
-        ``consistency_bench.bench.predict.PredictRequest``
+        ``consistency_bench.bench.runner.predict_run.PredictRequest``
             (:data:`PREDICT_OPTIONS`): ``batch_size`` (``"auto"`` or an int), ``device``,
             ``dtype``, ``label_map``, ``max_length``, ``chat``, ``num_fewshot``, ...
 
@@ -153,8 +153,8 @@ def predict(model: str, *, data: PathLike = DEFAULT_DATA, suites: list[str] | No
 
     """
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.predict import PredictRequest
-    from consistency_bench.bench.predict import predict as run_predict
+    from consistency_bench.bench.runner.predict_run import PredictRequest
+    from consistency_bench.bench.runner.predict_run import predict as run_predict
 
     unknown = sorted(set(options) - set(PREDICT_OPTIONS))
     if unknown:
@@ -228,6 +228,6 @@ def leaderboard(*, submissions: PathLike = DEFAULT_SUBMISSIONS, data: PathLike |
         BenchError: Two entries disagree on a suite's content hash or direction.
 
     """
-    from consistency_bench.leaderboard.build_site import stored_board
+    from consistency_bench.leaderboard.webpage.build_site import stored_board
 
     return stored_board(submissions, data, warn=warn)

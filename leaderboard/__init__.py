@@ -2,20 +2,22 @@
 
 ``consistency_bench.leaderboard.ranking`` is pure (a table of results in, ranks out);
 ``leaderboard.submissions``
-owns the ``submissions/`` folder; ``consistency_bench.leaderboard.render`` writes Markdown, HTML,
+owns the ``submissions/`` folder; ``consistency_bench.leaderboard.webpage.render`` writes Markdown,
+HTML,
 PNG and JSON
-(the page in ``consistency_bench.leaderboard.page`` with its CSS, script and CSP in
-``consistency_bench.leaderboard.page_assets``
+(the page in ``consistency_bench.leaderboard.webpage.page`` with its CSS, script and CSP in
+``consistency_bench.leaderboard.webpage.static``
 and its content as data, lazily loaded files included, in ``consistency_bench.leaderboard.webpage``;
-escaping and number formatting in ``consistency_bench.leaderboard.render_format``);
-``leaderboard.publish`` pushes to the Hugging Face Hub; ``consistency_bench.leaderboard.hub_eval``
+escaping and number formatting in ``consistency_bench.leaderboard.webpage.formatting``);
+``leaderboard.publish`` pushes to the Hugging Face Hub;
+``consistency_bench.leaderboard.hub.eval_results``
 writes the Hub
 Eval Results files (``eval.yaml``, ``.eval_results/*.yaml``);
 ``consistency_bench.leaderboard.space`` makes the
 static Space and adds the predictions to a publish. Submissions by pull request:
-``consistency_bench.leaderboard.hub_requests`` (``submit --hub``),
-``consistency_bench.leaderboard.review`` (``review``) and
-``consistency_bench.leaderboard.hub_verify`` (``verify``, and the Hub reads both use).
+``consistency_bench.leaderboard.hub.pull_requests`` (``submit --hub``),
+``consistency_bench.leaderboard.review.loop`` (``review``) and
+``consistency_bench.leaderboard.hub.verify_published`` (``verify``, and the Hub reads both use).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class _Package(types.ModuleType):
     def __call__(self, *, submissions: str | os.PathLike = "submissions",
                  data: str | os.PathLike | None = None,
                  warn: Callable[[str], None] | None = None) -> Any:
-        from consistency_bench.leaderboard.build_site import stored_board
+        from consistency_bench.leaderboard.webpage.build_site import stored_board
 
         return stored_board(submissions, data, warn=warn)
 

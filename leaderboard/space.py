@@ -15,9 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.leaderboard.publish_commit import Plan
-from consistency_bench.leaderboard.publish_plans import site_files
-from consistency_bench.leaderboard.render_format import html_attr, html_text
+from consistency_bench.leaderboard.publish.commit import Plan
+from consistency_bench.leaderboard.publish.plans import site_files
+from consistency_bench.leaderboard.webpage.formatting import html_attr, html_text
 
 SDK = "static"
 TITLE = "consistency-bench leaderboard"
@@ -109,7 +109,7 @@ def with_predictions(plan: Plan, submissions: str | os.PathLike | None) -> Plan:
             be any file of the machine: a token) or not a regular file.
 
     """
-    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS
+    from consistency_bench.leaderboard.submissions.meta import PREDICTIONS
 
     if submissions is None:
         return plan

@@ -208,7 +208,7 @@ def verify(results: Mapping, predictions: Path, data_dir, where: str):
         results: The stored results.
         predictions: The stored ``predictions.jsonl.gz``.
         data_dir: The built suite folder (a path, or a shared
-        ``consistency_bench.bench.scoring.SuiteFolder``).
+        ``consistency_bench.bench.scoring.engine.SuiteFolder``).
         where: The entry, for the message.
 
     Returns:
@@ -218,7 +218,7 @@ def verify(results: Mapping, predictions: Path, data_dir, where: str):
         ConfigError: As :func:`check_recomputed`.
 
     """
-    from consistency_bench.bench.scoring import recompute
+    from consistency_bench.bench.scoring.engine import recompute
 
     fresh = recompute(predictions, data_dir, n_boot=RECOMPUTE_N_BOOT)
     check_recomputed(results, fresh.sha256, fresh.suites, fresh.manifest, predictions.name,

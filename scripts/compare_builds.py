@@ -16,7 +16,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.io.manifest import read_manifest
 
 
 def _checked(root: Path) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 Builds the rows of ``<task>_salad_pbsmt`` in memory (as the build does, without the build
 cache) and prints, per task, the evaluated records, the training records, each record's
-outcome (``consistency_bench.builders.salad.pbsmt_rows.outcome_of``: ``best``, ``n-best:<why>``,
+outcome (``consistency_bench.builders.salad.pbsmt.suite_rows.outcome_of``: ``best``,
+``n-best:<why>``,
 ``permutation``, ``copy``, ``empty``, ``short``, ``function words``, ``source run``), the kept
 rows and the dropped ones, the overlap of the kept outputs with the source the system
 translated (the figures of ``consistency_bench.builders.card_figures.pbsmt_overlap``) and the
@@ -26,9 +27,12 @@ import argparse
 import json
 from collections import Counter
 
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.builders.salad import degenerate, lexical, pbsmt, pbsmt_decode, pbsmt_rows
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.builders.salad import degenerate, lexical
 from consistency_bench.builders.salad import suites as salad
+from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode
+from consistency_bench.builders.salad.pbsmt import phrase_table as pbsmt_train
+from consistency_bench.builders.salad.pbsmt import suite_rows as pbsmt_rows
 
 
 def audit(task: str, resolver: SourceResolver) -> dict[str, object]:
@@ -82,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sources", required=True, help="local mirror of the corpora")
     parser.add_argument("--tasks", nargs="+", default=["mnli", "snli", "sst2"])
-    parser.add_argument("--copy-penalty", type=float, default=pbsmt.COPY_PENALTY)
+    parser.add_argument("--copy-penalty", type=float, default=pbsmt_train.COPY_PENALTY)
     parser.add_argument("--keep-unknown", action="store_true",
                         help="pass unknown words through instead of dropping them")
     parser.add_argument("--nbest", type=int, default=pbsmt_decode.NBEST,
@@ -91,8 +95,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="keep degenerate outputs (as 2.0.0 did)")
     args = parser.parse_args(argv)
     # the settings are default arguments and module names; replaced for this process only
-    pbsmt.train.__defaults__ = (args.copy_penalty,)
-    for function in (pbsmt.translate, pbsmt.translate_nbest):
+    pbsmt_train.train.__defaults__ = (args.copy_penalty,)
+    for function in (pbsmt_decode.translate, pbsmt_decode.translate_nbest):
         function.__defaults__ = (not args.keep_unknown,)
     pbsmt_decode.decode_nbest.__defaults__ = (pbsmt_decode.STACK_SIZE, args.nbest)
     if args.keep_degenerate:

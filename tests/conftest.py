@@ -41,7 +41,7 @@ def corpora() -> Path:
 @pytest.fixture(scope="session")
 def becel_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every BECEL suite built from the mirror into ``<tmp>/consistency-bench``."""
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.catalog import SUITES
     from consistency_bench.builders.export import build_all
 
@@ -54,7 +54,7 @@ def becel_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 @pytest.fixture(scope="session")
 def all_folder(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every suite of every family that the mirror can build, into ``<tmp>/consistency-bench``."""
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.catalog import SUITES
     from consistency_bench.builders.export import build_all
 

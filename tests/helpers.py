@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.io.manifest import read_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The local corpus mirror: ``../shared/corpora`` beside the repository, or
@@ -57,7 +57,7 @@ def python_stdout(code: str, *args: str, env: Mapping[str, str] | None = None) -
 
 def build_suites(corpora: Path, out: Path, suites: list[str]) -> Path:
     """Build the registered ``suites`` from the mirror ``corpora`` into ``out`` (no download)."""
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.catalog import get_suite
     from consistency_bench.builders.export import build_all
 

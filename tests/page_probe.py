@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.leaderboard.page_assets import csp_hash
+from consistency_bench.leaderboard.webpage.static import csp_hash
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(

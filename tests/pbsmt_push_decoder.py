@@ -2,7 +2,8 @@
 
 It fills every stack as hypotheses arrive (NLTK's order), evaluating the language model for
 each expansion that may still enter; the decoder in ``pbsmt`` (compiled,
-``consistency_bench.builders.salad.stack_decoder``) fills a stack best-first and must return exactly
+``consistency_bench.builders.salad.pbsmt.stack_decoder``) fills a stack best-first and must return
+exactly
 what this
 one returns (``tests/test_salad_generators.py``). Its future-cost table, hypothesis and
 back-trace were the production decoder's until the decoder was compiled.

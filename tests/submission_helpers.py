@@ -51,7 +51,7 @@ def fake_score_file(path, data_dir, **_):
 def main(argv):
     """Subprocess entry: submit PRED NAME META ROOT DATA [--replace]."""
     from consistency_bench.bench.errors import BenchError
-    from consistency_bench.leaderboard.submissions_store import submit
+    from consistency_bench.leaderboard.submissions.storage import submit
 
     pred, name, meta, root, data = argv[:5]
     try:

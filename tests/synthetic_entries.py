@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from consistency_bench.bench.scoring import (
+from consistency_bench.bench.scoring.engine import (
     Aligned,
     ScoreOptions,
     SuiteData,
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     import sys
 
     from consistency_bench.leaderboard.ranking import rank
-    from consistency_bench.leaderboard.render import render_markdown
+    from consistency_bench.leaderboard.webpage.render import render_markdown
 
     args = sys.argv[1:] if argv is None else argv
     entries, outcomes = score_entries(args[0] if args else "consistency-bench")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consistency_bench.builders.additive import (
+from consistency_bench.builders.becel.additive import (
     count_tokens,
     length_threshold,
     maximal_phrases,

@@ -27,7 +27,7 @@ SUITES = ("rte_symmetric", "rte_negational")
 @pytest.fixture(scope="module")
 def two_suites(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``rte_symmetric`` and ``rte_negational`` built from the mirror."""
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.catalog import get_suite
     from consistency_bench.builders.export import build_all
 
@@ -46,7 +46,7 @@ def _rows(data: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def submissions(two_suites: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two stored entries: ``gold`` (every row right) and ``noisy`` (one row in five flipped)."""
-    from consistency_bench.leaderboard.submissions_store import submit
+    from consistency_bench.leaderboard.submissions.storage import submit
 
     folder = tmp_path_factory.mktemp("api-subs")
     root = folder / "submissions"

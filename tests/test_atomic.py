@@ -1,4 +1,4 @@
-"""The shared output checks of bench/atomic.py: refuse to lose data, say how to proceed."""
+"""The shared output checks of bench/io/ (write, staged_folder, output_checks): lose nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import pytest
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.output_checks import check_output_dir, check_output_file
+from consistency_bench.bench.io.output_checks import check_output_dir, check_output_file
 
 
 def test_output_dir_missing_or_empty_is_fine(tmp_path):
@@ -56,8 +56,8 @@ def test_output_file_checks(tmp_path):
 
 
 def test_owned_folder_keeps_foreign_files_and_survives_a_bad_record(tmp_path):
-    from consistency_bench.bench.atomic_folder import atomic_dir
-    from consistency_bench.bench.output_checks import OWNED, read_owned
+    from consistency_bench.bench.io.output_checks import OWNED, read_owned
+    from consistency_bench.bench.io.staged_folder import atomic_dir
 
     out = tmp_path / "out"
     with atomic_dir(out, owner="cmd") as tmp:

@@ -3,7 +3,7 @@
 Each case is: the command line, the exit code, a fragment of the message, and the files that
 must be unchanged (every file under the case's folder, the built suites included, unless the
 case says otherwise). Faults are simulated portably: a full disk makes the rename of
-``consistency_bench.bench.atomic_write`` and ``consistency_bench.bench.atomic_folder`` fail with
+``consistency_bench.bench.io.write`` and ``consistency_bench.bench.io.staged_folder`` fail with
 ENOSPC, a read-only folder makes
 their temporary-file creation fail with EACCES
 (the tests run as root, where ``chmod`` stops nothing).
@@ -127,7 +127,7 @@ def stored(tmp: Path, names=("alpha",)) -> None:
     the same scores) and variant: a byte-identical copy of another entry, or a second entry of
     the same model without a variant, is refused (issue 27).
     """
-    from consistency_bench.leaderboard.submissions_store import submit
+    from consistency_bench.leaderboard.submissions.storage import submit
 
     lines = (tmp / "p.jsonl").read_text().splitlines(keepends=True)
     subs = tmp / "subs"
@@ -235,8 +235,8 @@ class Case:
         fragment: Must appear in stderr.
         setup: Prepares files in the case folder (besides ``data/``, ``p.jsonl``, ``meta.yaml``).
         fault: ``"enospc"`` (full disk) or ``"eacces"`` (read-only folder) in
-        consistency_bench.bench.atomic_write and
-            consistency_bench.bench.atomic_folder.
+        consistency_bench.bench.io.write and
+            consistency_bench.bench.io.staged_folder.
         unchanged: Every file under the case folder must be unchanged (else: only the ones
             that existed, as for a leaderboard that skips a bad entry and writes its site).
 
@@ -404,7 +404,7 @@ CASES: dict[str, Case] = {
 
 
 class _FullDisk:
-    """``os`` for consistency_bench.bench.atomic_write and consistency_bench.bench.atomic_folder: a rename fails as on a full disk."""  # noqa: E501
+    """``os`` for consistency_bench.bench.io.write and consistency_bench.bench.io.staged_folder: a rename fails as on a full disk."""  # noqa: E501
 
     def __getattr__(self, name):
         return getattr(os, name)
@@ -430,8 +430,8 @@ def case_dir(small_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bad_input(name, case_dir, capsys, monkeypatch):
-    import consistency_bench.bench.atomic_folder
-    import consistency_bench.bench.atomic_write
+    import consistency_bench.bench.io.staged_folder
+    import consistency_bench.bench.io.write
 
     case = CASES[name]
     if case.setup:
@@ -439,11 +439,11 @@ def test_bad_input(name, case_dir, capsys, monkeypatch):
     capsys.readouterr()
     before = snapshot(case_dir)
     if case.fault == "enospc":
-        monkeypatch.setattr(consistency_bench.bench.atomic_write, "os", _FullDisk())
-        monkeypatch.setattr(consistency_bench.bench.atomic_folder, "os", _FullDisk())
+        monkeypatch.setattr(consistency_bench.bench.io.write, "os", _FullDisk())
+        monkeypatch.setattr(consistency_bench.bench.io.staged_folder, "os", _FullDisk())
     elif case.fault == "eacces":
-        monkeypatch.setattr(consistency_bench.bench.atomic_write.tempfile, "mkstemp", _read_only)
-        monkeypatch.setattr(consistency_bench.bench.atomic_folder.tempfile, "mkdtemp", _read_only)
+        monkeypatch.setattr(consistency_bench.bench.io.write.tempfile, "mkstemp", _read_only)
+        monkeypatch.setattr(consistency_bench.bench.io.staged_folder.tempfile, "mkdtemp", _read_only)  # noqa: E501
     code = main(list(case.argv))
     err = capsys.readouterr().err
     assert code == case.code, err
@@ -565,7 +565,7 @@ def test_submit_stores_what_score_computes(case_dir, fmt):
 
 
 def bench_umask() -> int:
-    from consistency_bench.bench.atomic_write import _umask
+    from consistency_bench.bench.io.write import _umask
 
     return _umask()
 

@@ -439,7 +439,7 @@ def test_brackets_inside_strings_are_not_nesting(case_dir):
 
 
 def test_line_scanner_bounds_lines_across_blocks():
-    from consistency_bench.bench.json_input import (
+    from consistency_bench.bench.io.json_input import (
         DeepJsonError,
         LineScanner,
         depth_above,
@@ -506,7 +506,7 @@ def test_submitted_date_reads_back_on_the_leaderboard(case_dir):
     """A date submit accepts is one the leaderboard reads (it skipped ``2026-01-01T10:00:00``)."""
     (case_dir / "meta.yaml").write_text(META + "date: 2026-01-01\n")
     assert main(["submit", "p.jsonl", "--name", "d", "--meta", "meta.yaml", *D, *SUB]) == 0
-    from consistency_bench.leaderboard.submissions_read import load_entry
+    from consistency_bench.leaderboard.submissions.reader import load_entry
 
     assert load_entry(case_dir / "subs" / "d").meta["date"] == "2026-01-01"
 
@@ -524,7 +524,7 @@ def test_every_param_is_checked_before_scoring():
 @pytest.mark.parametrize("revision", ["main", "v1.0", "refs/pr/3", "0123abc",
                                       "0123456789abcdef0123456789abcdef01234567"])
 def test_plain_revisions_pass(revision):
-    from consistency_bench.leaderboard.publish_run import check_revision
+    from consistency_bench.leaderboard.publish.steps import check_revision
 
     assert check_revision(revision) == revision
 

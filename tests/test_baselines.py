@@ -13,8 +13,8 @@ from consistency_bench.bench.baselines.overlap import fit_threshold, overlap_sco
 from consistency_bench.bench.baselines.simple import majority_label, random_label, vader_label
 from consistency_bench.bench.baselines.train_data import label_counts, load_train
 from consistency_bench.bench.errors import SourceError, UnknownNameError
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.registries.tasks import get_task
 from consistency_bench.cli import main
 
 SUITES = ["sst2_semantic", "rte_semantic", "wic_semantic", "boolq_negational"]
@@ -92,7 +92,7 @@ def test_evaluated_split_halves_are_fixed_disjoint_and_declared(task, rows, trai
     import yaml
 
     from consistency_bench.bench.baselines.train_data import DEV_FILES, TRAIN_FILES, load_examples
-    from consistency_bench.bench.contamination import half_of, parse_item
+    from consistency_bench.bench.scoring.contamination import half_of, parse_item
 
     spec = TRAIN_FILES[task]
     source = parse_item(spec)
@@ -156,7 +156,7 @@ def test_korsts_scores_are_binarised_like_klue_sts(ctx):
     import csv
 
     from consistency_bench.bench.baselines.train_data import STS_THRESHOLD, load_examples
-    from consistency_bench.bench.tsv import read_tsv
+    from consistency_bench.bench.io.tsv import read_tsv
 
     rows = read_tsv(ctx.resolver.path("korsts/sts-dev.tsv"), quoting=csv.QUOTE_NONE)
     examples = load_examples("klue_sts", "korsts/sts-dev.tsv", ctx.resolver)
@@ -173,7 +173,7 @@ def test_registry_errors():
 
 @pytest.mark.parametrize("name", ["majority", "random", "vader", "lexical-overlap"])
 def test_baseline_files_score(name, folder, ctx, tmp_path):
-    from consistency_bench.bench.scoring import score_file
+    from consistency_bench.bench.scoring.engine import score_file
 
     out = tmp_path / f"{name}.jsonl"
     written = run_baseline(name, folder, out, ctx)
@@ -234,7 +234,7 @@ def test_cli_baseline(folder, corpora, tmp_path, capsys):
 def test_submission_meta_files_are_valid():
     import yaml
 
-    from consistency_bench.leaderboard.submissions_meta import validate_meta
+    from consistency_bench.leaderboard.submissions.meta import validate_meta
 
     root = Path(__file__).resolve().parents[1] / "bench" / "baselines" / "meta"
     names = sorted(p.stem for p in root.glob("*.yaml"))

@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from consistency_bench.bench.manifest import read_manifest
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.bench.tsv import read_tsv
-from consistency_bench.builders.additive import count_tokens, length_threshold
+from consistency_bench.bench.io.manifest import read_manifest
+from consistency_bench.bench.io.tsv import read_tsv
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.becel import ADDITIVE_SOURCES, TABLE1
+from consistency_bench.builders.becel.additive import count_tokens, length_threshold
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.builders.export import build_all
 from consistency_bench.builders.schema import BASE_COLUMNS

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.bench.manifest import read_manifest
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.io.manifest import read_manifest
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.cache import entries, folder
 from consistency_bench.builders.catalog import get_suite
 from consistency_bench.builders.export import build_all

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from consistency_bench.bench.errors import ConfigError, DataError
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders import build_pool, export
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.builders.export import build_all

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from consistency_bench.bench.errors import ConfigError, SourceError, SourceUnavailableError
 from consistency_bench.bench.metrics.calm import c_r, c_s, entropy_bits, pass_rates
-from consistency_bench.bench.scoring import ScoreOptions, score_file
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.scoring.engine import ScoreOptions, score_file
 from consistency_bench.builders.calm import (
     FORMATS,
     ORIGINAL_TEMPLATE,

@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from consistency_bench.bench.manifest import read_manifest
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.io.manifest import read_manifest
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders import card_figures
 from consistency_bench.builders.card import non_commercial, paper_size, render_card
 from consistency_bench.builders.card_data import (
@@ -161,12 +161,13 @@ def test_every_paper_size_shown_comes_from_a_constant_citing_its_table(all_folde
 
 
 def test_pbsmt_description_states_the_2_0_0_decoder(card):
-    from consistency_bench.builders.salad import pbsmt
+    from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode
+    from consistency_bench.builders.salad.pbsmt import phrase_table as pbsmt_train
 
     section = _section(card, "Config details").split("### `sst2_salad_pbsmt`\n", 1)[1]
     tests_line = next(x for x in section.split("\n### ", 1)[0].splitlines()
                       if x.startswith("- **Tests:**"))
-    assert pbsmt.DROP_UNKNOWN and pbsmt.COPY_PENALTY < 0
+    assert pbsmt_decode.DROP_UNKNOWN and pbsmt_train.COPY_PENALTY < 0
     assert "unknown words pass through" not in tests_line
     assert "unknown words dropped" in tests_line and "copied words are penalised" in tests_line
     assert "disjoint from the evaluated rows" in tests_line

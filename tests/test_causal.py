@@ -12,23 +12,24 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from consistency_bench.bench.causal import choice_probs, encode, make_causal_forward  # noqa: E402
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
 from consistency_bench.bench.modeling import load_classifier, parse_label_map  # noqa: E402
-from consistency_bench.bench.prompts import (  # noqa: E402
+from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
+from consistency_bench.bench.runner.causal import choice_probs, encode, make_causal_forward  # noqa: E402
+from consistency_bench.bench.runner.prompts import (  # noqa: E402
     PROMPTS,
     build_context,
     lookup,
     render,
     with_verbalisers,
 )
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
 
 #: The key/value cache is passed under the name the installed transformers takes
-#: (``consistency_bench.bench.causal._cache_argument``): its deprecation warning for the old name is
+#: (``consistency_bench.bench.runner.causal._cache_argument``): its deprecation warning for the old
+#: name is
 #: an error.
 pytestmark = pytest.mark.filterwarnings("error:`past_key_values`:FutureWarning")
 
@@ -174,7 +175,7 @@ def test_choice_probs_normalisation():
 
 def test_prompt_table_covers_every_registered_task_with_matching_labels():
     import consistency_bench.builders.catalog  # noqa: F401  (registers every family's tasks)
-    from consistency_bench.bench.tasks import TASKS
+    from consistency_bench.bench.registries.tasks import TASKS
 
     for name, task in TASKS.items():
         spec = lookup(None, name, task.label_names)

@@ -19,8 +19,8 @@ from consistency_bench.bench.metrics.coherence import (
     margin,
     sweep_theta,
 )
-from consistency_bench.bench.scoring import ScoreOptions, score_file
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.scoring.engine import ScoreOptions, score_file
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.builders.coherence import (
     art_span_label,

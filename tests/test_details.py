@@ -129,7 +129,7 @@ def test_details_load_through_the_hub_and_match_inspect(board):
 def test_details_go_in_commits_of_at_most_files_per_commit_before_the_card(board, monkeypatch,
                                                                             tmp_path):
     from consistency_bench.leaderboard.details import publish as details
-    from consistency_bench.leaderboard.publish_run import plan_publish
+    from consistency_bench.leaderboard.publish.steps import plan_publish
 
     monkeypatch.setattr(details, "FILES_PER_COMMIT", 3)
     plans = plan_publish(board / "site", board / "subs", "org/lb", data=board / "cb",

@@ -18,9 +18,14 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from consistency_bench.bench.distributed import Processes, from_env, parse_shard, process_device  # noqa: E402
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
 from consistency_bench.bench.modeling import parse_max_memory  # noqa: E402
+from consistency_bench.bench.runner.distributed import (  # noqa: E402
+    Processes,
+    from_env,
+    parse_shard,
+    process_device,
+)
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
@@ -289,7 +294,7 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
     shutil.copytree(folder, other)
     manifest = json.loads((other / "suites.json").read_text())
     entry = manifest["fewshot"]["rte"]
-    from consistency_bench.bench.fewshot import seed_order
+    from consistency_bench.bench.runner.demonstrations import seed_order
 
     table = pq.read_table(other / entry["path"])
     first = seed_order(table.to_pylist(), 7)[0]["id"]
@@ -308,7 +313,7 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
         part = tmp_path / "p1.part"
         part.unlink(missing_ok=True)
         if fragment == "inputs_sha1":
-            monkeypatch.setattr("consistency_bench.bench.prompts.FEWSHOT_DELIMITER", "\n\n\n")
+            monkeypatch.setattr("consistency_bench.bench.runner.prompts.FEWSHOT_DELIMITER", "\n\n\n")  # noqa: E501
         assert main(predict_args(gpt2, data, part, *FEWSHOT, *extra, "--shard", "1/2")) == 0
         capsys.readouterr()
         out = tmp_path / "m.jsonl"

@@ -23,9 +23,9 @@ import yaml
 
 from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.evaluate_modules import path
-from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.registries.families import FAMILIES
 from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, SuiteData
-from consistency_bench.bench.scoring import score_suite
+from consistency_bench.bench.scoring.engine import score_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = Path(path())

@@ -27,8 +27,8 @@ import pytest
 from consistency_bench.bench.inconsistent.inspect import InspectRequest, inspect_predictions
 from consistency_bench.bench.inconsistent.sample import entry_samples
 from consistency_bench.leaderboard.explorer.payload import DEFAULT_GROUPS
-from consistency_bench.leaderboard.page_assets import CSS, JS, csp
 from consistency_bench.leaderboard.plots.points import view_points
+from consistency_bench.leaderboard.webpage.static import CSS, JS, csp
 from tests.helpers import build_suites
 from tests.page_probe import needs_chromium, probe, probe_framed, run, served
 
@@ -203,7 +203,7 @@ def test_explorer_readable_at_390_px(board):
 
 def test_plot_files_hold_the_views_points(board):
     from consistency_bench.leaderboard.ranking import Entry, rank
-    from consistency_bench.leaderboard.submissions_read import load_all
+    from consistency_bench.leaderboard.submissions.reader import load_all
 
     subs = load_all(board / "subs")
     lb = rank([Entry(s.slug, s.results, s.meta) for s in subs])

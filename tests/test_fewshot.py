@@ -17,7 +17,10 @@ import pytest
 import yaml
 
 from consistency_bench.bench.errors import ConfigError, DataError
-from consistency_bench.bench.fewshot import (
+from consistency_bench.bench.io.manifest import parquet_path, read_manifest
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, suite_task
+from consistency_bench.bench.runner.demonstrations import (
     demonstrations,
     load_pool,
     prompt_key,
@@ -25,10 +28,7 @@ from consistency_bench.bench.fewshot import (
     seed_order,
     suite_pool,
 )
-from consistency_bench.bench.manifest import parquet_path, read_manifest
-from consistency_bench.bench.prompts import lookup, render
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, suite_task
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.runner.prompts import lookup, render
 from consistency_bench.builders.overlap.folder_texts import folder_index, suites_digest
 from consistency_bench.builders.overlap.words import word_sets
 from tests.helpers import CORPORA, build_suites
@@ -172,7 +172,7 @@ def small(corpora: Path, tmp_path_factory) -> Path:
 
 
 def test_pools_are_declared_deterministic_and_checked(small, corpora, tmp_path):
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.fewshot import POOL_SIZE, POOL_VERSION, POOLS, build_pools
 
     pools = read_pools(small)
@@ -196,7 +196,7 @@ def test_pools_are_declared_deterministic_and_checked(small, corpora, tmp_path):
 
 def test_a_near_duplicate_of_a_test_row_is_no_demonstration(small, corpora):
     """BoolQ dev row 925 is a BoolQ test row with other spacing (issue 32, item 9)."""
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.fewshot import POOLS, pool_rows
 
     pools = read_pools(small)

@@ -436,14 +436,14 @@ def test_valid_parts_merge_to_the_rows_in_order(case_dir, capsys):  # noqa: F811
 @pytest.mark.parametrize("url", ["https://huggingface.co/spaces/org/lb",
                                  "https://example.org/board?view=task#rte"])
 def test_https_urls_pass(url):
-    from consistency_bench.leaderboard.publish_run import check_url
+    from consistency_bench.leaderboard.publish.steps import check_url
 
     assert check_url(url, "--leaderboard-url") == url
 
 
 @pytest.mark.parametrize("text", ["0/1", "0/2", "1/2", "4095/4096"])
 def test_shards_in_ascii_digits_pass(text):
-    from consistency_bench.bench.distributed import Shard, parse_shard
+    from consistency_bench.bench.runner.distributed import Shard, parse_shard
 
     i, n = map(int, text.split("/"))
     assert parse_shard(text) == Shard(i, n)
@@ -468,7 +468,7 @@ def test_csv_cells_are_neutralised_by_owasps_rule():
     """The page's CSV download: ``x;=1+1`` stayed unquoted, a formula where ``;`` separates."""
     import re
 
-    from consistency_bench.leaderboard.page_assets import JS
+    from consistency_bench.leaderboard.webpage.static import JS
 
     source = re.search(r"  function csvField\(text\) \{.*?\n  \}\n", JS, re.S).group(0)
     code = source + f"console.log(JSON.stringify({json.dumps(list(CELLS))}.map(csvField)));"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.io.manifest import read_manifest
 from tests.helpers import build_suites
 from tests.hub_standin import TOKEN, Hub
 
@@ -117,7 +117,7 @@ def test_lm_eval_loads_the_exported_hub_task(built, tmp_path):
     pytest.importorskip("lm_eval")
     import pyarrow.parquet as pq
 
-    from consistency_bench.bench.lm_eval_export import export_tasks
+    from consistency_bench.bench.lm_eval.export_tasks import export_tasks
 
     export_tasks(built, tmp_path / "local", ["snli_transitive"])
     with Hub() as hub:

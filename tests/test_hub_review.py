@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from consistency_bench.cli import main
-from consistency_bench.leaderboard.submissions_store import gzip_bytes, submit
+from consistency_bench.leaderboard.submissions.storage import gzip_bytes, submit
 from tests.helpers import write_predictions
 from tests.hub_standin import TOKEN, Hub
 from tests.test_hub_reads import SUITES, built, hub_env, online  # noqa: F401  (fixtures)
@@ -236,8 +236,8 @@ def test_a_push_during_the_review_is_not_merged(online, board, built,  # noqa: F
     """The Hub merges whatever the pull request holds: a push after the review is caught."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
-    from consistency_bench.leaderboard import review as review_module
-    from consistency_bench.leaderboard.review import run_review
+    from consistency_bench.leaderboard.review.loop import loop as review_module
+    from consistency_bench.leaderboard.review.loop import run_review
 
     real_submit = review_module.submit
 
@@ -277,16 +277,16 @@ def test_review_merge_scores_the_entry_once(online, board, built, monkeypatch,  
     so it comes from the cache. The stored results are what ``score`` gives for the file, and
     the record is the one a render computes from the stored predictions, byte for byte.
     """
-    import consistency_bench.bench.scoring
+    import consistency_bench.bench.scoring.engine
     from consistency_bench.leaderboard.cache.store import FOLDER
     from consistency_bench.leaderboard.cache.verified import verify_entries
-    from consistency_bench.leaderboard.review import run_review
-    from consistency_bench.leaderboard.submissions_read import load_all
+    from consistency_bench.leaderboard.review.loop import run_review
+    from consistency_bench.leaderboard.submissions.reader import load_all
 
     monkeypatch.setenv("CONSISTENCY_BENCH_CACHE_KEY", str(tmp_path / "cells.key"))
     subs = board / "subs"
     assert verify_entries(load_all(subs), built, subs).recomputed == ["oracle"]  # cached now
-    real = consistency_bench.bench.scoring.read_predictions
+    real = consistency_bench.bench.scoring.engine.read_predictions
     scored: list[Path] = []  # every scoring of a file (score, submit, a render) reads it here
 
     def spy(path, *args, **kwargs):
@@ -295,12 +295,12 @@ def test_review_merge_scores_the_entry_once(online, board, built, monkeypatch,  
 
     with Hub() as hub:
         start(hub, board, built)  # submit --hub scores in its own process: not counted
-        monkeypatch.setattr(consistency_bench.bench.scoring, "read_predictions", spy)
+        monkeypatch.setattr(consistency_bench.bench.scoring.engine, "read_predictions", spy)
         lines: list[str] = []
         reviews = run_review("org/lb", built, "org/cb", submissions=subs, site=board / "site",
                              space="org/lb-page", merge=True, endpoint=hub.url, token=TOKEN,
                              log=lines.append)
-        monkeypatch.setattr(consistency_bench.bench.scoring, "read_predictions", real)
+        monkeypatch.setattr(consistency_bench.bench.scoring.engine, "read_predictions", real)
         published = dict(hub.files_at("org/lb"))
     assert [(r.verdict, r.merged) for r in reviews] == [("accepted", True)], lines
     assert len(scored) == 1, scored  # was 3: the review, submit, the render
@@ -308,7 +308,7 @@ def test_review_merge_scores_the_entry_once(online, board, built, monkeypatch,  
     board_json = json.loads(published["leaderboard.json"])
     assert "zeros" in {r["name"] for r in board_json["views"]["all"]["rows"]}
     stored = json.loads((subs / "zeros" / "results.json").read_text())
-    fresh = consistency_bench.bench.scoring.score_file(subs / "zeros" / "predictions.jsonl.gz", built)  # noqa: E501
+    fresh = consistency_bench.bench.scoring.engine.score_file(subs / "zeros" / "predictions.jsonl.gz", built)  # noqa: E501
     assert stored["suites"] == fresh["suites"] and stored["tasks"] == fresh["tasks"]
     record = (subs / FOLDER / "zeros.cells").read_bytes()
     (subs / FOLDER / "zeros.cells").unlink()
@@ -341,14 +341,14 @@ def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
     (["README.md"], "may only add files under requests/<name>/"),
 ])
 def test_request_paths_refused(paths, message):
-    from consistency_bench.leaderboard.review import Refused, request_slug
+    from consistency_bench.leaderboard.review.loop import Refused, request_slug
 
     with pytest.raises(Refused, match=".*" + message.replace("[", r"\[").replace("(", r"\(")):
         request_slug(paths)
 
 
 def test_request_paths_and_hashes():
-    from consistency_bench.leaderboard.review import (
+    from consistency_bench.leaderboard.review.loop import (
         Refused,
         changed_paths,
         check_hashes,

@@ -22,7 +22,7 @@ def rendered_site(built, tmp_path, names):  # noqa: F811
     """Entries ``names`` (the first an oracle, the second always label 0) stored by the real
     ``submit`` into ``tmp_path/subs`` and rendered by ``leaderboard`` into ``tmp_path/site``."""
     from consistency_bench.cli import main
-    from consistency_bench.leaderboard.submissions_store import submit as store
+    from consistency_bench.leaderboard.submissions.storage import submit as store
 
     (tmp_path / "meta.yaml").write_text(yaml.safe_dump(META))
     for name, choose in zip(names, (None, lambda row, names: 0), strict=True):

@@ -59,7 +59,7 @@ def _run(capsys, *argv: str) -> tuple[int, str]:
 
 
 def test_symlinked_results_json_is_never_uploaded(work, capsys):
-    from consistency_bench.leaderboard.publish_plans import plan_leaderboard
+    from consistency_bench.leaderboard.publish.plans import plan_leaderboard
 
     bad.stored(work, ("alpha", "beta"))
     token = work / "token.txt"
@@ -135,7 +135,7 @@ def test_publish_never_sends_a_symlinked_predictions_file(work, capsys):
 def test_publish_sends_only_the_files_leaderboard_wrote(work, capsys):
     """leaderboard keeps a user's files in its folder; publish (and --space) sent them to the
     public repos too."""
-    from consistency_bench.leaderboard.publish_plans import plan_leaderboard
+    from consistency_bench.leaderboard.publish.plans import plan_leaderboard
     from consistency_bench.leaderboard.space import plan_space
 
     bad.site(work)
@@ -344,8 +344,8 @@ def test_out_a_symlink_to_an_earlier_output_is_refused(work, capsys):
 
 def test_rescore_does_not_put_old_scores_on_replaced_predictions(tmp_path):
     """A `submit --replace` that lands while rescore scores the old entry keeps its scores."""
-    from consistency_bench.leaderboard.submissions_rescore import rescore
-    from consistency_bench.leaderboard.submissions_store import submit
+    from consistency_bench.leaderboard.submissions.rescore import rescore
+    from consistency_bench.leaderboard.submissions.storage import submit
     from tests.submission_helpers import fake_score_file
 
     (tmp_path / "meta.yaml").write_text(bad.META)
@@ -379,7 +379,7 @@ def test_rescore_does_not_put_old_scores_on_replaced_predictions(tmp_path):
 
 
 def test_slugs_keep_information_and_refuse_a_collision(work, capsys):
-    from consistency_bench.leaderboard.submissions_meta import slugify
+    from consistency_bench.leaderboard.submissions.meta import slugify
 
     assert slugify("café") != slugify("cafè")
     assert slugify("café").startswith("cafe-") and slugify("Toy Model") == "toy-model"
@@ -508,17 +508,17 @@ def test_train_out_dot_after_training_is_a_clean_error(work, capsys, corpora):
 
 
 def test_full_disk_names_the_file(work, capsys, monkeypatch):
-    import consistency_bench.leaderboard.render
+    import consistency_bench.leaderboard.webpage.render
 
     bad.stored(work, ("alpha",))
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as a write(2): no file name
 
-    monkeypatch.setattr(consistency_bench.leaderboard.render, "render_heatmap", full)
+    monkeypatch.setattr(consistency_bench.leaderboard.webpage.render, "render_heatmap", full)
     code, err = _run(capsys, "leaderboard", "--submissions", "subs", "--out", "site")
     assert code == 2 and "site: cannot write it (No space left on device)" in err
-    monkeypatch.setattr("consistency_bench.leaderboard.submissions_store._write_files", full)
+    monkeypatch.setattr("consistency_bench.leaderboard.submissions.storage._write_files", full)
     lines = (work / "p.jsonl").read_text().splitlines(keepends=True)
     (work / "p2.jsonl").write_text("".join(lines[1:] + lines[:1]))  # not a copy (issue 27)
     code, err = _run(capsys, "submit", "p2.jsonl", "--name", "beta", "--meta", "meta.yaml", *D,
@@ -561,7 +561,7 @@ def test_value_checks_of_another_ranked_statistic():
 def test_verify_reports_a_hostile_results_json_as_unverifiable(tmp_path, text, reason):
     """``verify`` downloads results.json from the Hub: a deep one raised RecursionError (a
     traceback), a duplicate key was read silently."""
-    from consistency_bench.leaderboard.hub_verify import verify_entry
+    from consistency_bench.leaderboard.hub.verify_published import verify_entry
 
     (tmp_path / "results.json").write_text(text)
 
@@ -575,8 +575,8 @@ def test_verify_reports_a_hostile_results_json_as_unverifiable(tmp_path, text, r
 
 def test_verify_prints_a_huge_stored_value_cut(work, capsys, monkeypatch):
     """A stored value of a published results.json is printed cut, not 5 MB on one line."""
-    import consistency_bench.leaderboard.hub_verify as hub_verify
-    from consistency_bench.leaderboard.submissions_rescore import Change
+    import consistency_bench.leaderboard.hub.verify_published as hub_verify
+    from consistency_bench.leaderboard.submissions.rescore import Change
 
     change = Change("e", "rte_semantic", "main_score", "x" * 5_000_000, 0.5)
     monkeypatch.setattr(hub_verify, "verify_hub", lambda repo, data: (
@@ -590,7 +590,7 @@ def test_verify_prints_a_huge_stored_value_cut(work, capsys, monkeypatch):
 def test_review_reads_the_published_suites_json_with_bounded_depth(tmp_path):
     """``review`` downloads the suites repo's suites.json: a deep one raised RecursionError."""
     from consistency_bench.bench.errors import DataError
-    from consistency_bench.leaderboard.review import Reviewer
+    from consistency_bench.leaderboard.review.loop import Reviewer
 
     class Api:
         def hf_hub_download(self, repo, name, *, repo_type, local_dir):

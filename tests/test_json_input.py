@@ -1,4 +1,4 @@
-"""The shared bounded JSON loader (bench/json_input.py) and the call sites that use it.
+"""The shared bounded JSON loader (bench/io/json_input.py) and the call sites that use it.
 
 The last three tests failed before the loader: a corrupt resume ``run.json`` was a
 ``JSONDecodeError`` traceback, a deep ``--label-map`` file and a deep stored ``results.json``
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from consistency_bench.bench.errors import ConfigError, DataError
-from consistency_bench.bench.json_input import (
+from consistency_bench.bench.io.json_input import (
     JsonFileError,
     JsonTextError,
     load_json_file,
@@ -88,8 +88,8 @@ def test_a_deep_label_map_file_is_a_config_error(tmp_path):
 
 
 def test_a_deep_stored_results_json_has_no_stored_name(tmp_path: Path):
-    from consistency_bench.leaderboard.submissions_meta import RESULTS
-    from consistency_bench.leaderboard.submissions_store import stored_name
+    from consistency_bench.leaderboard.submissions.meta import RESULTS
+    from consistency_bench.leaderboard.submissions.storage import stored_name
 
     (tmp_path / RESULTS).write_text(DEEP)
     assert stored_name(tmp_path) is None

@@ -12,7 +12,7 @@ included, and so are the imports hidden in strings: ``importlib.import_module("x
 package that imports its own submodules would otherwise always be a circle). The modules a
 family declaration names (``Family(builder="consistency_bench.builders.becel",
 scorer="consistency_bench.bench.scorers.becel")``
-in ``bench/families.py``) are arrows from the module that imports them by that name
+in ``bench/registries/families.py``) are arrows from the module that imports them by that name
 (:data:`DECLARED`).
 """
 
@@ -33,8 +33,8 @@ LAYERS = ("bench", "builders", "leaderboard", "consistency_bench")
 NAMESPACE = "consistency_bench."
 #: The file of the family declarations, and per declared field the module that imports the
 #: declared module with ``importlib`` (the arrow the graph draws for it).
-FAMILIES_FILE = "bench/families.py"
-DECLARED = {"builder": "consistency_bench.builders.catalog", "scorer": "consistency_bench.bench.scoring"}  # noqa: E501
+FAMILIES_FILE = "bench/registries/families.py"
+DECLARED = {"builder": "consistency_bench.builders.catalog", "scorer": "consistency_bench.bench.scoring.engine"}  # noqa: E501
 
 
 def modules(root: Path = ROOT, namespace: str | None = None) -> dict[str, Path]:
@@ -224,16 +224,16 @@ def measure(root: Path = ROOT) -> dict[str, int]:
 def test_graph_sees_function_level_and_from_imports():
     graph = import_graph()
     assert "consistency_bench.bench.scorers.contract" in graph["consistency_bench.bench.scorers.becel"]  # noqa: E501
-    assert "consistency_bench.leaderboard.render" in graph["consistency_bench.leaderboard.build_site"]  # in a def  # noqa: E501
+    assert "consistency_bench.leaderboard.webpage.render" in graph["consistency_bench.leaderboard.webpage.build_site"]  # in a def  # noqa: E501
 
 
 def test_graph_sees_the_modules_family_declarations_name():
     """Each family's builder and scorer: arrows from the module that imports them by name."""
-    from consistency_bench.bench.families import FAMILIES
+    from consistency_bench.bench.registries.families import FAMILIES
 
     graph = import_graph()
     assert {f.builder for f in FAMILIES.values()} <= graph["consistency_bench.builders.catalog"]
-    assert {f.scorer for f in FAMILIES.values()} <= graph["consistency_bench.bench.scoring"]
+    assert {f.scorer for f in FAMILIES.values()} <= graph["consistency_bench.bench.scoring.engine"]
     assert len(declared_imports()) == 2 * len(FAMILIES)
 
 
@@ -289,11 +289,12 @@ def test_the_guard_fails_on_a_planted_upward_import_and_circle(tmp_path):
 def test_the_task_registry_is_complete_without_builders():
     """bench (the floor) knows every task a registered suite is built for, builders unloaded.
 
-    ``consistency_bench.bench.training`` imported ``consistency_bench.builders.catalog`` only so
+    ``consistency_bench.bench.runner.training`` imported ``consistency_bench.builders.catalog`` only
+    so
     that the family modules filled
-    ``TASKS``; the family tasks are registered in ``bench/tasks.py`` now.
+    ``TASKS``; the family tasks are registered in ``bench/registries/tasks.py`` now.
     """
-    code = ("import sys; from consistency_bench.bench.tasks import TASKS; known = set(TASKS); "
+    code = ("import sys; from consistency_bench.bench.registries.tasks import TASKS; known = set(TASKS); "  # noqa: E501
             "assert not [m for m in sys.modules if 'builders' in m.split('.')[:2]]; "
             "from consistency_bench.builders.catalog import SUITES; "
             "print(sorted({s.task for s in SUITES.values()} - known), sorted(set(TASKS) - known))")

@@ -1,7 +1,8 @@
 """The verified-cells cache of ``leaderboard --data`` (issue 33, items 1 and 2).
 
 Real suites from the mirror, real ``submit``; each render through
-:func:`consistency_bench.leaderboard.build_site.build_site`, which reports which entries it scored
+:func:`consistency_bench.leaderboard.webpage.build_site.build_site`, which reports which entries it
+scored
 again:
 
 - a cached render writes the same bytes as a cold one (``--no-cache``), with nothing changed,
@@ -27,9 +28,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from consistency_bench.bench.manifest import read_manifest
-from consistency_bench.bench.scoring import score_file
-from consistency_bench.leaderboard.build_site import build_site
+from consistency_bench.bench.io.manifest import read_manifest
+from consistency_bench.bench.scoring.engine import score_file
 from consistency_bench.leaderboard.cache import keys
 from consistency_bench.leaderboard.cache.store import (
     FOLDER,
@@ -39,7 +39,8 @@ from consistency_bench.leaderboard.cache.store import (
     encode,
     load_key,
 )
-from consistency_bench.leaderboard.submissions_store import submit
+from consistency_bench.leaderboard.submissions.storage import submit
+from consistency_bench.leaderboard.webpage.build_site import build_site
 from tests.helpers import build_suites
 
 SUITES = ["rte_semantic", "rte_negational", "mrpc_salad_reverse"]
@@ -256,7 +257,7 @@ def test_the_cache_folder_is_private_atomic_and_disposable(board, built, tmp_pat
 def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatch):
     """``review --merge`` stores the pull request's entry, then renders with ``render_site``."""
     from consistency_bench.leaderboard.cache import verified
-    from consistency_bench.leaderboard.review import render_site
+    from consistency_bench.leaderboard.review.loop import render_site
 
     render(board, built, "site")
     write(built, board / "late.jsonl", SUITES, 0.1)
@@ -334,9 +335,9 @@ def test_scores_passed_to_submit_and_the_cache_must_be_of_the_stored_bytes(board
     another file writes no record; the right one writes the render's record, byte for byte.
     """
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.scoring import score_file_recomputed
+    from consistency_bench.bench.scoring.engine import score_file_recomputed
     from consistency_bench.leaderboard.cache.verified import remember_entry, verify_entries
-    from consistency_bench.leaderboard.submissions_store import ScoredFile
+    from consistency_bench.leaderboard.submissions.storage import ScoredFile
 
     late = write(built, board / "late.jsonl", SUITES, 0.1)
     other = write(built, board / "other.jsonl", SUITES, 0.3)

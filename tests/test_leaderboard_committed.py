@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from consistency_bench.leaderboard.ranking import Entry, rank
-from consistency_bench.leaderboard.submissions_read import load_all
+from consistency_bench.leaderboard.submissions.reader import load_all
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "leaderboard/site/leaderboard.json"

@@ -16,13 +16,13 @@ import sys
 import pyarrow.parquet as pq
 import yaml
 
-from consistency_bench.bench.output_checks import OWNED
+from consistency_bench.bench.io.output_checks import OWNED
 from consistency_bench.leaderboard.dataset.records import RESULTS_FILE, kinds_of, records
-from consistency_bench.leaderboard.publish_plans import leaderboard_card
+from consistency_bench.leaderboard.publish.plans import leaderboard_card
 from consistency_bench.leaderboard.ranking import Entry, rank
-from consistency_bench.leaderboard.render import render_all
-from consistency_bench.leaderboard.submissions_meta import Submission
-from consistency_bench.leaderboard.submissions_read import site_record
+from consistency_bench.leaderboard.submissions.meta import Submission
+from consistency_bench.leaderboard.submissions.reader import site_record
+from consistency_bench.leaderboard.webpage.render import render_all
 from tests.hub_standin import TOKEN, Hub
 from tests.test_hub_reads import hub_env
 from tests.test_leaderboard_ranking import res, suite

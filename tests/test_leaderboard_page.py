@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.leaderboard.page import HEAT_ROWS, SUBMIT_STEPS, view_ids
 from consistency_bench.leaderboard.ranking import Entry, rank
 from consistency_bench.leaderboard.ranking.model import Row
-from consistency_bench.leaderboard.render import render_all, render_html, render_page
 from consistency_bench.leaderboard.webpage.entries import (
     details_node,
     entry_content,
     reproduced_text,
 )
 from consistency_bench.leaderboard.webpage.nodes import text_of
+from consistency_bench.leaderboard.webpage.page import HEAT_ROWS, SUBMIT_STEPS, view_ids
+from consistency_bench.leaderboard.webpage.render import render_all, render_html, render_page
 from consistency_bench.leaderboard.webpage.tables import PAGE_ROWS
 from tests.page_probe import needs_chromium, probe, probe_page, run, served
 from tests.synthetic_entries import REPRODUCED, SETUPS

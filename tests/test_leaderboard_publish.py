@@ -16,18 +16,18 @@ import pytest
 import yaml
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.output_checks import OWNED
-from consistency_bench.leaderboard.hub_eval import (
+from consistency_bench.bench.io.output_checks import OWNED
+from consistency_bench.leaderboard.hub.eval_results import (
     Setup,
     eval_result_entries,
     eval_results_yaml,
     eval_yaml,
 )
-from consistency_bench.leaderboard.publish_model import write_model_card
+from consistency_bench.leaderboard.publish.model_results import write_model_card
 from consistency_bench.leaderboard.ranking import Entry, rank
-from consistency_bench.leaderboard.render import render_all
-from consistency_bench.leaderboard.submissions_meta import Submission
-from consistency_bench.leaderboard.submissions_read import site_record
+from consistency_bench.leaderboard.submissions.meta import Submission
+from consistency_bench.leaderboard.submissions.reader import site_record
+from consistency_bench.leaderboard.webpage.render import render_all
 from tests.hub_standin import (
     TOKEN,
     Hub,
@@ -265,7 +265,7 @@ def test_publish_suites_checks_hashes_before_sending_anything(data, tmp_path, da
 
 def test_manifest_without_sha256_is_refused(data):
     from consistency_bench.bench.errors import DataError
-    from consistency_bench.leaderboard.publish_plans import verified_suite_files
+    from consistency_bench.leaderboard.publish.plans import verified_suite_files
 
     manifest = json.loads((data / "suites.json").read_text())
     del manifest["suites"]["rte_semantic"]["sha256"]
@@ -567,8 +567,8 @@ def test_publish_results_refuses_a_degenerate_entry_unless_flagged(tmp_path):
 
 def test_publish_flags_the_suites_the_committed_leaderboard_shows_as_degenerate():
     """``suite_flags`` and ``rank`` agree on every committed entry, suite by suite."""
-    from consistency_bench.leaderboard.hub_eval import suite_flags
-    from consistency_bench.leaderboard.submissions_read import load_all
+    from consistency_bench.leaderboard.hub.eval_results import suite_flags
+    from consistency_bench.leaderboard.submissions.reader import load_all
 
     subs = load_all(REPO / "submissions")
     board = rank([Entry(s.slug, s.results, s.meta) for s in subs])

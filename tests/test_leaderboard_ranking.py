@@ -324,9 +324,9 @@ def test_format_p_and_binomial_tail():
 
 
 def test_training_data_is_validated_and_halves_are_fixed():
-    from consistency_bench.bench.contamination import half_of
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.leaderboard.submissions_meta import validate_meta
+    from consistency_bench.bench.scoring.contamination import half_of
+    from consistency_bench.leaderboard.submissions.meta import validate_meta
 
     base = {"model": "m", "revision": "r", "license": "mit", "link": "https://x.org",
             "contact": "c", "date": "2024-01-01"}

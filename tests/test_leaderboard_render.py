@@ -5,15 +5,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from consistency_bench.leaderboard.page import view_ids
 from consistency_bench.leaderboard.ranking import Entry, rank
-from consistency_bench.leaderboard.render import (
-    render_all,
-    render_html,
-    render_markdown,
-    render_page,
-)
-from consistency_bench.leaderboard.render_format import (
+from consistency_bench.leaderboard.webpage.formatting import (
     FLAG_LEGEND,
     humanize,
     md_text,
@@ -22,6 +15,13 @@ from consistency_bench.leaderboard.render_format import (
     safe_url,
 )
 from consistency_bench.leaderboard.webpage.nodes import to_html
+from consistency_bench.leaderboard.webpage.page import view_ids
+from consistency_bench.leaderboard.webpage.render import (
+    render_all,
+    render_html,
+    render_markdown,
+    render_page,
+)
 from consistency_bench.leaderboard.webpage.tables import FLAG_MARKS, body_nodes
 from tests.page_probe import needs_chromium, probe, probe_framed
 from tests.test_leaderboard_ranking import res, suite

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.bench.atomic_write import _umask
 from consistency_bench.bench.errors import BenchError, ConfigError
-from consistency_bench.leaderboard.submissions_meta import slugify, validate_meta
-from consistency_bench.leaderboard.submissions_read import load_all
-from consistency_bench.leaderboard.submissions_rescore import rescore
-from consistency_bench.leaderboard.submissions_store import PAUSE_ENV, submit
+from consistency_bench.bench.io.write import _umask
+from consistency_bench.leaderboard.submissions.meta import slugify, validate_meta
+from consistency_bench.leaderboard.submissions.reader import load_all
+from consistency_bench.leaderboard.submissions.rescore import rescore
+from consistency_bench.leaderboard.submissions.storage import PAUSE_ENV, submit
 from tests.submission_helpers import fake_score_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -305,7 +305,7 @@ def test_rescore_reports_changes(env):
 
 def test_rescore_notices_the_word_salad_ranked_units():
     """Results scored before the no-signal salad score lack metrics.ranked_units (issue 18)."""
-    from consistency_bench.leaderboard.submissions_rescore import diff_results
+    from consistency_bench.leaderboard.submissions.rescore import diff_results
 
     old = {"suites": {"snli_salad_sort": {"main_score": 0.8, "metrics": {"agreement": 0.8}}}}
     new = {"suites": {"snli_salad_sort": {"main_score": 0.8, "metrics": {

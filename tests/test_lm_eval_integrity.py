@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 from consistency_bench.bench.errors import DataError
-from consistency_bench.bench.lm_eval_convert import convert_samples
-from consistency_bench.bench.lm_eval_export import task_name
-from consistency_bench.bench.manifest import parquet_path, read_manifest
+from consistency_bench.bench.io.manifest import parquet_path, read_manifest
+from consistency_bench.bench.lm_eval.convert_samples import convert_samples
+from consistency_bench.bench.lm_eval.export_tasks import task_name
 from consistency_bench.cli import main
 from tests.helpers import build_suites
 from tests.hub_standin import TOKEN, Hub

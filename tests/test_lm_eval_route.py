@@ -23,9 +23,9 @@ pytest.importorskip("torch")
 pytest.importorskip("lm_eval")
 
 from consistency_bench.bench.errors import DataError
-from consistency_bench.bench.lm_eval_convert import convert_samples
-from consistency_bench.bench.lm_eval_export import export_tasks
-from consistency_bench.bench.manifest import read_manifest
+from consistency_bench.bench.io.manifest import read_manifest
+from consistency_bench.bench.lm_eval.convert_samples import convert_samples
+from consistency_bench.bench.lm_eval.export_tasks import export_tasks
 from consistency_bench.cli import main
 from tests.helpers import build_suites
 from tests.test_causal import SUITES, suite_texts
@@ -212,9 +212,9 @@ def test_cut_rows_agree_with_lm_eval(folder, gpt2, lm_eval_cut_output, tmp_path)
     Before (every choice kept max_length - longest verbaliser tokens), 2 of 2 cut rows of an
     earlier check differed by 0.018 in probability; here every cut row must agree within 1e-4.
     """
-    from consistency_bench.bench.causal import encode, split_key
     from consistency_bench.bench.modeling import inspect_model
     from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.runner.causal import encode, split_key
 
     tokenizer = inspect_model(gpt2).tokenizer
     collected = collect_causal_inputs(folder, ["wic_semantic"], RunnerOptions(progress=False),

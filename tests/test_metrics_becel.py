@@ -3,7 +3,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from consistency_bench.bench.bootstrap import mean_ci, proportion_ci
 from consistency_bench.bench.metrics.becel import (
     INVALID,
     Constraint,
@@ -12,6 +11,7 @@ from consistency_bench.bench.metrics.becel import (
     tau_conditional,
     tau_negational,
 )
+from consistency_bench.bench.scoring.bootstrap import mean_ci, proportion_ci
 
 T, F = 1, 0
 

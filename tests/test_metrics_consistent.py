@@ -152,7 +152,7 @@ def test_original_stats():
 def test_repeated_originals_count_once_per_task():
     """Issue 27 item 3: a task's suites that reuse the same originals (MRPC's four salad
     suites and mrpc_calm) must not count them four or five times in the degenerate test."""
-    from consistency_bench.bench.scoring import SuiteOriginals, task_stats
+    from consistency_bench.bench.scoring.engine import SuiteOriginals, task_stats
 
     rng = np.random.default_rng(0)
     n = 408

@@ -73,8 +73,8 @@ def tiny_config(model_type: str):
 
 
 def assert_scores_match_full_forward(loaded) -> None:
-    from consistency_bench.bench.causal import encode, make_causal_forward
     from consistency_bench.bench.runner import RunnerOptions
+    from consistency_bench.bench.runner.causal import encode, make_causal_forward
 
     items = [("The dog is on the man. Answer:", [" True", " a much longer answer"]),
              ("Short:", [" yes"])]
@@ -174,8 +174,8 @@ def tokenizer_dir(tmp_path_factory) -> Path:
 
 
 def test_gemma3_multimodal_runs_on_the_causal_path(tokenizer_dir, tmp_path):
-    from consistency_bench.bench.causal import encode, make_causal_forward
     from consistency_bench.bench.runner import RunnerOptions
+    from consistency_bench.bench.runner.causal import encode, make_causal_forward
 
     loaded = load_classifier(_tiny_gemma3(tmp_path / "g3", tokenizer_dir), device="cpu")
     assert loaded.is_causal and loaded.id2label == {}

@@ -20,7 +20,7 @@ import pytest
 from consistency_bench.leaderboard.plots.png import PROFILE, SCATTER, render_plots
 from consistency_bench.leaderboard.plots.points import profile_rows, view_points
 from consistency_bench.leaderboard.ranking import Entry, rank
-from consistency_bench.leaderboard.submissions_read import load_all
+from consistency_bench.leaderboard.submissions.reader import load_all
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -119,7 +119,7 @@ def test_leaderboard_profile_option_and_the_card(tmp_path):
     assert (site / PROFILE).read_bytes()[:8] == PNG
     owned = json.loads((site / ".consistency-bench-owned.json").read_text())
     assert {SCATTER, PROFILE} <= set(owned["files"])  # published with the site
-    from consistency_bench.leaderboard.publish_plans import leaderboard_card
+    from consistency_bench.leaderboard.publish.plans import leaderboard_card
 
     card = leaderboard_card(site, "org/lb")
     assert f"]({SCATTER})" in card and f"]({PROFILE})" in card

@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from consistency_bench.bench.modeling import inspect_model  # noqa: E402
-from consistency_bench.bench.predict import default_suites  # noqa: E402
 from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs  # noqa: E402
+from consistency_bench.bench.runner.predict_run import default_suites  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
@@ -112,7 +112,7 @@ def test_the_same_run_with_sound_options_reaches_the_weights(folder, broken, tmp
 
 
 def test_truncation_is_counted_and_reported(folder, gpt2, tmp_path, capsys):
-    from consistency_bench.bench.causal import split_key
+    from consistency_bench.bench.runner.causal import split_key
 
     info = inspect_model(gpt2)
     collected = collect_causal_inputs(folder, SUITES, RunnerOptions(progress=False),
@@ -175,8 +175,8 @@ def test_multi_token_continuations_log_no_deprecation(gpt2):
 
     from transformers.utils import logging as hf_logging
 
-    from consistency_bench.bench.causal import encode, make_causal_forward
     from consistency_bench.bench.modeling import load_model
+    from consistency_bench.bench.runner.causal import encode, make_causal_forward
 
     class Collect(logging.Handler):
         def __init__(self):

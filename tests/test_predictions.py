@@ -141,7 +141,7 @@ def test_malformed_file_is_rejected(case, becel_folder, tmp_path, capsys):
 
 def test_free_text_label_is_an_invalid_answer(becel_folder, tmp_path):
     from consistency_bench.bench.predictions import read_predictions
-    from consistency_bench.bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
     path = tmp_path / "p.jsonl"
     path.write_text(_jsonl([{"id": GOOD[0]["id"], "label": "I think they are the same"}, GOOD[1]]))
@@ -153,7 +153,7 @@ def test_free_text_label_is_an_invalid_answer(becel_folder, tmp_path):
 
 def test_same_predictions_in_three_formats(becel_folder, tmp_path):
     from consistency_bench.bench.predictions import read_predictions
-    from consistency_bench.bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
     folder = SuiteFolder(becel_folder)
     records = [{"id": GOOD[0]["id"], "label": 0, "probs": [0.9, 0.1]}, {**GOOD[1]}]

@@ -134,7 +134,7 @@ def test_reading_predictions_does_not_import_pandas(becel_folder, tmp_path):
     (tmp_path / "shuffled.jsonl").write_text("\n".join(lines) + "\n")
     script = (
         "import sys\n"
-        "from consistency_bench.bench.scoring import score_file\n"
+        "from consistency_bench.bench.scoring.engine import score_file\n"
         f"for p in ({str(pred)!r}, {str(tmp_path / 'shuffled.jsonl')!r}):\n"
         f"    score_file(p, {str(becel_folder)!r}, n_boot=10)\n"
         "print('pandas' in sys.modules)\n"

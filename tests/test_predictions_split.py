@@ -17,7 +17,7 @@ from consistency_bench.bench import runtime
 from consistency_bench.bench.errors import DataError
 from consistency_bench.bench.predictions import fast
 from consistency_bench.bench.predictions.fast import fast_columns
-from consistency_bench.bench.scoring import SuiteFolder, score_file
+from consistency_bench.bench.scoring.engine import SuiteFolder, score_file
 from tests.test_predictions_fast import MANIFEST, _payload, _records
 
 

@@ -3,9 +3,10 @@
 Every suite has a scorer for its kind, a card entry (its family's paper, licence and citation,
 its task's corpus), a row in ``bench/data/sources.tsv`` for each file it reads, a docs section
 (its family's page names it) and a place in the leaderboard's tables; every family declaration
-(:mod:`consistency_bench.bench.families`) matches what its builder module registers. Also the
+(:mod:`consistency_bench.bench.registries.families`) matches what its builder module registers. Also
+the
 generic
-:class:`consistency_bench.bench.registry.Registry` itself.
+:class:`consistency_bench.bench.registries.registry.Registry` itself.
 """
 
 from __future__ import annotations
@@ -18,23 +19,26 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.bench import families
 from consistency_bench.bench.errors import DataError, DuplicateNameError, UnknownNameError
-from consistency_bench.bench.families import FAMILIES
-from consistency_bench.bench.registry import Registry
+from consistency_bench.bench.registries import families
+from consistency_bench.bench.registries.families import FAMILIES
+from consistency_bench.bench.registries.registry import Registry
+from consistency_bench.bench.registries.source_files import SOURCES
 from consistency_bench.bench.scorers.contract import SCORERS
-from consistency_bench.bench.scoring import get_scorer
-from consistency_bench.bench.sources import SOURCES
+from consistency_bench.bench.scoring.engine import get_scorer
 from consistency_bench.builders.card import _config_section
 from consistency_bench.builders.card_data import CORPORA, DEVIATIONS, PAPER_SIZES
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.leaderboard import ranking
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Source files registered in bench/sources.py outside the mirror manifest, with the reason.
+#: Source files registered in bench/registries/source_files.py outside the mirror manifest,
+#: with the reason.
 OUTSIDE_MANIFEST = {
-    "qqp/dev.tsv": "QQP is not mirrored; GLUE archive, no md5 pinned (bench/sources.py)",
-    "qqp/train.tsv": "QQP is not mirrored; GLUE archive, no md5 pinned (bench/sources.py)",
+    "qqp/dev.tsv": ("QQP is not mirrored; GLUE archive, no md5 pinned "
+                    "(bench/registries/source_files.py)"),
+    "qqp/train.tsv": ("QQP is not mirrored; GLUE archive, no md5 pinned "
+                    "(bench/registries/source_files.py)"),
 }
 
 
@@ -97,7 +101,7 @@ def test_a_declaration_must_license_every_task():
 
 
 def test_every_suite_takes_citation_and_licence_from_its_family():
-    _fail([f"{n}: citation or licence differs from bench/families.py"
+    _fail([f"{n}: citation or licence differs from bench/registries/families.py"
            for n, s in SUITES.items()
            if s.citation != FAMILIES[s.family].citation
            or s.license != FAMILIES[s.family].licenses[s.task]])
@@ -188,7 +192,7 @@ def test_every_suite_has_a_docs_section():
 def test_docs_index_is_current():
     index = (ROOT / "docs/suites/index.md").read_text(encoding="utf-8")
     assert index == families.docs_index(), (
-        "docs/suites/index.md is stale: python -m consistency_bench.bench.families > docs/suites/index.md")  # noqa: E501
+        "docs/suites/index.md is stale: python -m consistency_bench.bench.registries.families > docs/suites/index.md")  # noqa: E501
 
 
 # ----------------------------------------------------------------------------- leaderboard

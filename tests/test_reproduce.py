@@ -346,7 +346,7 @@ def test_hub_model_is_recorded_at_its_commit_and_reproduced(folder, tmp_path):
 def test_committed_page_shows_each_entry_reproduction():
     """The committed leaderboard.json shows what each committed entry's files say."""
     from consistency_bench.leaderboard.reproduce.shown import entry_extras
-    from consistency_bench.leaderboard.submissions_read import load_all
+    from consistency_bench.leaderboard.submissions.reader import load_all
     from tests.helpers import ROOT
 
     board = json.loads((ROOT / "leaderboard/site/leaderboard.json").read_text())
@@ -361,7 +361,7 @@ def test_committed_page_shows_each_entry_reproduction():
 
 
 def test_a_pull_request_may_add_its_run_record():
-    from consistency_bench.leaderboard.review_checks import Refused, request_slug
+    from consistency_bench.leaderboard.review.checks import Refused, request_slug
 
     files = ["requests/a/meta.yaml", "requests/a/predictions.jsonl.gz"]
     assert request_slug([*files, "requests/a/run.json"]) == "a"
@@ -415,8 +415,8 @@ def test_review_step_is_one_call_that_never_stops_the_loop(made, folder, monkeyp
     import consistency_bench.leaderboard.reproduce.entry as entry
     from consistency_bench.leaderboard.reproduce.entry_files import RUN
     from consistency_bench.leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
-    from consistency_bench.leaderboard.review_checks import Review
-    from consistency_bench.leaderboard.submissions_meta import META, PREDICTIONS
+    from consistency_bench.leaderboard.review.checks import Review
+    from consistency_bench.leaderboard.submissions.meta import META, PREDICTIONS
 
     files = {PREDICTIONS: made / "p.jsonl", META: made / "meta.yaml",
              RUN: made / "p.jsonl.run.json"}
@@ -445,7 +445,7 @@ def test_submit_stores_a_reproduction_of_its_own_file_only(made, folder, monkeyp
     and only one that checked this very file."""
     from consistency_bench.bench.errors import ConfigError
     from consistency_bench.leaderboard.reproduce.entry_files import read_reproduction
-    from consistency_bench.leaderboard.submissions_store import submit as store
+    from consistency_bench.leaderboard.submissions.storage import submit as store
 
     monkeypatch.chdir(made)
     jsonl = hashlib.sha256((made / "p.jsonl").read_bytes()).hexdigest()

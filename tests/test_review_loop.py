@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.leaderboard.review import run_review
+from consistency_bench.leaderboard.review.loop import run_review
 from tests.helpers import build_suites, write_predictions
 from tests.hub_standin import SUBMITTER_TOKEN, THIRD_PARTY_TOKEN, TOKEN, Hub
 from tests.test_hub_reads import online  # noqa: F401  (fixture)
@@ -140,8 +140,8 @@ def test_a_name_submit_refuses_is_refused_first_and_never_jams_the_merge(board):
                                   "A", "a b", ".a", "-a", "_a", "a.-.b", "ab.c-d_e"])
 def test_one_name_rule_for_submit_and_review(name):
     """A name review's path check accepts is exactly a name ``submit`` stores as itself."""
-    from consistency_bench.leaderboard.review import Refused, request_slug
-    from consistency_bench.leaderboard.submissions_meta import slugify
+    from consistency_bench.leaderboard.review.loop import Refused, request_slug
+    from consistency_bench.leaderboard.submissions.meta import slugify
 
     try:
         got = request_slug([f"requests/{name}/meta.yaml",
@@ -158,7 +158,7 @@ def test_one_name_rule_for_submit_and_review(name):
 
 
 def test_slugify_never_makes_a_slug_it_refuses():
-    from consistency_bench.leaderboard.submissions_meta import slug_problem, slugify
+    from consistency_bench.leaderboard.submissions.meta import slug_problem, slugify
 
     for name in ["a.€.b", "é..", "Model v1.0", "café", "ÄÖÜ", "x" * 200, "a . b", "a-€-"]:
         try:
@@ -173,7 +173,7 @@ def test_slugify_never_makes_a_slug_it_refuses():
 def test_a_failing_pull_request_never_stops_the_others(board, monkeypatch):
     """A 503 on #1's merge, a 500 on #2's comment, a bug while commenting #3: #4 is still
     reviewed and merged, and the next run finishes the others."""
-    from consistency_bench.leaderboard import reviewer
+    from consistency_bench.leaderboard.review.loop import reviewer
 
     for slug in ("alpha", "beta", "crash", "delta"):
         board.request(slug)
@@ -253,7 +253,7 @@ def test_a_third_partys_marker_does_not_make_review_skip_a_request(board):
 def test_only_the_marker_that_ends_the_reviewers_own_comment_counts():
     from types import SimpleNamespace as Event
 
-    from consistency_bench.leaderboard.review_checks import last_review
+    from consistency_bench.leaderboard.review.checks import last_review
 
     head = "a" * 40
     marker = f"<!-- consistency-bench review refused {head} -->"
@@ -269,7 +269,7 @@ def test_only_the_marker_that_ends_the_reviewers_own_comment_counts():
 # -- item 11: sizes from the listing, before any download --------------------------------------
 
 def test_an_oversized_request_is_refused_before_any_download(board, monkeypatch):
-    from consistency_bench.leaderboard import hub_requests
+    from consistency_bench.leaderboard.hub import pull_requests as hub_requests
 
     monkeypatch.setitem(hub_requests.MAX_REQUEST_BYTES, "predictions.jsonl.gz", 1000)
     board.request("big")
@@ -284,7 +284,7 @@ def test_an_oversized_request_is_refused_before_any_download(board, monkeypatch)
 
 def test_an_oversized_run_record_is_refused_before_any_download(board, monkeypatch):
     """``run.json`` (the optional third file, issue 28 item 13) has a cap of its own."""
-    from consistency_bench.leaderboard import hub_requests
+    from consistency_bench.leaderboard.hub import pull_requests as hub_requests
 
     monkeypatch.setitem(hub_requests.MAX_REQUEST_BYTES, "run.json", 100)
     board.request("rec", extra={"requests/rec/run.json": b"{" + b" " * 200 + b"}"})
@@ -297,7 +297,7 @@ def test_an_oversized_run_record_is_refused_before_any_download(board, monkeypat
 
 
 def test_the_documented_cap_is_the_one_review_uses():
-    from consistency_bench.leaderboard.hub_requests import MAX_REQUEST_BYTES
+    from consistency_bench.leaderboard.hub.pull_requests import MAX_REQUEST_BYTES
 
     assert MAX_REQUEST_BYTES == {"predictions.jsonl.gz": 32 << 20, "meta.yaml": 256 * 1024,
                                  "run.json": 1 << 20}
@@ -322,7 +322,7 @@ def test_a_push_after_the_review_is_reviewed_again_before_any_merge(board):
 
 
 def test_a_push_during_the_merge_run_is_not_merged_and_the_others_are(board, monkeypatch):
-    from consistency_bench.leaderboard import review as review_module
+    from consistency_bench.leaderboard.review.loop import loop as review_module
 
     board.request("alpha")
     board.request("beta")
@@ -363,7 +363,7 @@ def test_a_server_that_stalls_mid_merge_times_out_and_the_next_run_settles_it(bo
 
 
 def test_two_review_runs_at_once_the_second_stops_before_anything(board):
-    from consistency_bench.bench.scoring import score_file
+    from consistency_bench.bench.scoring.engine import score_file
 
     board.request("alpha")
     entered, release = threading.Event(), threading.Event()
@@ -414,7 +414,7 @@ def test_stored_entry_records_its_pull_request(board):
 
 def test_the_cli_timeout_default_is_the_reviews():
     from consistency_bench.cli import make_parser
-    from consistency_bench.leaderboard.review import DEFAULT_TIMEOUT
+    from consistency_bench.leaderboard.review.loop import DEFAULT_TIMEOUT
 
     args = make_parser().parse_args(["review", "--hub", "o/lb", "--suites-repo", "o/cb"])
     assert args.timeout == DEFAULT_TIMEOUT

@@ -12,7 +12,6 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
-from consistency_bench.bench.inputs import classifier_input, t5_prompt  # noqa: E402
 from consistency_bench.bench.modeling import (  # noqa: E402
     load_classifier,
     map_probs,
@@ -20,6 +19,7 @@ from consistency_bench.bench.modeling import (  # noqa: E402
     parse_label_map,
     resolve_label_mapping,
 )
+from consistency_bench.bench.registries.tasks import get_task  # noqa: E402
 from consistency_bench.bench.runner import (  # noqa: E402
     OutOfMemory,
     RunnerOptions,
@@ -27,7 +27,7 @@ from consistency_bench.bench.runner import (  # noqa: E402
     predict,
     run_batches,
 )
-from consistency_bench.bench.tasks import get_task  # noqa: E402
+from consistency_bench.bench.runner.row_inputs import classifier_input, t5_prompt  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_t5  # noqa: E402
@@ -84,7 +84,7 @@ def test_end_to_end_matches_unbatched_forward_and_scores(folder, bert, tmp_path)
             probs = [probs[1], probs[0]]
         assert by_id[row_id]["probs"] == pytest.approx(probs, abs=1e-4)
     # the scorer accepts the file
-    from consistency_bench.bench.scoring import score_file
+    from consistency_bench.bench.scoring.engine import score_file
 
     results = score_file(out, folder, n_boot=10)
     assert set(results["suites"]) == set(SUITES)
@@ -289,7 +289,7 @@ def test_t5_generates_and_keeps_free_text(folder, tmp_path):
         assert isinstance(record["label"], int | str) and "probs" not in record
         if isinstance(record["label"], int):
             assert record["label"] in (0, 1)
-    from consistency_bench.bench.scoring import score_file
+    from consistency_bench.bench.scoring.engine import score_file
 
     scored = score_file(out, folder, n_boot=10)["suites"]["rte_semantic"]
     free_text = sum(isinstance(r["label"], str) for r in records)
@@ -352,8 +352,8 @@ def test_runner_modules_import_light():
     import subprocess
     import sys
 
-    code = ("import sys, consistency_bench.bench.runner, consistency_bench.bench.modeling, consistency_bench.bench.inputs, consistency_bench.bench.baselines, "  # noqa: E501
-            "consistency_bench.bench.training, consistency_bench.commands.predict, consistency_bench.commands.train, "  # noqa: E501
+    code = ("import sys, consistency_bench.bench.runner, consistency_bench.bench.modeling, consistency_bench.bench.runner.row_inputs, consistency_bench.bench.baselines, "  # noqa: E501
+            "consistency_bench.bench.runner.training, consistency_bench.commands.predict, consistency_bench.commands.train, "  # noqa: E501
             "consistency_bench.commands.baseline; "
             "heavy = [m for m in ('torch', 'transformers', 'sklearn') if m in sys.modules]; "
             "assert not heavy, heavy")

@@ -10,7 +10,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from consistency_bench.builders.salad import gradient, lexical, pbsmt, pbsmt_decode
+from consistency_bench.builders.salad import gradient, lexical
+from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode
+from consistency_bench.builders.salad.pbsmt import decoder_constants as pbsmt_constants
+from consistency_bench.builders.salad.pbsmt import language_model as pbsmt_lm
+from consistency_bench.builders.salad.pbsmt import phrase_table as pbsmt_train
 
 WORDS = st.sampled_from(["a", "the", "cat", "Dog", "sat", "on", "mat", ",", "n't", "big", "b"])
 TOKENS = st.lists(WORDS, min_size=0, max_size=12)
@@ -154,34 +158,35 @@ PAIRS = [
 
 
 def test_pbsmt_translates_with_learnt_phrases_and_passes_unknown_words():
-    model = pbsmt.train(PAIRS)
+    model = pbsmt_train.train(PAIRS)
     learnt = {w for opts in model.table.values() for e in opts for w in e.trg_phrase}
     assert model.pairs == len(PAIRS) and "music" in learnt
-    out = pbsmt.translate(model, "a man plays a zither .".split(), drop_unknown=False)
+    out = pbsmt_decode.translate(model, "a man plays a zither .".split(), drop_unknown=False)
     assert "zither" in out and "music" in out  # unknown word passed through; phrase learnt
-    assert out == pbsmt.translate(pbsmt.train(PAIRS), "a man plays a zither .".split(),
+    assert out == pbsmt_decode.translate(pbsmt_train.train(PAIRS), "a man plays a zither .".split(),
                                   drop_unknown=False)
-    dropped = pbsmt.translate(model, "a man plays a zither .".split())  # the default
+    dropped = pbsmt_decode.translate(model, "a man plays a zither .".split())  # the default
     assert "zither" not in dropped and "music" in dropped
-    assert pbsmt.translate(model, []) == [] == pbsmt.translate(model, ["zither"])
+    assert pbsmt_decode.translate(model, []) == [] == pbsmt_decode.translate(model, ["zither"])
     with pytest.raises(ValueError, match="no sentence pair"):
-        pbsmt.train([([], ["x"])])
+        pbsmt_train.train([([], ["x"])])
 
 
 def test_pbsmt_decoder_matches_nltk_stack_decoder():
     from nltk.translate import StackDecoder
 
-    model = pbsmt.train(PAIRS)
+    model = pbsmt_train.train(PAIRS)
     for sentence in ("two dogs plays a guitar .", "a woman runs outdoors on the grass ."):
         tokens = sentence.split()
-        reference = StackDecoder(pbsmt._SentenceTable(model.table, tokens), model.lm)
-        reference.stack_size = pbsmt.STACK_SIZE
-        assert pbsmt.translate(model, tokens, drop_unknown=False) == reference.translate(tokens)
+        reference = StackDecoder(pbsmt_decode._SentenceTable(model.table, tokens), model.lm)
+        reference.stack_size = pbsmt_decode.STACK_SIZE
+        expected = reference.translate(tokens)
+        assert pbsmt_decode.translate(model, tokens, drop_unknown=False) == expected
 
 
 def test_trigram_lm_is_a_distribution():
-    lm = pbsmt.TrigramLM([s for _, s in PAIRS])
-    words = {w for _, s in PAIRS for w in s} | {pbsmt.EOS, "unseen"}
+    lm = pbsmt_lm.TrigramLM([s for _, s in PAIRS])
+    words = {w for _, s in PAIRS for w in s} | {pbsmt_lm.EOS, "unseen"}
     history = ("a", "man")
     total = sum(lm.prob(w, history) for w in words)
     assert total < 1.0 + 1e-9 and lm.prob("plays", history) > lm.prob("dogs", history)
@@ -226,7 +231,7 @@ def _nltk_alignments(corpus):
     from nltk.translate import AlignedSent, IBMModel1
 
     sentences = [AlignedSent(list(words), list(mots)) for words, mots in corpus]
-    IBMModel1(sentences, pbsmt.IBM_ITERATIONS)
+    IBMModel1(sentences, pbsmt_train.IBM_ITERATIONS)
     return [sorted(s.alignment, key=lambda p: p[0]) for s in sentences]
 
 
@@ -234,13 +239,13 @@ def _nltk_alignments(corpus):
                           st.lists(SENTENCE_WORDS, min_size=1, max_size=7)),
                 min_size=1, max_size=12))
 def test_ibm1_alignments_are_nltks(corpus):
-    assert pbsmt.ibm1_alignments(corpus) == _nltk_alignments(corpus)
+    assert pbsmt_train.ibm1_alignments(corpus) == _nltk_alignments(corpus)
 
 
 def test_ibm1_alignments_are_nltks_on_repeated_words():
     corpus = [(["a", "a", "b"], ["x", "y", "x"]), (["b", "a"], ["y", "y"]), (["c"], ["x"])] * 3
-    assert pbsmt.ibm1_alignments(corpus) == _nltk_alignments(corpus)
-    assert pbsmt.ibm1_alignments(PAIRS) == _nltk_alignments(PAIRS)
+    assert pbsmt_train.ibm1_alignments(corpus) == _nltk_alignments(corpus)
+    assert pbsmt_train.ibm1_alignments(PAIRS) == _nltk_alignments(PAIRS)
 
 
 def test_ibm1_is_independent_of_vocabulary_size():
@@ -248,7 +253,7 @@ def test_ibm1_is_independent_of_vocabulary_size():
     # the entries here are the 20,000 x 5 x 6 (sentence, target, source) positions.
     corpus = [([f"t{5 * k + i}" for i in range(5)], [f"s{5 * k + i}" for i in range(5)])
               for k in range(20_000)]
-    out = pbsmt.ibm1_alignments(corpus)
+    out = pbsmt_train.ibm1_alignments(corpus)
     assert len(out) == 20_000 and all(len(a) == 5 for a in out)
 
 
@@ -260,7 +265,7 @@ class _ReferenceLM:
 
         self.counts = defaultdict(Counter)
         for tokens in texts:
-            padded = [pbsmt.BOS, pbsmt.BOS, *tokens, pbsmt.EOS]
+            padded = [pbsmt_lm.BOS, pbsmt_lm.BOS, *tokens, pbsmt_lm.EOS]
             for i in range(2, len(padded)):
                 for k in range(3):
                     self.counts[tuple(padded[i - k : i])][padded[i]] += 1
@@ -274,7 +279,7 @@ class _ReferenceLM:
         counter = self.counts.get(history)
         if not counter:
             return lower
-        total, d = self.totals[history], pbsmt.DISCOUNT
+        total, d = self.totals[history], pbsmt_lm.DISCOUNT
         return max(counter.get(word, 0) - d, 0) / total + d * len(counter) / total * lower
 
     def log_prob(self, words, context):
@@ -292,7 +297,7 @@ class _ReferenceLM:
             context = list(node.trg_phrase) + context
             node = node.previous
         if len(context) < 2:
-            context = [pbsmt.BOS, pbsmt.BOS, *context]
+            context = [pbsmt_lm.BOS, pbsmt_lm.BOS, *context]
         return self.log_prob(phrase, context)
 
     def probability(self, phrase):
@@ -302,8 +307,8 @@ class _ReferenceLM:
 @given(st.lists(SENTENCE_WORDS, max_size=4), st.lists(SENTENCE_WORDS, max_size=2))
 def test_trigram_lm_is_the_reference(words, context):
     texts = [s for _, s in PAIRS]
-    lm, reference = pbsmt.TrigramLM(texts), _ReferenceLM(texts)
-    context = [pbsmt.BOS, pbsmt.BOS, *context][-2:]
+    lm, reference = pbsmt_lm.TrigramLM(texts), _ReferenceLM(texts)
+    context = [pbsmt_lm.BOS, pbsmt_lm.BOS, *context][-2:]
     assert lm.log_prob(words, context) == reference.log_prob(words, context)
     assert lm.change(tuple(context), tuple(words)) == reference.log_prob(words, context)
 
@@ -314,20 +319,20 @@ def test_compiled_language_model_is_the_python_one_bit_for_bit(words, context):
     """The decoder's compiled ``_prob`` and ``_change`` over ``TrigramLM.arrays()``."""
     import numpy as np
 
-    from consistency_bench.builders.salad import stack_decoder
+    from consistency_bench.builders.salad.pbsmt import stack_decoder
 
-    lm = pbsmt.TrigramLM([s for _, s in PAIRS])
+    lm = pbsmt_lm.TrigramLM([s for _, s in PAIRS])
     ids, arrays = lm.arrays()
-    assert "unseen" not in ids and pbsmt.BOS in ids  # one id for every unknown word
+    assert "unseen" not in ids and pbsmt_lm.BOS in ids  # one id for every unknown word
 
     def code(word: str) -> int:
         return ids.get(word, len(ids))
 
-    history = tuple([pbsmt.BOS, pbsmt.BOS, *context][-2:])
+    history = tuple([pbsmt_lm.BOS, pbsmt_lm.BOS, *context][-2:])
     for known in range(3):  # histories of 0, 1 and 2 words, as the future costs use them
         part = history[2 - known:]
         h1, h2 = (code(history[0]), code(history[1]))
-        for word in [*words, pbsmt.EOS]:
+        for word in [*words, pbsmt_lm.EOS]:
             assert stack_decoder._prob(code(word), h1, h2, known, arrays) == lm.prob(word, part)
     encoded = np.array([code(w) for w in words] or [0], dtype=np.int64)
     assert (stack_decoder._change(code(history[0]), code(history[1]), encoded, len(words),
@@ -339,11 +344,11 @@ def test_compiled_language_model_is_the_python_one_bit_for_bit(words, context):
 def test_decoder_is_nltks_with_the_reference_lm(tokens):
     from nltk.translate import StackDecoder
 
-    model = pbsmt.train(PAIRS)
-    reference = StackDecoder(pbsmt._SentenceTable(model.table, tokens),
+    model = pbsmt_train.train(PAIRS)
+    reference = StackDecoder(pbsmt_decode._SentenceTable(model.table, tokens),
                              _ReferenceLM([s for _, s in PAIRS]))
-    reference.stack_size = pbsmt.STACK_SIZE
-    assert pbsmt.translate(model, tokens, drop_unknown=False) == reference.translate(tokens)
+    reference.stack_size = pbsmt_decode.STACK_SIZE
+    assert pbsmt_decode.translate(model, tokens, drop_unknown=False) == reference.translate(tokens)
 
 
 def test_each_compiled_function_compiles_once(tmp_path):
@@ -356,9 +361,12 @@ def test_each_compiled_function_compiles_once(tmp_path):
 
     code = (
         "import json\n"
-        "from consistency_bench.builders.salad import pbsmt, stack_decoder as sd\n"
+        "from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode\n"
+        "from consistency_bench.builders.salad.pbsmt import stack_decoder as sd\n"
+        "from consistency_bench.builders.salad.pbsmt import phrase_table as pbsmt_train\n"
         "from tests.test_salad_generators import PAIRS\n"
-        "pbsmt.translate(pbsmt.train(PAIRS), 'a man plays a zither on the grass .'.split())\n"
+        "pbsmt_decode.translate(pbsmt_train.train(PAIRS),\n"
+        "                       'a man plays a zither on the grass .'.split())\n"
         "names = ['_count', '_prob', '_change', '_future_costs', '_by_bound', '_later', "
         "'_aim', 'decode']\n"
         "print(json.dumps({n: len(getattr(sd, n).signatures) for n in names}))\n"
@@ -374,14 +382,14 @@ def test_pbsmt_output_that_copies_its_source_is_not_a_salad():
     from consistency_bench.builders.salad.suites import pbsmt_outcome, pbsmt_text
 
     same = [(s.split(), s.split()) for s in ("x y", "y z", "x z", "z w", "w x")] * 3
-    models = {0: pbsmt.train(same)}  # nothing but copies to choose from, penalty or not
+    models = {0: pbsmt_train.train(same)}  # nothing but copies to choose from, penalty or not
     record = Example(row=0, text="X y z", text_pair="A man plays music .", label=0)
-    assert pbsmt.translate(models[0], "x y z".split()) == "x y z".split()
+    assert pbsmt_decode.translate(models[0], "x y z".split()) == "x y z".split()
     assert pbsmt_outcome(models, record) == (None, "copy")
     # SST-2 form: the sentence's first half translated to itself is not a salad either
     assert pbsmt_text(models, Example(row=0, text="x y z w", text_pair=None, label=0)) is None
     # a real translation is kept
-    learnt = {0: pbsmt.train(PAIRS)}
+    learnt = {0: pbsmt_train.train(PAIRS)}
     premise = "A man plays a guitar ."
     real = Example(row=0, text=premise, text_pair="A man plays music .", label=0)
     assert pbsmt_text(learnt, real) not in (None, premise.lower())
@@ -435,9 +443,9 @@ def test_pbsmt_output_is_never_a_permutation_of_its_source():
     from consistency_bench.builders.readers import Example
     from consistency_bench.builders.salad.suites import is_permutation, pbsmt_outcome
 
-    models = {0: pbsmt.train(REORDERED)}
+    models = {0: pbsmt_train.train(REORDERED)}
     record = Example(row=0, text="a b c d", text_pair="q r", label=0)
-    best = pbsmt.translate(models[0], "a b c d".split())
+    best = pbsmt_decode.translate(models[0], "a b c d".split())
     assert is_permutation(best, "a b c d".split()) and best != "a b c d".split()
     text, reason = pbsmt_outcome(models, record)
     assert reason in ("n-best:permutation", "permutation")
@@ -449,19 +457,20 @@ def test_decoder_prefers_a_translation_to_a_copy():
     """A phrase seen copied 3 times and translated once: the copy penalty picks the latter."""
     pairs = [("the dog runs".split(), "the dog runs".split())] * 3 + [
         ("the dog runs".split(), "an animal moves".split())]
-    assert pbsmt.COPY_PENALTY < 0
-    plain = pbsmt.train(pairs, copy_penalty=0.0)
-    assert pbsmt.translate(plain, "the dog runs".split()) == "the dog runs".split()
-    tuned = pbsmt.train(pairs)
-    assert pbsmt.translate(tuned, "the dog runs".split()) == "an animal moves".split()
-    assert pbsmt.copied(("the", "dog"), ("a", "dog", "dog")) == 2
+    assert pbsmt_train.COPY_PENALTY < 0
+    plain = pbsmt_train.train(pairs, copy_penalty=0.0)
+    assert pbsmt_decode.translate(plain, "the dog runs".split()) == "the dog runs".split()
+    tuned = pbsmt_train.train(pairs)
+    assert pbsmt_decode.translate(tuned, "the dog runs".split()) == "an animal moves".split()
+    assert pbsmt_train.copied(("the", "dog"), ("a", "dog", "dog")) == 2
 
 
 def test_nbest_starts_with_the_best_and_is_at_most_a_stack():
-    model = pbsmt.train(PAIRS)
+    model = pbsmt_train.train(PAIRS)
     tokens = "a woman plays a guitar on the grass .".split()
-    nbest = pbsmt.translate_nbest(model, tokens)
-    assert 1 <= len(nbest) <= pbsmt_decode.NBEST and nbest[0] == pbsmt.translate(model, tokens)
+    nbest = pbsmt_decode.translate_nbest(model, tokens)
+    assert 1 <= len(nbest) <= pbsmt_decode.NBEST
+    assert nbest[0] == pbsmt_decode.translate(model, tokens)
     assert len(set(map(tuple, nbest))) == len(nbest)  # distinct outputs
 
 
@@ -478,10 +487,10 @@ CORPUS = st.lists(st.tuples(st.lists(SENTENCE_WORDS, min_size=1, max_size=8),
 def test_best_first_decoder_is_the_arrival_order_decoder(corpus, sentences, stack_size):
     from tests.pbsmt_push_decoder import push_decode
 
-    model = pbsmt.train(corpus)
+    model = pbsmt_train.train(corpus)
     for tokens in sentences:
-        table, sentence = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
-        assert (pbsmt.decode(table, model.lm, sentence, model.longest, stack_size)
+        table, sentence = pbsmt_decode._SentenceTable(model.table, tokens), tuple(tokens)
+        assert (pbsmt_decode.decode(table, model.lm, sentence, model.longest, stack_size)
                 == push_decode(table, model.lm, sentence, model.longest, stack_size))
 
 
@@ -496,15 +505,15 @@ def test_longer_last_stack_is_the_arrival_order_decoders(corpus, sentences, stac
     """
     from tests.pbsmt_push_decoder import push_decode_nbest
 
-    model = pbsmt.train(corpus)
+    model = pbsmt_train.train(corpus)
     for tokens in sentences:
-        table, sentence = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
-        longer = pbsmt.decode_nbest(table, model.lm, sentence, model.longest, stack_size,
+        table, sentence = pbsmt_decode._SentenceTable(model.table, tokens), tuple(tokens)
+        longer = pbsmt_decode.decode_nbest(table, model.lm, sentence, model.longest, stack_size,
                                     nbest)
         reference = push_decode_nbest(table, model.lm, sentence, model.longest, stack_size,
                                       max(stack_size, nbest))
         assert longer == list(map(list, dict.fromkeys(map(tuple, reference))))
-        short = pbsmt.decode_nbest(table, model.lm, sentence, model.longest, stack_size,
+        short = pbsmt_decode.decode_nbest(table, model.lm, sentence, model.longest, stack_size,
                                    stack_size)
         assert longer[: len(short)] == short
 
@@ -519,17 +528,18 @@ def test_best_first_decoder_on_many_sentences_of_a_real_size():
     def sentence(low: int, high: int) -> list[str]:
         return rng.choices(words, k=rng.randint(low, high))
 
-    model = pbsmt.train([(sentence(3, 20), sentence(3, 12)) for _ in range(300)])
+    model = pbsmt_train.train([(sentence(3, 20), sentence(3, 12)) for _ in range(300)])
     for _ in range(400):
         tokens = sentence(5, 30)
-        table, source = pbsmt._SentenceTable(model.table, tokens), tuple(tokens)
-        assert (pbsmt.decode(table, model.lm, source, model.longest)
+        table, source = pbsmt_decode._SentenceTable(model.table, tokens), tuple(tokens)
+        assert (pbsmt_decode.decode(table, model.lm, source, model.longest)
                 == push_decode(table, model.lm, source, model.longest))
 
 
 @given(st.lists(SENTENCE_WORDS, min_size=1, max_size=4), st.tuples(SENTENCE_WORDS,
                                                                    SENTENCE_WORDS))
 def test_language_model_upper_bound_holds_after_any_context(words, context):
-    lm = pbsmt.TrigramLM([t for _, t in PAIRS] + [s for s, _ in PAIRS[:2]])
-    for history in (context, (pbsmt.BOS, pbsmt.BOS), (pbsmt.BOS, context[1])):
-        assert lm.change(history, tuple(words)) <= lm.upper(tuple(words)) + pbsmt.LM_CHANGE_BOUND
+    lm = pbsmt_lm.TrigramLM([t for _, t in PAIRS] + [s for s, _ in PAIRS[:2]])
+    for history in (context, (pbsmt_lm.BOS, pbsmt_lm.BOS), (pbsmt_lm.BOS, context[1])):
+        bound = lm.upper(tuple(words)) + pbsmt_constants.LM_CHANGE_BOUND
+        assert lm.change(history, tuple(words)) <= bound

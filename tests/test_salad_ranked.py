@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from consistency_bench.bench.metrics.calibration import cross_fit
-from consistency_bench.bench.scoring import (
+from consistency_bench.bench.scoring.engine import (
     Aligned,
     ScoreOptions,
     SuiteFolder,
@@ -41,7 +41,7 @@ BEHAVIOURS = ("random", "flip", "keep", "unsure", "constant")
 
 @pytest.fixture(scope="module")
 def folder(corpora: Path, tmp_path_factory) -> SuiteFolder:
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.catalog import get_suite
     from consistency_bench.builders.export import build_all
 

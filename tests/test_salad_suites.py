@@ -15,7 +15,7 @@ import yaml
 
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.metrics import salad as m
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.catalog import SUITES, get_suite
 from consistency_bench.builders.export import build_all
 from consistency_bench.builders.salad import lexical
@@ -121,7 +121,7 @@ def _predict(folder: Path, out: Path, choose) -> Path:
 
 
 def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
-    from consistency_bench.bench.scoring import score_file
+    from consistency_bench.bench.scoring.engine import score_file
 
     def choose(row):  # originals: gold; transformed: label 1 with p=0.6 when the group id is odd
         if row["variant"] == "original":
@@ -153,7 +153,7 @@ def test_score_file_by_hand(salad_folder: Path, tmp_path: Path):
 
 
 def test_n_invalid_counts_every_row(salad_folder: Path, tmp_path: Path):
-    from consistency_bench.bench.scoring import score_file
+    from consistency_bench.bench.scoring.engine import score_file
 
     rows = _rows(salad_folder, "mrpc_salad_sort")
     bad = {rows[0]["id"], rows[3]["id"]}  # one original, one transformed row answered "maybe"
@@ -322,7 +322,12 @@ def test_fit_temperature_recovers_the_overconfidence():
 
 def test_salad_temperature_param_reaches_the_threshold(salad_folder: Path):
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.scoring import Aligned, ScoreOptions, SuiteFolder, get_scorer
+    from consistency_bench.bench.scoring.engine import (
+        Aligned,
+        ScoreOptions,
+        SuiteFolder,
+        get_scorer,
+    )
 
     data = SuiteFolder(salad_folder).load("mrpc_salad_sort")
     rng = np.random.default_rng(2)

@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
-from consistency_bench.bench.scoring import score_file
+from consistency_bench.bench.scoring.engine import score_file
 from consistency_bench.builders.export import build_all
 from consistency_bench.cli import main
 from tests.helpers import write_predictions
@@ -24,7 +24,7 @@ def convert(source, suite, folder, out) -> int:
 
 
 def test_oracle_predictions_are_perfectly_consistent(becel_folder, tmp_path):
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
 
     suites = sorted(read_manifest(becel_folder))
     preds = write_predictions(becel_folder, tmp_path / "oracle.jsonl", suites)
@@ -95,7 +95,7 @@ def test_convert_becel_rejects_misaligned_arrays(corpora, becel_folder, tmp_path
 
 
 def test_convert_becel_additive_layout(becel_folder, tmp_path):
-    from consistency_bench.bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
     data = SuiteFolder(becel_folder).load("sst2_additive")
     gold = data.gold[data.variant == "merged"].tolist()
@@ -176,7 +176,7 @@ def test_confidence_on_consistent_and_inconsistent_groups(becel_folder, tmp_path
 
 def test_unit_outcomes_match_the_consistent_accuracy(becel_folder, tmp_path):
     """Units are the ranked score's outcomes: every derived row, not only the tau set C."""
-    from consistency_bench.bench.scoring import unit_outcomes
+    from consistency_bench.bench.scoring.engine import unit_outcomes
 
     names = ["wic_symmetric", "wic_transitive"]
     preds = write_predictions(
@@ -195,12 +195,12 @@ def test_unit_outcomes_match_the_consistent_accuracy(becel_folder, tmp_path):
 
 def test_every_family_provides_unit_outcomes(corpora, tmp_path):
     """Paired tests need per-unit outcomes; their mean is the consistent accuracy."""
-    from consistency_bench.bench.scoring import unit_outcomes
+    from consistency_bench.bench.scoring.engine import unit_outcomes
     from consistency_bench.builders.catalog import SUITES
 
     names = ["rte_calm", "mrpc_salad_sort", "conv_ent_coherence"]
     folder = tmp_path / "cb"
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
 
     build_all(
         [SUITES[n] for n in names],

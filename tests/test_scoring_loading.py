@@ -8,7 +8,7 @@ import random
 
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.scoring import (
+from consistency_bench.bench.scoring.engine import (
     CODED_COLUMNS,
     CORE_COLUMNS,
     SuiteFolder,
@@ -52,7 +52,7 @@ def test_loading_suites_does_not_import_pandas(becel_folder):
     """pyarrow imports pandas (0.6-0.7 s) on pa.array, to_numpy, ...; loading avoids them."""
     script = (
         "import sys\n"
-        "from consistency_bench.bench.scoring import SuiteFolder\n"
+        "from consistency_bench.bench.scoring.engine import SuiteFolder\n"
         f"folder = SuiteFolder({str(becel_folder)!r})\n"
         "for name in folder.manifest:\n"
         "    data = folder.load(name)\n"
@@ -65,7 +65,7 @@ def test_loading_suites_does_not_import_pandas(becel_folder):
 def test_pandas_free_conversions_match_pyarrow():
     import pyarrow as pa
 
-    from consistency_bench.bench.arrays import indices, int64, valid
+    from consistency_bench.bench.io.arrays import indices, int64, valid
 
     for values in ([1, None, 3, 4, None, 6, 7, 8, 9], [5, 6], [], [None, None]):
         for type_ in (pa.int8(), pa.int32(), pa.int64()):
@@ -109,8 +109,8 @@ def test_suites_scored_on_threads_give_the_results_of_one_after_another(becel_fo
                                                                           monkeypatch):
     import zlib
 
-    from consistency_bench.bench import scoring
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
+    from consistency_bench.bench.scoring.engine import engine as scoring
 
     def guess(row: dict, names: list[str]) -> int:  # right on some rows, wrong on others
         return zlib.crc32(row["id"].encode()) % len(names)

@@ -10,9 +10,9 @@ import zipfile
 
 import pytest
 
-from consistency_bench.bench import sources
 from consistency_bench.bench.errors import SourceError, SourceUnavailableError
-from consistency_bench.bench.sources import SOURCES, SourceFile, SourceResolver
+from consistency_bench.bench.registries import source_files as sources
+from consistency_bench.bench.registries.source_files import SOURCES, SourceFile, SourceResolver
 
 
 def test_manifest_urls_are_pinned_commits():

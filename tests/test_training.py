@@ -11,8 +11,8 @@ pytest.importorskip("torch")
 
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.modeling import load_classifier
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.bench.training import TrainConfig, _batches, fine_tune, minilm_path
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.runner.training import TrainConfig, _batches, fine_tune, minilm_path
 from tests.tiny_models import tiny_bert
 
 

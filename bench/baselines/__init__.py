@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from consistency_bench.bench.atomic_write import atomic_path
 from consistency_bench.bench.errors import ConfigError, UnknownNameError
-from consistency_bench.bench.tasks import TaskSpec, get_task
+from consistency_bench.bench.io.write import atomic_path
+from consistency_bench.bench.registries.tasks import TaskSpec, get_task
 
 if TYPE_CHECKING:  # `import consistency_bench.bench.baselines` runs at every CLI start-up (the help lists names)  # noqa: E501
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
 
 Prediction = tuple[int, list[float] | None]
 SuitePredictor = Callable[[list[dict]], list[Prediction]]
@@ -100,7 +100,7 @@ def _vader(task: TaskSpec, ctx: Context) -> SuitePredictor:
 def _tfidf(task: TaskSpec, ctx: Context) -> SuitePredictor:
     from consistency_bench.bench.baselines.tfidf import fit_tfidf
     from consistency_bench.bench.baselines.train_data import load_train, model_texts
-    from consistency_bench.bench.inputs import classifier_input
+    from consistency_bench.bench.runner.row_inputs import classifier_input
 
     train = load_train(task.name, ctx.resolver)
     model = fit_tfidf(
@@ -170,7 +170,7 @@ def run_baseline(
     """
     import time
 
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
 
     baseline = get_baseline(name)
     root = Path(data_dir)
@@ -210,7 +210,7 @@ def _suite_lines(baseline: Baseline, root: Path, suite: str, task: str,
     """The JSONL lines of one suite, or None when the baseline does not cover it."""
     import pyarrow.parquet as pq
 
-    from consistency_bench.bench.manifest import parquet_path
+    from consistency_bench.bench.io.manifest import parquet_path
 
     if task not in baseline.tasks:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from consistency_bench.bench.tasks import TaskSpec
+from consistency_bench.bench.registries.tasks import TaskSpec
 
 #: VADER compound score at or above which a sentence is called positive.
 VADER_THRESHOLD = 0.0

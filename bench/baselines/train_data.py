@@ -1,11 +1,13 @@
 """Labelled training and held-out examples per task, from the source mirror.
 
 A *data spec* is a mirror-layout path, optionally with a ``#half=N`` suffix that keeps one
-fixed half of the file's data rows (``consistency_bench.bench.contamination.half_of``: the low bit
+fixed half of the file's data rows (``consistency_bench.bench.scoring.contamination.half_of``: the
+low bit
 of
 ``sha256(f"{path}#{row}")``, ``row`` 0-based, header excluded). Specs are what baselines
-declare as ``training_data`` in their ``meta.yaml`` (syntax: ``bench/contamination.py``), which
-the leaderboard matches against the source files of each suite.
+declare as ``training_data`` in their ``meta.yaml`` (syntax:
+``bench/scoring/contamination.py``), which the leaderboard matches against the source files
+of each suite.
 
 Train splits in the mirror: RTE, MRPC, WiC (``becel/<task>/train.tsv``), SST-2 (GLUE
 ``sst2/glue_train.tsv``), KorSTS train (``korsts/sts-train.tsv``, scores binarised at 3.0 as
@@ -33,12 +35,12 @@ import csv
 import json
 from dataclasses import dataclass
 
-from consistency_bench.bench.contamination import half_of, parse_item
 from consistency_bench.bench.errors import SourceError
-from consistency_bench.bench.inputs import classifier_input
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.bench.tasks import get_task
-from consistency_bench.bench.tsv import read_tsv
+from consistency_bench.bench.io.tsv import read_tsv
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.registries.tasks import get_task
+from consistency_bench.bench.runner.row_inputs import classifier_input
+from consistency_bench.bench.scoring.contamination import half_of, parse_item
 
 #: The only NLI training data (also the source of the MNLI CALM and word-salad suites).
 MNLI_DEV = "mnli/dev_matched.generative-nli.jsonl"
@@ -104,7 +106,7 @@ class Example:
     word: str | None = None
 
     def as_row(self) -> dict:
-        """The example as a suite-like row (for ``consistency_bench.bench.inputs``)."""
+        """The example as a suite-like row (for ``consistency_bench.bench.runner.row_inputs``)."""
         return {"text": self.text, "text_pair": self.text_pair, "word": self.word}
 
 

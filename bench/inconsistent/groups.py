@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from consistency_bench.bench.arrays import indices
 from consistency_bench.bench.inconsistent.edits import edit
 from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT, STATUS, WRONG, Verdicts
+from consistency_bench.bench.io.arrays import indices
 from consistency_bench.bench.metrics.becel import INVALID
 from consistency_bench.bench.scorers.contract import Aligned, SuiteData
 

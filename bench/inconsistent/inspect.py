@@ -25,7 +25,7 @@ from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, Suit
 
 #: Groups listed per suite unless ``limit`` says otherwise.
 DEFAULT_LIMIT = 20
-#: The prediction file inside a stored entry folder (leaderboard/submissions_meta.py).
+#: The prediction file inside a stored entry folder (leaderboard/submissions/meta.py).
 ENTRY_PREDICTIONS = "predictions.jsonl.gz"
 
 
@@ -118,7 +118,7 @@ class Report:
 def judge(data: SuiteData, aligned: Aligned,
           options: ScoreOptions) -> tuple[SuiteScore, Verdicts | None]:
     """Score one suite with its own scorer and judge every unit (``None``: cannot judge)."""
-    from consistency_bench.bench.scoring import get_scorer
+    from consistency_bench.bench.scoring.engine import get_scorer
 
     score = get_scorer(data.info["kind"])(data, aligned, options)
     return score, VERDICTS[data.info["kind"]](data, aligned, score, options)
@@ -188,7 +188,7 @@ def prediction_path(source: str | os.PathLike) -> Path:
 
 def _check(request: InspectRequest, manifest: Mapping[str, Mapping]) -> None:
     """Refuse bad options before the prediction file is read."""
-    from consistency_bench.bench.families import kinds
+    from consistency_bench.bench.registries.families import kinds
 
     if request.limit is not None and request.limit < 1:
         raise ConfigError(f"--limit {request.limit}: must be >= 1 (0 on the command line: all)")
@@ -234,7 +234,7 @@ def inspect_predictions(request: InspectRequest) -> Report:
 
     """
     from consistency_bench.bench.predictions import read_predictions
-    from consistency_bench.bench.scoring import SuiteFolder, align
+    from consistency_bench.bench.scoring.engine import SuiteFolder, align
 
     folder = SuiteFolder(Path(request.data))
     _check(request, folder.manifest)

@@ -72,7 +72,7 @@ def entry_samples(entry: str, predictions: str | os.PathLike, data: str | os.Pat
     """
     from consistency_bench.bench.inconsistent.inspect import judge
     from consistency_bench.bench.predictions import read_predictions
-    from consistency_bench.bench.scoring import SuiteFolder, align
+    from consistency_bench.bench.scoring.engine import SuiteFolder, align
 
     folder = SuiteFolder(Path(data))
     read = read_predictions(Path(predictions), folder.manifest, folder.ids)

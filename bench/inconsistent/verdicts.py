@@ -45,7 +45,7 @@ from consistency_bench.bench.metrics.becel import (
 from consistency_bench.bench.metrics.calm import reverse_consistency, signal_consistency
 from consistency_bench.bench.metrics.coherence import choice_correct, coherence
 from consistency_bench.bench.metrics.consistent import correct, salad_decode
-from consistency_bench.bench.registry import Registry
+from consistency_bench.bench.registries.registry import Registry
 from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore
 
 #: Status codes of a unit, in the order they are listed.
@@ -155,7 +155,7 @@ def judge_pairwise(data: SuiteData, aligned: Aligned, score: SuiteScore,
 def judge_derived(data: SuiteData, aligned: Aligned, score: SuiteScore,
                   options: ScoreOptions) -> Verdicts:
     """Transitive and additive: C (both antecedents right) and the constraint violated."""
-    from consistency_bench.bench.arrays import indices
+    from consistency_bench.bench.io.arrays import indices
     from consistency_bench.bench.scorers.becel import _antecedent_rows, _constraints
 
     kind = data.info["kind"]

@@ -17,11 +17,12 @@ The same mapping can be given as a JSON file ``{"snli": {"entailment": "ENTAILME
 
 Modules, one job each: :mod:`~consistency_bench.bench.modeling.info` (``ModelInfo``,
 ``LoadedModel``),
-:mod:`~consistency_bench.bench.modeling.kinds` (classifier, text-to-text or causal; multimodal
+:mod:`~consistency_bench.bench.modeling.model_kinds` (classifier, text-to-text or causal; multimodal
 checkpoints),
 :mod:`~consistency_bench.bench.modeling.devices` (device, dtype, ``--max-memory``),
 :mod:`~consistency_bench.bench.modeling.loading` (inspect a model, load its weights) and
-:mod:`~consistency_bench.bench.modeling.labels` (the label mapping). Every name is importable from
+:mod:`~consistency_bench.bench.modeling.label_map` (the label mapping). Every name is importable
+from
 here.
 """
 
@@ -34,14 +35,7 @@ from consistency_bench.bench.modeling.devices import (
     resolve_dtype,
 )
 from consistency_bench.bench.modeling.info import LoadedModel, ModelInfo
-from consistency_bench.bench.modeling.kinds import (
-    TEXT_ONLY_FAMILIES,
-    is_multimodal,
-    model_kind,
-    multimodal_kind,
-    multimodal_loader,
-)
-from consistency_bench.bench.modeling.labels import (
+from consistency_bench.bench.modeling.label_map import (
     LabelMapping,
     LabelOverrides,
     map_probs,
@@ -51,6 +45,13 @@ from consistency_bench.bench.modeling.labels import (
     resolve_label_mapping,
 )
 from consistency_bench.bench.modeling.loading import inspect_model, load_classifier, load_model
+from consistency_bench.bench.modeling.model_kinds import (
+    TEXT_ONLY_FAMILIES,
+    is_multimodal,
+    model_kind,
+    multimodal_kind,
+    multimodal_loader,
+)
 
 __all__ = [
     "DEVICE_TYPES",

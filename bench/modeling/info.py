@@ -16,7 +16,7 @@ class LoadedModel:
             and causal LMs.
         is_seq2seq: Whether the model generates text (T5-style) instead of class logits.
         is_causal: Whether the model is a decoder-only LM, scored by the log-likelihood of
-            verbalised labels (``consistency_bench.bench.causal``).
+            verbalised labels (``consistency_bench.bench.runner.causal``).
 
     """
 

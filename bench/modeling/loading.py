@@ -7,7 +7,7 @@ from pathlib import Path
 from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.modeling.devices import resolve_device, resolve_dtype
 from consistency_bench.bench.modeling.info import LoadedModel, ModelInfo
-from consistency_bench.bench.modeling.kinds import model_kind, multimodal_loader
+from consistency_bench.bench.modeling.model_kinds import model_kind, multimodal_loader
 
 
 def _check_model_path(name_or_path) -> None:

@@ -2,7 +2,8 @@
 
 The fast path of :func:`consistency_bench.bench.predictions.read.read_predictions` for well-formed
 files. Any
-failure here returns ``None`` (or raises :class:`consistency_bench.bench.json_input.DeepJsonError`),
+failure here returns ``None`` (or raises
+:class:`consistency_bench.bench.io.json_input.DeepJsonError`),
 and the
 file is read again by the line-by-line pass, which names the line.
 """
@@ -20,8 +21,8 @@ import pyarrow as pa
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.arrays import float64, offsets, valid
-from consistency_bench.bench.json_input import LineScanner
+from consistency_bench.bench.io.arrays import float64, offsets, valid
+from consistency_bench.bench.io.json_input import LineScanner
 from consistency_bench.bench.predictions.types import PROB_TOLERANCE, Columns
 from consistency_bench.bench.runtime import release_free_memory
 
@@ -41,12 +42,14 @@ _SAMPLED_ID = re.compile(rb'"id"\s*:\s*"([^"\\/]+)(?:/|\\/)')
 class _ByteRange(io.RawIOBase):
     """The bytes ``[start, stop)`` of a file, as a readable stream checked for deep nesting.
 
-    Every block is passed through a :class:`consistency_bench.bench.json_input.LineScanner` before
+    Every block is passed through a :class:`consistency_bench.bench.io.json_input.LineScanner`
+    before
     pyarrow gets
-    it: a line nested deeper than :data:`consistency_bench.bench.json_input.MAX_DEPTH` would crash
+    it: a line nested deeper than :data:`consistency_bench.bench.io.json_input.MAX_DEPTH` would
+    crash
     pyarrow's
     reader (SIGSEGV at ~20,000 levels), so a suspect block raises
-    :class:`consistency_bench.bench.json_input.DeepJsonError` instead (pyarrow passes it on
+    :class:`consistency_bench.bench.io.json_input.DeepJsonError` instead (pyarrow passes it on
     unchanged).
     """
 
@@ -149,7 +152,8 @@ def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
 
     A cheap look (:data:`SAMPLE_WINDOWS` reads of :data:`SAMPLE_BYTES`) at which suites a
     large file covers before it is parsed, so that only those are loaded meanwhile
-    (:meth:`consistency_bench.bench.scoring.SuiteFolder.preload`). A hint, not a check: a suite
+    (:meth:`consistency_bench.bench.scoring.engine.SuiteFolder.preload`). A hint, not a check: a
+    suite
     smaller than
     a window's share of the file may be missed (it is loaded when it is asked for, as
     without the hint), and nothing is validated here.

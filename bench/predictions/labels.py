@@ -15,8 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from consistency_bench.bench.arrays import int64
 from consistency_bench.bench.errors import PredictionFileError
+from consistency_bench.bench.io.arrays import int64
 from consistency_bench.bench.metrics.becel import INVALID
 from consistency_bench.bench.modeling import normalise_label
 

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from consistency_bench.bench.errors import DataError, PredictionFileError
-from consistency_bench.bench.json_input import DeepJsonError
+from consistency_bench.bench.io.json_input import DeepJsonError
 from consistency_bench.bench.predictions.fast import fast_columns
 from consistency_bench.bench.predictions.files import (
     check_input_file,
@@ -32,7 +32,8 @@ def read_predictions(path: str | Path, manifest: dict, suite_ids,
         suite_ids: Callable ``name -> pa.Array`` of that suite's row ids.
         meanwhile: Work for this thread while a large JSONL file is parsed on two others,
             called with a function that tells when the parse is done (``score_file``:
-            :meth:`consistency_bench.bench.scoring.SuiteFolder.preload`). Not called for other
+            :meth:`consistency_bench.bench.scoring.engine.SuiteFolder.preload`). Not called for
+            other
             files.
 
     Returns:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from consistency_bench.bench.errors import PredictionFileError
-from consistency_bench.bench.json_input import (
+from consistency_bench.bench.io.json_input import (
     JsonTextError,
     depth_above,
     parse_json,

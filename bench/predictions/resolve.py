@@ -11,8 +11,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from consistency_bench.bench.arrays import float64, indices, int64, offsets, valid
 from consistency_bench.bench.errors import PredictionFileError, shorten
+from consistency_bench.bench.io.arrays import float64, indices, int64, offsets, valid
 from consistency_bench.bench.predictions.labels import LabelColumn, resolve_labels, resolve_probs
 from consistency_bench.bench.predictions.types import Columns, SuitePredictions
 
@@ -108,7 +108,7 @@ def resolve_fast(columns: Columns, manifest: dict, suite_ids) -> dict | None:
     label out of range, probs length), each id once: a suite whose rows the file lists completely
     and in suite order is matched by one buffer comparison, any other by one ``index_in`` that also
     gives the alignment. Any failure returns ``None``: the line-by-line pass then names the
-    line. Makes no pyarrow call that imports pandas (consistency_bench.bench.arrays).
+    line. Makes no pyarrow call that imports pandas (consistency_bench.bench.io.arrays).
     """
     ids, n = columns.ids, len(columns.ids)
     if n == 0:

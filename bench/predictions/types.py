@@ -25,7 +25,8 @@ class SuitePredictions:
         first_invalid: ``(line, value)`` of the first invalid answer, ``None`` when none.
         rows: Position of each prediction among the suite's rows, when the reader already
             matched the ids against the suite (``None``: not matched, or the predictions list
-            every row in suite order); saves :func:`consistency_bench.bench.scoring.align` a second
+            every row in suite order); saves :func:`consistency_bench.bench.scoring.engine.align` a
+            second
             lookup.
 
     """

@@ -1,7 +1,8 @@
 """Make the recorded run again on a sample of rows: the same model and settings, this machine.
 
 ``predict`` runs (classifier, text-to-text, log-likelihood) are run again with
-:func:`consistency_bench.bench.predict.predict` and the recorded settings; the model is the recorded
+:func:`consistency_bench.bench.runner.predict_run.predict` and the recorded settings; the model is
+the recorded
 one (a Hub
 id at its recorded commit, a local folder at its recorded path) or ``--model``, a local copy
 whose weights must hash to the recorded sha256. ``baseline`` runs are run again from their
@@ -122,8 +123,8 @@ def _overrides(label_map: object) -> dict:
 def _predict_again(record: dict, data_dir, rows, out: Path, model: str | None,
                    device: str | None) -> dict:
     """Run ``predict`` on the sampled rows with the recorded settings; the model check."""
-    from consistency_bench.bench.predict import PredictRequest, predict
     from consistency_bench.bench.runner import RunnerOptions
+    from consistency_bench.bench.runner.predict_run import PredictRequest, predict
 
     settings = record["settings"]
     recorded_new = settings.get("max_new_tokens")
@@ -152,8 +153,8 @@ def _baseline_again(record: dict, data_dir, rows, out: Path,
     """Run the recorded baseline on the sampled rows; the recipe check."""
     from consistency_bench.bench.baselines import BASELINES, Context, run_baseline
     from consistency_bench.bench.errors import SourceError
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.bench.runrecord.baseline_record import code_sha256
-    from consistency_bench.bench.sources import SourceResolver
 
     settings = record["settings"]
     name = settings.get("baseline")

@@ -67,7 +67,7 @@ def sample_rows(data_dir: str | os.PathLike, suites: Sequence[str], n: int, seed
     import pyarrow.parquet as pq
 
     from consistency_bench.bench.errors import ConfigError, DataError
-    from consistency_bench.bench.manifest import parquet_path
+    from consistency_bench.bench.io.manifest import parquet_path
 
     if n < 1:
         raise ConfigError(f"--groups-per-suite {n}: use 1 or more")

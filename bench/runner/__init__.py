@@ -3,7 +3,7 @@
 Pipeline (docs/runner.md):
 
 1. Read the suites' Parquet files; turn every row into its model input
-   (``consistency_bench.bench.inputs``).
+   (``consistency_bench.bench.runner.row_inputs``).
 2. Deduplicate: rows with the same model input, in any suite, are run once (BECEL suites reuse
    the same original rows many times).
 3. Tokenise once, sort by length (longest first) and batch with dynamic padding: a batch is
@@ -21,13 +21,14 @@ Everything that needs no weights (steps 1-3, the label mapping, the few-shot poo
 The batches are planned once over every distinct input, so a batch holds the same inputs
 whoever runs it: launched processes (``torchrun``, ``accelerate launch``) and ``--shard i/N``
 take every N-th batch and produce byte-identical results to a single process
-(``consistency_bench.bench.distributed``; part files are joined by :func:`merge_parts`).
+(``consistency_bench.bench.runner.distributed``; part files are joined by :func:`merge_parts`).
 
 The modules, each of one job (none imports torch at load time):
 
 * :mod:`~consistency_bench.bench.runner.options`: :class:`RunnerOptions`, :class:`RunStats`, the
   lengths;
-* :mod:`~consistency_bench.bench.runner.inputs`: suite rows to deduplicated model inputs (step 1-2);
+* :mod:`~consistency_bench.bench.runner.unique_inputs`: suite rows to deduplicated model inputs
+  (step 1-2);
 * :mod:`~consistency_bench.bench.runner.prepare`: tokens, label mappings, settings: :func:`prepare`
   (step 3);
 * :mod:`~consistency_bench.bench.runner.batching`: batch plans and the out-of-memory retry (step
@@ -41,11 +42,15 @@ The modules, each of one job (none imports torch at load time):
 
 from consistency_bench.bench.runner.batching import OutOfMemory, run_batches
 from consistency_bench.bench.runner.forward import make_forward
-from consistency_bench.bench.runner.inputs import collect_causal_inputs, collect_inputs, suite_task
 from consistency_bench.bench.runner.options import RunnerOptions, RunStats, max_length_of
 from consistency_bench.bench.runner.prepare import Prepared, prepare, truncation_warning
 from consistency_bench.bench.runner.run import execute, predict
 from consistency_bench.bench.runner.shards import merge_parts
+from consistency_bench.bench.runner.unique_inputs import (
+    collect_causal_inputs,
+    collect_inputs,
+    suite_task,
+)
 
 __all__ = [
     "OutOfMemory",

@@ -13,12 +13,12 @@ def make_forward(loaded: LoadedModel, encoded: Sequence[dict], options: RunnerOp
     """Batch of input indices -> results.
 
     Model-label probabilities (classifiers), answers (seq2seq) or per-choice
-    ``[log-likelihoods, token counts]`` (causal LMs, ``consistency_bench.bench.causal``).
+    ``[log-likelihoods, token counts]`` (causal LMs, ``consistency_bench.bench.runner.causal``).
     """
     import torch
 
     if getattr(loaded, "is_causal", False):
-        from consistency_bench.bench.causal import make_causal_forward
+        from consistency_bench.bench.runner.causal import make_causal_forward
 
         return make_causal_forward(loaded, encoded, options)
 

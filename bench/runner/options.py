@@ -21,7 +21,8 @@ class RunnerOptions:
         batch_size: Inputs per batch, or None for automatic (token budget, OOM fallback).
         max_length: Truncation length in tokens; None: 512 for classifiers and text-to-text
             models, the model's own context length for causal LMs (as lm-eval).
-        wic_format: How WiC rows become inputs (``consistency_bench.bench.inputs.WIC_FORMATS``).
+        wic_format: How WiC rows become inputs
+        (``consistency_bench.bench.runner.row_inputs.WIC_FORMATS``).
         label_map: Parsed ``--label-map`` overrides.
         chunk_size: Finished inputs per shard file (the resume granularity).
         max_new_tokens: Generation length of text-to-text models.
@@ -31,7 +32,8 @@ class RunnerOptions:
             (``"chars"`` as lm-eval's ``acc_norm``, or ``"tokens"``); None for raw sums.
         chat: Causal LMs: wrap the prompt in the tokenizer's chat template.
         num_fewshot: Causal LMs: demonstrations from the suite's few-shot pool.
-        seed: Seed that orders each few-shot pool (``consistency_bench.bench.fewshot.seed_order``).
+        seed: Seed that orders each few-shot pool
+        (``consistency_bench.bench.runner.demonstrations.seed_order``).
         rows: Only these row ids per suite (``reproduce``'s sample of groups); None: every
             row. A suite's prompt and pair form are decided on all its rows, so a sampled
             row gets exactly the input it gets in a full run.

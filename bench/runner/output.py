@@ -6,21 +6,21 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from consistency_bench.bench.atomic_write import atomic_path
-from consistency_bench.bench.distributed import Shard
 from consistency_bench.bench.errors import BenchError
+from consistency_bench.bench.io.write import atomic_path
 from consistency_bench.bench.modeling import map_probs, match_generated
-from consistency_bench.bench.runner.inputs import CollectedInputs
+from consistency_bench.bench.runner.distributed import Shard
 from consistency_bench.bench.runner.options import RunnerOptions
 from consistency_bench.bench.runner.prepare import Prepared
 from consistency_bench.bench.runner.shards import PART_FORMAT, PART_VERSION
+from consistency_bench.bench.runner.unique_inputs import CollectedInputs
 
 
 def _records(collected: CollectedInputs, keys: Sequence[str], done: dict[str, object],
              mappings: dict, seq2seq: bool, options: RunnerOptions, causal: bool,
              wanted: set[int] | None = None):
     """``(row position, record)`` of every row (or of the rows whose input is ``wanted``)."""
-    from consistency_bench.bench.causal import choice_probs
+    from consistency_bench.bench.runner.causal import choice_probs
 
     pos = -1
     for suite in collected.suites:

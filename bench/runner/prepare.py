@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consistency_bench.bench.modeling import resolve_label_mapping
-from consistency_bench.bench.runner.inputs import (
+from consistency_bench.bench.runner.options import RunnerOptions, config_of, max_length_of
+from consistency_bench.bench.runner.unique_inputs import (
     CollectedInputs,
     collect_causal_inputs,
     collect_inputs,
     input_key,
 )
-from consistency_bench.bench.runner.options import RunnerOptions, config_of, max_length_of
 
 
 def _fingerprint(model_name: str, model, options: RunnerOptions) -> dict:
@@ -138,7 +138,7 @@ def prepare(
     keys = [input_key(t, p) for t, p in collected.unique]
     max_length = max_length_of(model, options)
     if causal:
-        from consistency_bench.bench.causal import encode, split_key
+        from consistency_bench.bench.runner.causal import encode, split_key
 
         encoded = encode(model.tokenizer, [split_key(*u) for u in collected.unique], max_length)
         lengths = [e.length for e in encoded]
@@ -147,7 +147,7 @@ def prepare(
         encoded, truncated = _tokenize(model.tokenizer, collected.unique, max_length)
         lengths = [len(e["input_ids"]) for e in encoded]
     fingerprint = _fingerprint(model_name, model, options)
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
 
     manifest = read_manifest(data_dir)
     settings = {
@@ -174,7 +174,7 @@ def _pools_used(data_dir, collected: CollectedInputs, manifest: dict,
     """Pool name -> sha256 of the few-shot pools the run's suites draw from (empty at 0 shots)."""
     if not options.num_fewshot:
         return {}
-    from consistency_bench.bench.fewshot import read_pools, suite_pool
+    from consistency_bench.bench.runner.demonstrations import read_pools, suite_pool
 
     pools = read_pools(data_dir)
     used = {}

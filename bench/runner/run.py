@@ -8,9 +8,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from consistency_bench.bench.distributed import Processes, Shard
 from consistency_bench.bench.modeling import LoadedModel
 from consistency_bench.bench.runner.batching import plan_batches, run_planned
+from consistency_bench.bench.runner.distributed import Processes, Shard
 from consistency_bench.bench.runner.forward import make_forward, weights_dtype
 from consistency_bench.bench.runner.options import (
     AUTO_MAX_ROWS,
@@ -48,7 +48,8 @@ def predict(
         options: Runner settings.
         forward_factory: Builds the batch function (tests swap in fakes).
         shard: Run only part ``shard`` of the batches and write a part file.
-        procs: The launched processes this one belongs to (``consistency_bench.bench.distributed``).
+        procs: The launched processes this one belongs to
+        (``consistency_bench.bench.runner.distributed``).
 
     Returns:
         Counts and timing of the run.
@@ -84,7 +85,7 @@ def execute(
     batch's inputs always share one forward pass and the output does not depend on how the
     run was split or resumed.
     """
-    from consistency_bench.bench import distributed
+    from consistency_bench.bench.runner import distributed
 
     start = time.perf_counter() if start is None else start
     keys, lengths = prepared.keys, prepared.lengths

@@ -13,10 +13,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from consistency_bench.bench.atomic_write import atomic_path, write_text
-from consistency_bench.bench.distributed import MAX_SHARDS
 from consistency_bench.bench.errors import ConfigError, DataError, PredictionFileError, shorten
-from consistency_bench.bench.json_input import JsonTextError, load_json_file, parse_json
+from consistency_bench.bench.io.json_input import JsonTextError, load_json_file, parse_json
+from consistency_bench.bench.io.write import atomic_path, write_text
+from consistency_bench.bench.runner.distributed import MAX_SHARDS
 
 PARTS_SUFFIX = ".parts"
 RUN_FILE = "run.json"
@@ -79,7 +79,7 @@ def _part_line(path: Path, number: int, line: str) -> object:
     """One JSON line of a part file: depth bounded before parsing, keys unique, valid Unicode.
 
     Raises:
-        DataError: Nested more than :data:`consistency_bench.bench.json_input.MAX_DEPTH` deep
+        DataError: Nested more than :data:`consistency_bench.bench.io.json_input.MAX_DEPTH` deep
         (``json.loads``
             would raise ``RecursionError``), a key given twice (which value is meant?), a lone
             surrogate (the merged file could not be written as UTF-8), or not JSON.
@@ -236,7 +236,7 @@ def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike,
         PredictionFileError: A row ``score`` would refuse (part, line, field and value).
 
     """
-    from consistency_bench.bench.scoring import SuiteFolder
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
     parsed = [(os.fspath(p), *_read_part(Path(p))) for p in paths]
     if not parsed:

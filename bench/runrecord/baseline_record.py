@@ -34,7 +34,7 @@ def code_sha256() -> str:
 
 def display_name(name: str) -> str | None:
     """The ``model`` field of the baseline's packaged ``meta/NAME.yaml``, or None."""
-    from consistency_bench.bench.safe_yaml import read_yaml_file
+    from consistency_bench.bench.io.safe_yaml import read_yaml_file
 
     path = Path(__file__).resolve().parents[1] / "baselines" / "meta" / f"{name}.yaml"
     if not path.is_file():
@@ -48,7 +48,7 @@ def baseline_record(name: str, *, seed: int, written: Mapping[str, int],
                     data_dir: str | os.PathLike, out: str | os.PathLike,
                     sources: Mapping[str, str | None], seconds: float | None = None) -> dict:
     """The run record of ``baseline NAME`` that wrote ``written`` (suite -> rows) to ``out``."""
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
     from consistency_bench.bench.runrecord.environment import cpu_name, package_versions
     from consistency_bench.bench.runrecord.schema import new_record
 

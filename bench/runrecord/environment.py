@@ -42,7 +42,8 @@ def compute_precision(device_type: str, weights_dtype: str | None, amp: bool) ->
 
     The weights' dtype, except on CUDA with float32 weights and autocast on (``predict``'s
     default), where matrix products run in bfloat16 (float16 without bf16 support), as
-    :mod:`consistency_bench.bench.runner.forward` and :mod:`consistency_bench.bench.causal` set it.
+    :mod:`consistency_bench.bench.runner.forward` and :mod:`consistency_bench.bench.runner.causal`
+    set it.
     """
     if device_type == "cuda" and amp and weights_dtype == "float32":
         import torch

@@ -98,7 +98,7 @@ def merge_with_record(parts: Sequence[str | os.PathLike], out: str | os.PathLike
         DataError: The parts or their records are not of one run (nothing is written).
 
     """
-    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.io.output_checks import check_output_file
     from consistency_bench.bench.runner import merge_parts
     from consistency_bench.bench.runrecord.schema import record_path, write_record
 

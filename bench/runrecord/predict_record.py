@@ -15,15 +15,17 @@ MODE_OF_KIND = {"classifier": "classifier", "seq2seq": "text-to-text", "causal":
 def prompts_sha256() -> str:
     """Version of every prompt ``predict`` can use: sha256 of the prompt tables.
 
-    The causal-LM templates and verbalisers (``consistency_bench.bench.prompts.PROMPTS``, the CALM
+    The causal-LM templates and verbalisers (``consistency_bench.bench.runner.prompts.PROMPTS``, the
+    CALM
     input, the
-    delimiters) and the text-to-text prefixes (``consistency_bench.bench.inputs.T5_PROMPTS``), as
+    delimiters) and the text-to-text prefixes
+    (``consistency_bench.bench.runner.row_inputs.T5_PROMPTS``), as
     canonical
     JSON. A change of any prompt changes it; the run's own ``inputs_sha1`` (every distinct
     input as text and its token length) pins what the run actually fed the model.
     """
-    from consistency_bench.bench import prompts
-    from consistency_bench.bench.inputs import T5_PROMPTS, WIC_FORMATS
+    from consistency_bench.bench.runner import prompts
+    from consistency_bench.bench.runner.row_inputs import T5_PROMPTS, WIC_FORMATS
 
     table = {
         "causal": sorted([family or "", task, spec.template, list(spec.choices)]
@@ -65,7 +67,7 @@ def predict_record(request, info, loaded, prepared, *, predictions: str | os.Pat
     """The run record of one ``predict`` run (or of one ``--shard`` part).
 
     Args:
-        request: The :class:`consistency_bench.bench.predict.PredictRequest`.
+        request: The :class:`consistency_bench.bench.runner.predict_run.PredictRequest`.
         info: The inspected model (config and tokenizer).
         loaded: The loaded model (weights dtype, device).
         prepared: The prepared run (resolved settings, suites with their sha256).

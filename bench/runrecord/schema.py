@@ -153,7 +153,7 @@ def read_record(path: str | os.PathLike) -> dict:
         ConfigError: Not a regular file, not JSON, too large or deep, or not a valid record.
 
     """
-    from consistency_bench.bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
 
     path = Path(path)
     if not path.is_file():
@@ -172,7 +172,7 @@ def record_text(record: dict) -> str:
 
 def write_record(path: str | os.PathLike, record: dict) -> Path:
     """Validate ``record`` and write it to ``path`` atomically (temporary file, then rename)."""
-    from consistency_bench.bench.atomic_write import write_text
+    from consistency_bench.bench.io.write import write_text
 
     validate_record(record, str(path))
     write_text(path, record_text(record))
@@ -197,7 +197,7 @@ def new_record(*, mode: str, model: dict, settings: dict, suites: list[dict],
     import datetime as dt
 
     from consistency_bench.bench import __version__
-    from consistency_bench.bench.results import git_commit
+    from consistency_bench.bench.scoring.results_json import git_commit
 
     return {
         "schema_version": SCHEMA_VERSION,

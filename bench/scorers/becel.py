@@ -6,8 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from consistency_bench.bench.arrays import indices, int64
-from consistency_bench.bench.bootstrap import proportion_ci
+from consistency_bench.bench.io.arrays import indices, int64
 from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.becel import (
     INVALID,
@@ -24,6 +23,7 @@ from consistency_bench.bench.scorers.contract import (
     SuiteScore,
     register_scorer,
 )
+from consistency_bench.bench.scoring.bootstrap import proportion_ci
 
 PERTURBED = {"semantic": "paraphrase", "negational": "negated", "symmetric": "swapped"}
 TAU = {"semantic": "tau_sem", "negational": "tau_neg", "symmetric": "tau_sym"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from consistency_bench.bench.bootstrap import proportion_ci
 from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.becel import INVALID, accuracy
@@ -21,6 +20,7 @@ from consistency_bench.bench.scorers.contract import (
     SuiteScore,
     register_scorer,
 )
+from consistency_bench.bench.scoring.bootstrap import proportion_ci
 
 SIGNAL_PREFIX = "signal:"
 

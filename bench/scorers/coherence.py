@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from consistency_bench.bench.bootstrap import proportion_ci
 from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.becel import INVALID
@@ -23,6 +22,7 @@ from consistency_bench.bench.scorers.contract import (
     SuiteScore,
     register_scorer,
 )
+from consistency_bench.bench.scoring.bootstrap import proportion_ci
 
 NEEDS_PROBS = (
     "ART coherence needs probabilities: a span is judged by whether the model is confident "

@@ -1,9 +1,9 @@
 """The scorer contract: what a family scorer receives and returns, and the registry.
 
 A scorer (``bench/scorers/<family>.py``) imports only this module from the scoring layer;
-``consistency_bench.bench.scoring`` orchestrates (loads suites, aligns predictions, calls the
+``consistency_bench.bench.scoring.engine`` orchestrates (loads suites, aligns predictions, calls the
 scorers) and
-re-exports these names. This module imports neither ``consistency_bench.bench.scoring`` nor a
+re-exports these names. This module imports neither ``consistency_bench.bench.scoring.engine`` nor a
 scorer, so there
 is no import circle (``tests/test_layers.py``).
 """
@@ -21,9 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.arrays import indices, int64
+from consistency_bench.bench.io.arrays import indices, int64
 from consistency_bench.bench.metrics.consistent import Consistent
-from consistency_bench.bench.registry import Registry
+from consistency_bench.bench.registries.registry import Registry
 
 #: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.
 CORE_COLUMNS = ("id", "group", "variant", "label")

@@ -19,7 +19,6 @@ from dataclasses import asdict
 
 import numpy as np
 
-from consistency_bench.bench.bootstrap import proportion_ci
 from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.calibration import CrossFit, cross_fit, halves
@@ -38,6 +37,7 @@ from consistency_bench.bench.scorers.contract import (
     SuiteScore,
     register_scorer,
 )
+from consistency_bench.bench.scoring.bootstrap import proportion_ci
 
 
 def _pairs(data: SuiteData) -> tuple[np.ndarray, np.ndarray, str]:

@@ -5,7 +5,8 @@ Two modes (docs/runner.md, "Served models"):
 
 * ``loglikelihood``: the completions endpoint with ``echo`` and ``logprobs`` scores every
   verbaliser after the same prompt, few-shot demonstrations and truncation as the local causal
-  path (``consistency_bench.bench.causal``, ``consistency_bench.bench.prompts``), sent as token ids
+  path (``consistency_bench.bench.runner.causal``, ``consistency_bench.bench.runner.prompts``), sent
+  as token ids
   of the model's tokenizer;
 * ``generate``: the chat endpoint answers with one label word, parsed strictly
   (:mod:`consistency_bench.bench.served.answers`); probabilities from the first answer token's
@@ -30,6 +31,6 @@ Modules, each of one job:
 * :mod:`~consistency_bench.bench.served.record`: the ``api`` block and ``mode`` of the run record;
 * :mod:`~consistency_bench.bench.served.options`: the options of a run and what it did;
 * :mod:`~consistency_bench.bench.served.flows`: the two modes' runs once the inputs are built;
-* :mod:`~consistency_bench.bench.served.run`: one run end to end
-  (:func:`~consistency_bench.bench.served.run.predict_served`).
+* :mod:`~consistency_bench.bench.served.served_run`: one run end to end
+  (:func:`~consistency_bench.bench.served.served_run.predict_served`).
 """

@@ -107,9 +107,9 @@ def _settings(request: ServedRequest, max_length: int | None) -> dict:
 def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tokenizer,
                       options, log: Callable[[str], None]) -> ServedOutcome:
     """``--mode loglikelihood`` over the collected inputs (see the module docstring)."""
-    from consistency_bench.bench.causal import encode, split_key
-    from consistency_bench.bench.runner.inputs import input_key
+    from consistency_bench.bench.runner.causal import encode, split_key
     from consistency_bench.bench.runner.output import write_predictions
+    from consistency_bench.bench.runner.unique_inputs import input_key
 
     items = [split_key(*u) for u in collected.unique]
     outcome = ServedOutcome(collected.rows, len(collected.suites), len(items))
@@ -160,7 +160,7 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
 def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenizer, options,
                  log: Callable[[str], None]) -> ServedOutcome:
     """``--mode generate`` over the collected inputs (see the module docstring)."""
-    from consistency_bench.bench.causal import split_key
+    from consistency_bench.bench.runner.causal import split_key
 
     gopts = request.generate
     outcome = ServedOutcome(collected.rows, len(collected.suites), len(collected.unique))
@@ -213,7 +213,7 @@ def write_answers(out, collected, answers: list[dict]) -> tuple[int, int]:
     :data:`consistency_bench.bench.served.answers.INVALID_ANSWER`;
     ``probs`` where the first answer token gave them (rounded to 6 places, as ``predict``).
     """
-    from consistency_bench.bench.atomic_write import atomic_path
+    from consistency_bench.bench.io.write import atomic_path
     from consistency_bench.bench.served.answers import INVALID_ANSWER
 
     invalid = label_only = 0

@@ -85,7 +85,7 @@ def body(model: str, messages: list[dict], choices: Sequence[str], options: Gene
 def bodies(model: str, unique: Sequence[tuple[str, str | None]], options: GenerateOptions,
            logprobs: bool) -> list[dict]:
     """The chat request of each distinct input (``(messages JSON, verbalisers)`` keys)."""
-    from consistency_bench.bench.causal import split_key
+    from consistency_bench.bench.runner.causal import split_key
 
     out = []
     for key in unique:
@@ -147,7 +147,7 @@ def estimate(unique: Sequence[tuple[str, str | None]], options: GenerateOptions,
     template tokens not included), else estimated as characters / 4; completion tokens are
     at most ``max_tokens`` per request.
     """
-    from consistency_bench.bench.causal import split_key
+    from consistency_bench.bench.runner.causal import split_key
 
     texts = ["".join(m["content"] for m in json.loads(split_key(*key)[0])) for key in unique]
     if tokenizer is not None:

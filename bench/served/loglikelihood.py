@@ -1,9 +1,11 @@
 """``--mode loglikelihood``: completions requests with ``echo``, scored as the local path.
 
-One request per distinct input (``consistency_bench.bench.runner.inputs``): its prompts are the
+One request per distinct input (``consistency_bench.bench.runner.unique_inputs``): its prompts are
+the
 token ids of
 each choice's (cut) context followed by the choice's tokens, exactly the sequences the local
-causal path scores (``consistency_bench.bench.causal.encode``, lm-eval's truncation per choice). The
+causal path scores (``consistency_bench.bench.runner.causal.encode``, lm-eval's truncation per
+choice). The
 payload is
 lm-eval's ``local-completions`` one: ``max_tokens`` 1, ``temperature`` 0, ``logprobs`` 1,
 ``echo``; a choice's log-likelihood is the sum of ``token_logprobs`` over its own tokens (the
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from consistency_bench.bench.causal import Encoded
+from consistency_bench.bench.runner.causal import Encoded
 
 
 def bodies(model: str, encoded: Sequence[Encoded]) -> list[dict]:

@@ -20,7 +20,7 @@ RUN_SUFFIX = ".run.json"
 
 def prompts_version() -> str:
     """sha256 (first 16 hex) of the prompt table and the generative template's wording."""
-    from consistency_bench.bench.prompts import (
+    from consistency_bench.bench.runner.prompts import (
         ANSWER_CUE,
         CALM_INPUT,
         PROMPTS,
@@ -76,7 +76,7 @@ def run_record(mode: str, model: str, settings: dict, api: dict) -> dict:
 
 def suites_of(collected, data_dir) -> list[dict]:
     """``[{name, sha256, rows}]`` of the suites a served run predicted (run-record format)."""
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
 
     manifest = read_manifest(Path(data_dir))
     return [{"name": s.suite, "sha256": manifest[s.suite].get("sha256"), "rows": len(s.ids)}

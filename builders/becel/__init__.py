@@ -1,7 +1,7 @@
 """The 19 BECEL test cases (Jang et al., COLING 2022) as suites.
 
 Semantic and negational sets, and the symmetric and transitive sets, come from the BECEL
-release; additive sets are generated here (see ``builders/additive.py``). Every group holds an
+release; additive sets are generated here (see ``builders/becel/additive.py``). Every group holds an
 original row and the row(s) it is compared with; derived rows (transitive, additive) name their
 two antecedent rows. docs/suites/becel.md documents each construction and every deviation.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.becel.derived import (
     ADDITIVE_SOURCES,
     SNLI_TRANSITIVE,

@@ -2,7 +2,7 @@
 
 A derived row names its two antecedent rows (``antecedent_ids``) and the constraint a
 consistent model satisfies when it is right on both; the additive pairs are planned by
-``builders/additive.py``.
+``builders/becel/additive.py``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import csv
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.bench.tasks import get_task
-from consistency_bench.bench.tsv import read_tsv
-from consistency_bench.builders.additive import (
+from consistency_bench.bench.io.tsv import read_tsv
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.registries.tasks import get_task
+from consistency_bench.builders.becel.additive import (
     length_threshold,
     maximal_phrases,
     merge_texts,

@@ -1,12 +1,12 @@
 """BECEL's metadata: versions, the family declaration, Table 1 sizes, descriptions, metrics."""
 
-from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.registries.families import FAMILIES
 
 VERSION = "1.0.0"
 ADDITIVE_VERSION = "2.0.0"  # every combination within the cutoff, one seeded order (issue 21)
 ADDITIVE_SEED = 20221012  # seeds the merge order of each combination
 
-#: Paper, citation and licence notes: declared once in bench/families.py.
+#: Paper, citation and licence notes: declared once in bench/registries/families.py.
 BECEL = FAMILIES["becel"]
 
 TABLE1 = {  # BECEL Table 1: new test data points per task and type

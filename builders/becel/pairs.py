@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from consistency_bench.bench.errors import SourceError
-from consistency_bench.bench.sources import SourceResolver
-from consistency_bench.bench.tsv import read_tsv
+from consistency_bench.bench.io.tsv import read_tsv
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.becel.layouts import (
     NEGATION_COLUMN,
     PARAPHRASE_COLUMN,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.builders.additive import length_threshold, merge_texts, plan_pairs
+from consistency_bench.builders.becel.additive import length_threshold, merge_texts, plan_pairs
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.tasks import TaskSpec
+from consistency_bench.bench.registries.tasks import TaskSpec
 from consistency_bench.builders.generate import logical
 from consistency_bench.builders.generate.inputs import Corpus, Record
 from consistency_bench.builders.generate.tasktypes import (

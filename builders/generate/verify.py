@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.atomic_write import write_text
 from consistency_bench.bench.errors import ConfigError, SourceError
+from consistency_bench.bench.io.write import write_text
 from consistency_bench.builders.card import count_test_items
 from consistency_bench.builders.export import parquet_path, read_manifest, write_parquet
 from consistency_bench.builders.generate.writer import save_manifest

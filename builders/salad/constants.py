@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from consistency_bench.bench.families import FAMILIES
+from consistency_bench.bench.registries.families import FAMILIES
 
 VERSION = "1.1.0"
 #: ``<task>_salad_pbsmt``: 1.2.0 drops outputs that copy the source side (issue 13 audit);
@@ -21,7 +21,7 @@ LOWER = True
 FAMILY = "salad"
 KIND = "salad"
 
-#: Paper, citation and licence notes: declared once in bench/families.py.
+#: Paper, citation and licence notes: declared once in bench/registries/families.py.
 SALAD = FAMILIES[FAMILY]
 
 

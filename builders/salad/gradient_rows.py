@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.registries.tasks import get_task
 from consistency_bench.builders.salad import lexical
 from consistency_bench.builders.salad.constants import (
     FAMILY,

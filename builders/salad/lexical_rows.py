@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.salad import lexical
 from consistency_bench.builders.salad.constants import LOWER, SEED
 from consistency_bench.builders.salad.rows import _pair_rows, _row_key

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.registries.tasks import get_task
 
 
 def model_tag(name: str) -> str:
@@ -91,7 +91,7 @@ def build_gradient_suites(model: str | os.PathLike, suites: list[str],
             loads), or a model whose label count is not the task's.
 
     """
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.export import build_all
     from consistency_bench.builders.salad.gradient import (
         replacement_vocabulary,

@@ -6,12 +6,12 @@ import csv
 from dataclasses import dataclass
 
 from consistency_bench.bench.errors import SourceError
-from consistency_bench.bench.sources import SOURCES, SourceResolver
-from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.registries.source_files import SOURCES, SourceResolver
+from consistency_bench.bench.registries.tasks import get_task
 from consistency_bench.builders import readers
 from consistency_bench.builders.readers import Example, Reader
 
-# MNLI and QQP are registered in bench/tasks.py (CALM uses them too).
+# MNLI and QQP are registered in bench/registries/tasks.py (CALM uses them too).
 
 
 Record = Example  # one source example (``row``: 0-based data row in ``path``)
@@ -44,7 +44,8 @@ class TaskSource:
     sentences_only: bool = False
 
 
-QQP_DEV, QQP_TRAIN = "qqp/dev.tsv", "qqp/train.tsv"  # registered in bench/sources.py
+# registered in bench/registries/source_files.py
+QQP_DEV, QQP_TRAIN = "qqp/dev.tsv", "qqp/train.tsv"
 
 TASK_SOURCES = {
     "mnli": TaskSource(

@@ -13,7 +13,8 @@ user's build cache (:mod:`consistency_bench.builders.cache`, kind ``pbsmt``) und
   and NumPy,
 
 and a later build reads them instead of training and decoding: the rows are then chosen from
-the lists as before (:func:`consistency_bench.builders.salad.pbsmt_rows.nbest_rows`), so a build
+the lists as before (:func:`consistency_bench.builders.salad.pbsmt.suite_rows.nbest_rows`), so a
+build
 with the cache
 gives the same bytes as one without (``tests/test_build_cache.py``). An entry that is missing,
 damaged or lacks a source is a miss: the part is trained and decoded, and the entry written.
@@ -29,10 +30,10 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from consistency_bench.bench.sources import SourceResolver
+from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.cache import entries
 from consistency_bench.builders.salad.constants import PBSMT_VERSION
-from consistency_bench.builders.salad.pbsmt_rows import (
+from consistency_bench.builders.salad.pbsmt.suite_rows import (
     NbestLists,
     PbsmtPart,
     evaluated_records,
@@ -50,11 +51,11 @@ DECODER_VERSION = "3.0.0"
 KIND = "pbsmt"
 #: The modules whose code makes a part's n-best lists (their bytes are part of the key).
 CODE = (
-    "consistency_bench.builders.readers", "consistency_bench.builders.additive", "consistency_bench.builders.salad.sources",  # noqa: E501
+    "consistency_bench.builders.readers", "consistency_bench.builders.becel.additive", "consistency_bench.builders.salad.sources",  # noqa: E501
     "consistency_bench.builders.salad.constants", "consistency_bench.builders.salad.lexical", "consistency_bench.builders.salad.treebank",  # noqa: E501
-    "consistency_bench.builders.salad.degenerate", "consistency_bench.builders.salad.pbsmt_rows",
-    "consistency_bench.builders.salad.pbsmt_train", "consistency_bench.builders.salad.pbsmt_lm", "consistency_bench.builders.salad.pbsmt_decode",  # noqa: E501
-    "consistency_bench.builders.salad.pbsmt_constants", "consistency_bench.builders.salad.stack_decoder",  # noqa: E501
+    "consistency_bench.builders.salad.degenerate", "consistency_bench.builders.salad.pbsmt.suite_rows",  # noqa: E501
+    "consistency_bench.builders.salad.pbsmt.phrase_table", "consistency_bench.builders.salad.pbsmt.language_model", "consistency_bench.builders.salad.pbsmt.decode",  # noqa: E501
+    "consistency_bench.builders.salad.pbsmt.decoder_constants", "consistency_bench.builders.salad.pbsmt.stack_decoder",  # noqa: E501
 )
 #: Distributions whose version is part of the key.
 LIBRARIES = ("nltk", "numba", "numpy")
@@ -128,7 +129,7 @@ def cached_nbest(task: str, resolver: SourceResolver, records: list[Record], lab
     """The n-best lists of the records of ``label``: from the cache, or trained and decoded.
 
     ``records``: the evaluated records
-    (:func:`consistency_bench.builders.salad.pbsmt_rows.evaluated_records`).
+    (:func:`consistency_bench.builders.salad.pbsmt.suite_rows.evaluated_records`).
     On a miss the part's training records are read (``inputs``, default
     :func:`pbsmt_inputs`), its system trained, its sources decoded, and the entry stored for
     the next build.

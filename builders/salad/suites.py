@@ -19,7 +19,7 @@ The suite specs are registered here; the parts live in modules of one job each:
 :mod:`~consistency_bench.builders.salad.sources` (the examples),
 :mod:`~consistency_bench.builders.salad.rows` (a group's rows),
 :mod:`~consistency_bench.builders.salad.lexical_rows`,
-:mod:`~consistency_bench.builders.salad.pbsmt_rows`,
+:mod:`~consistency_bench.builders.salad.pbsmt.suite_rows`,
 :mod:`~consistency_bench.builders.salad.statistical` (the PBSMT rows with the build cache),
 :mod:`~consistency_bench.builders.salad.gradient_rows` and
 :mod:`~consistency_bench.builders.salad.descriptions`. Their names
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from consistency_bench.bench.tasks import get_task
+from consistency_bench.bench.registries.tasks import get_task
 from consistency_bench.builders.salad.constants import (
     FAMILY,
     GRADIENT,
@@ -51,7 +51,7 @@ from consistency_bench.builders.salad.constants import (
 from consistency_bench.builders.salad.descriptions import DESCRIPTIONS, SUFFIX
 from consistency_bench.builders.salad.gradient_rows import gradient_specs, gradient_text
 from consistency_bench.builders.salad.lexical_rows import lexical_rows, lexical_text
-from consistency_bench.builders.salad.pbsmt_rows import (
+from consistency_bench.builders.salad.pbsmt.suite_rows import (
     COPY,
     EMPTY,
     KEPT,
@@ -74,7 +74,9 @@ from consistency_bench.builders.salad.pbsmt_rows import (
     train_label,
     train_pbsmt,
 )
-from consistency_bench.builders.salad.pbsmt_rows import _texts as _texts  # tests read it from here
+from consistency_bench.builders.salad.pbsmt.suite_rows import (
+    _texts as _texts,  # tests read it from here
+)
 from consistency_bench.builders.salad.rows import (
     _pair_rows as _pair_rows,  # tests read it from here
 )

@@ -39,10 +39,10 @@ def check_args(args: argparse.Namespace) -> None:
     """
     from consistency_bench.bench.baselines import get_baseline
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.manifest import read_manifest
-    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.io.manifest import read_manifest
+    from consistency_bench.bench.io.output_checks import check_output_file
+    from consistency_bench.bench.registries.source_files import source_folders
     from consistency_bench.bench.runrecord.schema import record_path
-    from consistency_bench.bench.sources import source_folders
 
     if not 0 <= args.seed <= MAX_SEED:
         raise ConfigError(f"--seed {args.seed}: must be 0 to {MAX_SEED}")
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from consistency_bench.bench.baselines import Context, run_baseline
-    from consistency_bench.bench.sources import SourceResolver
+    from consistency_bench.bench.registries.source_files import SourceResolver
 
     check_args(args)
     start = time.perf_counter()

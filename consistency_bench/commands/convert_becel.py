@@ -25,8 +25,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Convert."""
-    from consistency_bench.bench.convert_becel import convert_file
-    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.io.output_checks import check_output_file
+    from consistency_bench.bench.predictions.becel_arrays import convert_file
 
     check_output_file(args.out, inputs=(args.json,))
     count = convert_file(args.json, args.suite, args.data, args.out)

@@ -58,7 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Generate suites (:func:`consistency_bench.builders.generate.run.generate_suites`), or import ratings."""  # noqa: E501
+    """Generate suites (:func:`consistency_bench.builders.generate.generate_run.generate_suites`), or import ratings."""  # noqa: E501
     if args.import_ratings:
         from consistency_bench.builders.generate.verify import apply_ratings
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                if not getattr(args, n)]
     if missing:
         raise ConfigError(f"generate needs {', '.join(missing)} (or --import-ratings)")
-    from consistency_bench.builders.generate.run import GenerateRequest, generate_suites
+    from consistency_bench.builders.generate.generate_run import GenerateRequest, generate_suites
 
     outcome = generate_suites(GenerateRequest(
         data=args.data, task_type=args.task_type, columns=args.columns, labels=args.labels,

@@ -36,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="static Space republished after a merge")
     parser.add_argument("--merge", action="store_true",
                         help="store accepted entries, merge their pull requests, republish")
-    # 120.0 = consistency_bench.leaderboard.review.DEFAULT_TIMEOUT (not imported here: the CLI
+    # 120.0 = consistency_bench.leaderboard.review.loop.DEFAULT_TIMEOUT (not imported here: the CLI
     # starts light)
     parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                         help="most seconds to wait for one answer of the Hub; a pull request "
@@ -69,10 +69,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run_review(args: argparse.Namespace) -> int:
     """Review the open requests; exit 1 when any of them failed."""
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.manifest import read_manifest
-    from consistency_bench.leaderboard.publish_commit import check_repo_id
+    from consistency_bench.bench.io.manifest import read_manifest
+    from consistency_bench.leaderboard.publish.commit import check_repo_id
     from consistency_bench.leaderboard.reproduce.review_step import ReproduceStep
-    from consistency_bench.leaderboard.review import run_review as review
+    from consistency_bench.leaderboard.review.loop import run_review as review
 
     repo = check_repo_id(args.hub, "--hub")
     suites = check_repo_id(args.suites_repo, "--suites-repo")
@@ -115,9 +115,9 @@ def _shown(value: object) -> str:
 
 def run_verify(args: argparse.Namespace) -> int:
     """Verify every published entry."""
-    from consistency_bench.bench.manifest import read_manifest
-    from consistency_bench.leaderboard.hub_verify import verify_hub
-    from consistency_bench.leaderboard.publish_commit import check_repo_id
+    from consistency_bench.bench.io.manifest import read_manifest
+    from consistency_bench.leaderboard.hub.verify_published import verify_hub
+    from consistency_bench.leaderboard.publish.commit import check_repo_id
 
     repo = check_repo_id(args.hub, "--hub")
     read_manifest(args.data)  # a bad --data is refused before the Hub is asked

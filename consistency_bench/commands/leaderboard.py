@@ -53,8 +53,8 @@ def _warn(message: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Rank and render (:func:`consistency_bench.leaderboard.build_site.build_site`)."""
-    from consistency_bench.leaderboard.build_site import build_site
+    """Rank and render (:func:`consistency_bench.leaderboard.webpage.build_site.build_site`)."""
+    from consistency_bench.leaderboard.webpage.build_site import build_site
 
     site = build_site(args.submissions, args.out, args.data, overwrite=args.overwrite,
                       warn=_warn, cache=not args.no_cache, profile=args.profile,

@@ -62,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run_export(args: argparse.Namespace) -> int:
     """Write the task YAMLs."""
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.lm_eval_export import export_tasks
+    from consistency_bench.bench.lm_eval.export_tasks import export_tasks
 
     if args.dataset_revision and not args.hub:
         raise ConfigError("--dataset-revision applies to --hub exports only")
@@ -78,8 +78,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_convert(args: argparse.Namespace) -> int:
     """Convert samples to a prediction file."""
-    from consistency_bench.bench.lm_eval_convert import convert_samples, input_files
-    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.io.output_checks import check_output_file
+    from consistency_bench.bench.lm_eval.convert_samples import convert_samples, input_files
 
     # folders are searched for the output by identity (samples files found inside them too)
     check_output_file(args.out, inputs=(*args.paths, *input_files(args.paths)))

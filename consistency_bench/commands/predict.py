@@ -128,12 +128,12 @@ def _given(args: argparse.Namespace, flags: dict) -> list[str]:
 
 
 def run_served(args: argparse.Namespace) -> int:
-    """``--api openai``: :func:`consistency_bench.bench.served.run.predict_served`, then a summary."""  # noqa: E501
+    """``--api openai``: :func:`consistency_bench.bench.served.served_run.predict_served`, then a summary."""  # noqa: E501
     from consistency_bench.bench.errors import ConfigError
     from consistency_bench.bench.served.client import ClientOptions
     from consistency_bench.bench.served.generate import GenerateOptions
     from consistency_bench.bench.served.options import ServedRequest
-    from consistency_bench.bench.served.run import predict_served
+    from consistency_bench.bench.served.served_run import predict_served
 
     local = _given(args, LOCAL_ONLY) + (["--no-amp"] if args.no_amp else [])
     if local:
@@ -178,9 +178,9 @@ def run_served(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Predict (:func:`consistency_bench.bench.predict.predict`) and print a summary line."""
+    """Predict (:func:`consistency_bench.bench.runner.predict_run.predict`) and print a summary line."""  # noqa: E501
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.predict import PredictRequest, predict
+    from consistency_bench.bench.runner.predict_run import PredictRequest, predict
 
     if args.api:
         return run_served(args)

@@ -59,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_data(parser, "built suite folder (output of `consistency-bench build`)")
     parser.add_argument("--evaluation-framework", default=None, metavar="NAME",
                         help="evaluation_framework written into eval.yaml: a name the Hub "
-                        "lists (consistency_bench.leaderboard.hub_eval.HUB_FRAMEWORKS); left out by default, as "  # noqa: E501
+                        "lists (consistency_bench.leaderboard.hub.eval_results.HUB_FRAMEWORKS); left out by default, as "  # noqa: E501
                         "neither consistency-bench nor lm-evaluation-harness is listed")
     add_dry_run(parser)
     parser.set_defaults(func=run_publish_suites)
@@ -113,9 +113,9 @@ def run_publish(args: argparse.Namespace) -> int:
     import tempfile
 
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.leaderboard.publish_commit import check_repo_id
-    from consistency_bench.leaderboard.publish_model import write_model_card
-    from consistency_bench.leaderboard.publish_run import plan_publish, read_results
+    from consistency_bench.leaderboard.publish.commit import check_repo_id
+    from consistency_bench.leaderboard.publish.model_results import write_model_card
+    from consistency_bench.leaderboard.publish.steps import plan_publish, read_results
 
     with tempfile.TemporaryDirectory(prefix="cb-details-") as details:
         plans = plan_publish(args.site, args.submissions, args.repo, space=args.space,
@@ -140,8 +140,8 @@ def run_publish(args: argparse.Namespace) -> int:
 
 def run_publish_suites(args: argparse.Namespace) -> int:
     """Publish the built suites with their eval.yaml."""
-    from consistency_bench.leaderboard.publish_commit import check_repo_id
-    from consistency_bench.leaderboard.publish_plans import plan_suites
+    from consistency_bench.leaderboard.publish.commit import check_repo_id
+    from consistency_bench.leaderboard.publish.plans import plan_suites
 
     plan = plan_suites(args.data, check_repo_id(args.repo), framework=args.evaluation_framework)
     return _go(plan, args.dry_run, show=("eval.yaml",))
@@ -149,8 +149,8 @@ def run_publish_suites(args: argparse.Namespace) -> int:
 
 def run_publish_results(args: argparse.Namespace) -> int:
     """Open a pull request with an entry's Eval Results on the model repo."""
-    from consistency_bench.leaderboard.hub_eval import Setup
-    from consistency_bench.leaderboard.publish_run import plan_entry_results
+    from consistency_bench.leaderboard.hub.eval_results import Setup
+    from consistency_bench.leaderboard.publish.steps import plan_entry_results
 
     setup = Setup(args.setup, args.num_fewshot, args.length_norm)
     plan, skipped = plan_entry_results(
@@ -165,7 +165,7 @@ def run_publish_results(args: argparse.Namespace) -> int:
 
 
 def _go(plan, dry_run: bool, show: tuple[str, ...] = ()) -> int:
-    from consistency_bench.leaderboard.publish_commit import execute
+    from consistency_bench.leaderboard.publish.commit import execute
 
     if dry_run:
         print("\n".join(plan.describe()))

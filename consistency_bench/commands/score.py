@@ -45,7 +45,7 @@ def check_args(args: argparse.Namespace) -> None:
             ``--param``, ``--out`` a folder or the input.
 
     """
-    from consistency_bench.bench.output_checks import check_output_file
+    from consistency_bench.bench.io.output_checks import check_output_file
 
     check_bootstrap(args.seed, args.n_boot)
     parse_params(args.param)
@@ -53,7 +53,7 @@ def check_args(args: argparse.Namespace) -> None:
         check_output_file(args.out, inputs=(args.predictions,))
     if args.suites:  # before the prediction file is read (a 135 MB parse)
         from consistency_bench.bench.errors import UnknownNameError
-        from consistency_bench.bench.manifest import read_manifest
+        from consistency_bench.bench.io.manifest import read_manifest
 
         manifest = read_manifest(args.data)
         for name in args.suites:
@@ -63,16 +63,16 @@ def check_args(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score and report."""
-    from consistency_bench.bench.atomic_write import write_text
-    from consistency_bench.bench.report import results_table
-    from consistency_bench.bench.results import (
+    from consistency_bench.bench.io.write import write_text
+    from consistency_bench.bench.runtime import system_allocator
+    from consistency_bench.bench.scoring.engine import ScoreOptions, score_file
+    from consistency_bench.bench.scoring.results_json import (
         invalid_warning,
         provenance,
         require_coverage,
         skipped_lines,
     )
-    from consistency_bench.bench.runtime import system_allocator
-    from consistency_bench.bench.scoring import ScoreOptions, score_file
+    from consistency_bench.bench.scoring.text_report import results_table
 
     check_args(args)
     system_allocator()

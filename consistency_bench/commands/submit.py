@@ -57,13 +57,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run_submit(args: argparse.Namespace) -> int:
     """Store one submission, or with ``--hub`` open a pull request with it."""
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.results import arguments, invalid_warning
+    from consistency_bench.bench.scoring.results_json import arguments, invalid_warning
 
     if args.hub:
         return run_submit_hub(args)
     if args.dry_run:
         raise ConfigError("--dry-run needs --hub (a local submit has no dry run)")
-    from consistency_bench.leaderboard.submissions_store import submit
+    from consistency_bench.leaderboard.submissions.storage import submit
 
     sub = submit(
         args.predictions, name=args.name, meta_path=args.meta, root=args.submissions,
@@ -87,7 +87,7 @@ def run_submit(args: argparse.Namespace) -> int:
 def run_submit_hub(args: argparse.Namespace) -> int:
     """Validate the submission as a local submit does, then open a pull request."""
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.leaderboard.hub_requests import submit_request
+    from consistency_bench.leaderboard.hub.pull_requests import submit_request
 
     if args.replace:
         raise ConfigError("--replace is for the local submissions folder; a pull request "
@@ -102,7 +102,7 @@ def run_submit_hub(args: argparse.Namespace) -> int:
 
 def run_rescore(args: argparse.Namespace) -> int:
     """Rescore all submissions."""
-    from consistency_bench.leaderboard.submissions_rescore import rescore
+    from consistency_bench.leaderboard.submissions.rescore import rescore
 
     changes = rescore(args.submissions, args.data, dry_run=args.dry_run)
     for c in changes:

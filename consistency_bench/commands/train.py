@@ -12,7 +12,7 @@ MAX_SEED = 2**32 - 1
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``train`` command."""
-    from consistency_bench.bench.training import CPU_BATCH, CPU_STEPS, CUDA_BATCH
+    from consistency_bench.bench.runner.training import CPU_BATCH, CPU_STEPS, CUDA_BATCH
 
     parser = subparsers.add_parser(
         "train",
@@ -60,8 +60,8 @@ def check_args(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.bench.output_checks import check_output_dir
-    from consistency_bench.bench.sources import source_folders
+    from consistency_bench.bench.io.output_checks import check_output_dir
+    from consistency_bench.bench.registries.source_files import source_folders
 
     for flag, value in (("--max-steps", args.max_steps), ("--batch-size", args.batch_size),
                         ("--max-length", args.max_length), ("--threads", args.threads)):
@@ -83,11 +83,11 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Fine-tune (:func:`consistency_bench.bench.training.train`) and print the training record."""
+    """Fine-tune (:func:`consistency_bench.bench.runner.training.train`) and print the training record."""  # noqa: E501
     import json
 
-    from consistency_bench.bench.sources import SourceResolver
-    from consistency_bench.bench.training import train
+    from consistency_bench.bench.registries.source_files import SourceResolver
+    from consistency_bench.bench.runner.training import train
 
     check_args(args)
     resolver = SourceResolver(args.sources, download=not args.no_download)

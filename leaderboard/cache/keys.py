@@ -12,7 +12,7 @@ and each cell's ranked score on its suite's shared resamples). That is a functio
   layer (``bench/``), of the ranking (``leaderboard/ranking/``, which holds the resamples and
   the unit scorers), of this cache and of ``leaderboard/stored.py`` (the comparison whose pass
   a record remembers), so any change of a scorer (e.g. the word-salad score, its cross-fitting
-  in ``bench/metrics/calibration.py`` or the per-task statistics of ``bench/scoring.py``), of
+  in ``bench/metrics/calibration.py`` or the per-task statistics of ``bench/scoring/engine.py``), of
   the resampling or of the comparison invalidates every record; the numpy, pyarrow and Python
   versions, and the CPU architecture with the SIMD features numpy uses.
 
@@ -86,7 +86,7 @@ def _fixed() -> dict:
     import pyarrow as pa
 
     from consistency_bench.bench import __version__
-    from consistency_bench.bench.scoring import ScoreOptions
+    from consistency_bench.bench.scoring.engine import ScoreOptions
     from consistency_bench.leaderboard.ranking.resample import DRAW_BLOCK, N_BOOT
     from consistency_bench.leaderboard.stored import RECOMPUTE_N_BOOT
 

@@ -219,7 +219,7 @@ class CellStore:
             CacheUnavailable: The folder or the record cannot be written.
 
         """
-        from consistency_bench.bench.atomic_write import atomic_path
+        from consistency_bench.bench.io.write import atomic_path
 
         path = self.path(slug)
         try:

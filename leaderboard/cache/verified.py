@@ -3,8 +3,10 @@
 For each entry, either its record is current (:mod:`consistency_bench.leaderboard.cache.keys`: the
 same
 predictions bytes, suites, parameters and code) and is read, or the stored predictions are
-scored again against the built suites (:func:`consistency_bench.bench.scoring.recompute`, one shared
-:class:`~consistency_bench.bench.scoring.SuiteFolder`, so each suite is loaded and hash-checked once
+scored again against the built suites (:func:`consistency_bench.bench.scoring.engine.recompute`, one
+shared
+:class:`~consistency_bench.bench.scoring.engine.SuiteFolder`, so each suite is loaded and
+hash-checked once
 per render)
 and each covered cell's ranked score is recomputed on its suite's shared resamples
 (:func:`consistency_bench.leaderboard.ranking.resample.sample_cells`); the new record is written.
@@ -27,12 +29,12 @@ from pathlib import Path
 import numpy as np
 
 from consistency_bench.bench.errors import BenchError
-from consistency_bench.bench.scoring import Recomputed, recompute
+from consistency_bench.bench.scoring.engine import Recomputed, recompute
 from consistency_bench.leaderboard.cache.keys import SuiteFiles, entry_key, file_sha256
 from consistency_bench.leaderboard.cache.store import CacheUnavailable, CellStore, Record, load_key
 from consistency_bench.leaderboard.ranking.resample import CellSample, sample_cells, units_key
 from consistency_bench.leaderboard.stored import RECOMPUTE_N_BOOT, check_recomputed
-from consistency_bench.leaderboard.submissions_meta import PREDICTIONS, Submission
+from consistency_bench.leaderboard.submissions.meta import PREDICTIONS, Submission
 
 #: Entries scored again before their samples are made and their records written: bounds the
 #: memory of a cold render, and what a kill in the middle of one loses.
@@ -141,7 +143,7 @@ class _Run:
 
     def __init__(self, data_dir: str | os.PathLike, store: CellStore | None,
                  warn: Callable[[str], None]):
-        from consistency_bench.bench.scoring import SuiteFolder
+        from consistency_bench.bench.scoring.engine import SuiteFolder
 
         self.data_dir = data_dir
         self.folder = SuiteFolder(Path(data_dir))
@@ -254,7 +256,8 @@ def remember_entry(root: str | os.PathLike, entry: Submission, fresh: Recomputed
                    warn: Callable[[str], None] = lambda line: None) -> bool:
     """Write a just-stored entry's record from the scoring that stored it (issue 33 item 2).
 
-    ``review --merge`` scores a pull request's entry once (:func:`consistency_bench.bench.scoring.
+    ``review --merge`` scores a pull request's entry once
+    (:func:`consistency_bench.bench.scoring.engine.
     score_file_recomputed`), stores those results (``submit``), then writes this record, so
     the render after the merge reads it instead of scoring the entry again. The record is
     keyed as the render keys it (the sha256 of the stored ``predictions.jsonl.gz``, of every

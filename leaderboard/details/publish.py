@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.leaderboard.publish_commit import Plan
+from consistency_bench.leaderboard.publish.commit import Plan
 
 #: The config name and the repo folder of the details.
 CONFIG = "details"
@@ -82,7 +82,7 @@ def card_section(repo_id: str, details: DetailsFiles) -> str:
 
 
 def _results(path: Path) -> dict:
-    from consistency_bench.bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
 
     try:
         value = load_json_file(path)
@@ -107,7 +107,7 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
 
     """
     from consistency_bench.bench.inconsistent.details import entry_details
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
     from consistency_bench.builders.table_io import write_parquet
 
     manifest = read_manifest(Path(data))
@@ -143,8 +143,8 @@ def with_details(plan: Plan, site: str | os.PathLike, submissions: str | os.Path
     are not there yet. Unchanged files are not sent again (the Hub client compares hashes),
     so a later publish commits only the details that changed.
     """
-    from consistency_bench.leaderboard.publish_plans import leaderboard_card
-    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS
+    from consistency_bench.leaderboard.publish.plans import leaderboard_card
+    from consistency_bench.leaderboard.submissions.meta import PREDICTIONS
 
     entries = {}
     for path, src in plan.files.items():

@@ -87,7 +87,7 @@ def read_run_record(path: Path) -> Mapping | None:
         ConfigError: The record exists but is not a JSON object.
 
     """
-    from consistency_bench.bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
 
     if not path.is_file() or path.is_symlink():
         return None
@@ -109,7 +109,7 @@ def candidate(name: str, jsonl: bytes, meta: Mapping, record: Mapping | None = N
 
 def with_variant(meta: Mapping, variant: str | None, where: str) -> dict:
     """``meta`` with ``--variant TEXT`` set (checked); refused when the file says otherwise."""
-    from consistency_bench.leaderboard.submissions_meta import variant_text
+    from consistency_bench.leaderboard.submissions.meta import variant_text
 
     out = dict(meta)
     if variant is None:
@@ -179,8 +179,8 @@ def scan_candidates(root: Path) -> list[Candidate]:
     left out (``leaderboard`` reports it).
     """
     from consistency_bench.bench.errors import BenchError
-    from consistency_bench.bench.json_input import load_json_file
-    from consistency_bench.leaderboard.submissions_meta import META, RESULTS, read_meta
+    from consistency_bench.bench.io.json_input import load_json_file
+    from consistency_bench.leaderboard.submissions.meta import META, RESULTS, read_meta
 
     out: list[Candidate] = []
     if not root.is_dir():

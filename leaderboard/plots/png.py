@@ -14,10 +14,10 @@ import math
 import os
 from pathlib import Path
 
-from consistency_bench.bench.atomic_write import atomic_path
+from consistency_bench.bench.io.write import atomic_path
 from consistency_bench.leaderboard.plots.points import profile_rows, view_points
 from consistency_bench.leaderboard.ranking.model import Leaderboard
-from consistency_bench.leaderboard.render_format import clean
+from consistency_bench.leaderboard.webpage.formatting import clean
 
 SCATTER = "plots/accuracy-consistency.png"
 PROFILE = "plots/profile.png"

@@ -70,7 +70,8 @@ not degenerate but not significantly above chance is *failing* (``Cell.failing``
 flips under negation (rte_negational)"): a real model failing a kind is ranked, last if need
 be, with that reason (``Row.failing``), never turned into a reference row. An entry is flagged
 degenerate in a view when at least half of its covered suites are. A cell is *contaminated*
-when the entry's ``training_data`` (bench/contamination.py) names a file the suite draws from.
+when the entry's ``training_data`` (bench/scoring/contamination.py) names a file the suite
+draws from.
 """
 
 from consistency_bench.leaderboard.ranking.board import rank

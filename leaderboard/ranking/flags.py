@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from consistency_bench.bench.contamination import contamination, parse_training_data
 from consistency_bench.bench.errors import BenchError
 from consistency_bench.bench.metrics.consistent import NEAR_CONSTANT
+from consistency_bench.bench.scoring.contamination import contamination, parse_training_data
 from consistency_bench.leaderboard.paired import Z95, binom_tail_ge, format_p
 from consistency_bench.leaderboard.ranking.model import (
     ALPHA,
@@ -172,7 +172,8 @@ def task_statistics(entry: Entry, task: str, suites: Sequence[str]) -> Mapping |
     """The statistics an entry's task is judged on (degenerate or not).
 
     The results' ``tasks[task]``: the distinct originals of the task's suites where the tests
-    can tell, pooled (:func:`consistency_bench.bench.scoring.task_stats`). Results scored before it
+    can tell, pooled (:func:`consistency_bench.bench.scoring.engine.task_stats`). Results scored
+    before it
     existed
     (issue 27) fall back to the metrics of the entry's testable suite of the task with the
     most originals: one test per task still, but not deduplicated (`rescore` adds ``tasks``).

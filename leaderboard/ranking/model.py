@@ -11,20 +11,20 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from consistency_bench.bench import families
 from consistency_bench.bench.errors import BenchError
 from consistency_bench.bench.metrics.consistent import (
     OLD_SALAD_STATISTICS,
     UNIT_STATISTICS,
     no_signal,
 )
+from consistency_bench.bench.registries import families
 from consistency_bench.leaderboard.paired import PairedResult, format_p
 
 #: Per-unit outcomes: entry -> suite -> unit id -> success value (1 = consistent and right).
 Outcomes = Mapping[str, Mapping[str, Mapping[str, float]]]
 
 #: Display names and reading order of the tasks, the kinds and the families (others follow,
-#: sorted): read from the family declarations (bench/families.py), family by family.
+#: sorted): read from the family declarations (bench/registries/families.py), family by family.
 TASKS = families.task_names()
 KINDS = families.kinds()
 FAMILIES = families.FAMILIES.names()

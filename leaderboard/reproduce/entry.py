@@ -127,7 +127,7 @@ def check_data(data_dir: str | os.PathLike, results: Mapping) -> dict[str, list[
         ConfigError: A suite is missing from ``--data`` or is another build (nothing done).
 
     """
-    from consistency_bench.bench.manifest import read_manifest
+    from consistency_bench.bench.io.manifest import read_manifest
 
     manifest = read_manifest(Path(data_dir))
     out = {}
@@ -162,7 +162,7 @@ def _now() -> str:
 def _report(status: str, reason: str, record: dict, results: Mapping, **figures) -> dict:
     """The ``reproduction.json`` object (figures null where nothing was run)."""
     from consistency_bench.bench import __version__
-    from consistency_bench.bench.results import git_commit
+    from consistency_bench.bench.scoring.results_json import git_commit
 
     base = {"schema_version": REPORT_VERSION, "status": status, "reason": reason,
             "date": _now(), "harness_version": __version__, "git_commit": git_commit(),
@@ -238,8 +238,8 @@ def reproduce_entry(name: str, submissions: str | os.PathLike, data_dir: str | o
     """
     from consistency_bench.bench.reproduce.rerun import NotReproducible
     from consistency_bench.leaderboard.reproduce.entry_files import read_run
-    from consistency_bench.leaderboard.submissions_meta import PREDICTIONS, slugify
-    from consistency_bench.leaderboard.submissions_read import load_entry
+    from consistency_bench.leaderboard.submissions.meta import PREDICTIONS, slugify
+    from consistency_bench.leaderboard.submissions.reader import load_entry
 
     root = Path(submissions)
     entry = root / slugify(name)
@@ -269,11 +269,11 @@ def write_report(root: Path, slug: str, report: dict) -> Path:
             (its predictions differ from those checked); nothing is written.
 
     """
-    from consistency_bench.bench.atomic_write import write_text
-    from consistency_bench.bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.io.write import write_text
     from consistency_bench.leaderboard.reproduce.entry_files import REPRODUCTION, reproduction_text
-    from consistency_bench.leaderboard.submissions_meta import RESULTS
-    from consistency_bench.leaderboard.submissions_store import lock
+    from consistency_bench.leaderboard.submissions.meta import RESULTS
+    from consistency_bench.leaderboard.submissions.storage import lock
 
     entry = root / slug
     with lock(root):

@@ -112,7 +112,7 @@ def read_reproduction(entry: str | os.PathLike) -> dict | None:
         ConfigError: A link, not JSON, or without a known ``status`` (names the file).
 
     """
-    from consistency_bench.bench.json_input import JsonFileError, load_json_file
+    from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
 
     path = Path(entry) / REPRODUCTION
     if path.is_symlink():

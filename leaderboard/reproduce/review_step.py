@@ -1,6 +1,7 @@
 """``review --reproduce N``: reproduce each accepted pull request's entry before commenting.
 
-One step of the review loop (:mod:`consistency_bench.leaderboard.review`): :func:`reproduce_step`,
+One step of the review loop (:mod:`consistency_bench.leaderboard.review.loop`):
+:func:`reproduce_step`,
 called once
 per pull request after its review and before its comment is posted. For an accepted request:
 
@@ -34,7 +35,7 @@ def reproduce_review(review, data_dir: str | os.PathLike, groups: int, *,
     """Reproduce one accepted review's entry; update its comment, verdict and reproduction.
 
     Args:
-        review: A :class:`consistency_bench.leaderboard.review_checks.Review` with verdict
+        review: A :class:`consistency_bench.leaderboard.review.checks.Review` with verdict
         ``accepted``.
         data_dir: The published suites (the review's ``--data``).
         groups: Groups sampled per suite.
@@ -48,7 +49,7 @@ def reproduce_review(review, data_dir: str | os.PathLike, groups: int, *,
     from consistency_bench.leaderboard.reproduce.entry import reproduce_files
     from consistency_bench.leaderboard.reproduce.entry_files import RUN
     from consistency_bench.leaderboard.reproduce.shown import summary_line
-    from consistency_bench.leaderboard.submissions_meta import META, PREDICTIONS, read_meta
+    from consistency_bench.leaderboard.submissions.meta import META, PREDICTIONS, read_meta
 
     run = review.files.get(RUN)
     if run is None:

@@ -5,6 +5,7 @@ The node format (:mod:`~consistency_bench.leaderboard.webpage.nodes`), the lazil
 (:mod:`~consistency_bench.leaderboard.webpage.tables`), entry
 panels and heatmap rows (:mod:`~consistency_bench.leaderboard.webpage.entries`) built in that
 format;
-``consistency_bench.leaderboard.page`` assembles ``index.html`` (docs/leaderboard.md, "Lazily loaded
+``consistency_bench.leaderboard.webpage.page`` assembles ``index.html`` (docs/leaderboard.md,
+"Lazily loaded
 files").
 """

@@ -14,10 +14,10 @@ import math
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
-from consistency_bench.leaderboard.page_assets import heat_class
 from consistency_bench.leaderboard.ranking.model import Leaderboard
-from consistency_bench.leaderboard.render_format import clean, model_url, parameters, pct
+from consistency_bench.leaderboard.webpage.formatting import clean, model_url, parameters, pct
 from consistency_bench.leaderboard.webpage.nodes import Node, el, frag
+from consistency_bench.leaderboard.webpage.static import heat_class
 
 #: How a run record's ``mode`` reads on the page (log-likelihood and generated answers measure
 #: different things, so the mode is part of the entry's setup).

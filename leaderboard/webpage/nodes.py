@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from consistency_bench.leaderboard.render_format import clean, html_attr, html_text, safe_url
+from consistency_bench.leaderboard.webpage.formatting import clean, html_attr, html_text, safe_url
 
 #: A node (see the module docstring); ``list`` because JSON has no tuples.
 Node = str | list

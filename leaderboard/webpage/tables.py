@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 
 from consistency_bench.leaderboard.paired import PairedResult
 from consistency_bench.leaderboard.ranking.model import Cell, Leaderboard, Row, View
-from consistency_bench.leaderboard.render_format import clean, humanize, p_text, pct
 from consistency_bench.leaderboard.webpage.entries import entry_content
+from consistency_bench.leaderboard.webpage.formatting import clean, humanize, p_text, pct
 from consistency_bench.leaderboard.webpage.nodes import Node, el, frag
 
 #: Views with at most this many suites show one column per suite in their table.

@@ -30,7 +30,8 @@ import evaluate
 import numpy as np
 
 _DESCRIPTION = __doc__
-#: The four papers, as their family declarations cite them (bench/families.py; a test checks).
+#: The four papers, as their family declarations cite them (bench/registries/families.py; a
+#: test checks).
 _CITATION = r"""
 @inproceedings{jang-etal-2022-becel,
     title = "{BECEL}: Benchmark for Consistency Evaluation of Language Models",
@@ -230,8 +231,8 @@ COLUMNS = {"ids": "id", "antecedent_ids": "antecedent_ids", "constraints": "cons
 
 def _suite(name, predictions, references, groups, variants, kind=None, label_names=None,
            probs=None, params=None, seed=0, n_boot=1000, **columns):
-    """One suite scored by the harness (``bench.scoring.score_suite``), from its rows."""
-    scoring, contract = package("scoring"), package("scorers.contract")
+    """One suite scored by the harness (``bench.scoring.engine.score_suite``), from its rows."""
+    scoring, contract = package("scoring.engine"), package("scorers.contract")
     if kind not in MAIN_METRIC or not label_names:
         raise ValueError(f"default: give kind (one of {sorted(MAIN_METRIC)}) and label_names")
     unknown = sorted(set(columns) - set(COLUMNS))

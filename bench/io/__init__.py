@@ -1,0 +1,1 @@
+"""Input and output helpers: atomic files and folders, bounded JSON and YAML, TSV."""

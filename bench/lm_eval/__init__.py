@@ -1,0 +1,1 @@
+"""The lm-evaluation-harness route: suites as tasks, samples back to predictions."""

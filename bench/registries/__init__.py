@@ -1,0 +1,1 @@
+"""The registries: the registry type, tasks, families, source files."""

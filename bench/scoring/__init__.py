@@ -1,0 +1,1 @@
+"""Scoring: suites against predictions, bootstrap, results JSON, text report."""

@@ -1,0 +1,1 @@
+"""The leaderboard on the Hub: Eval Results, pull-request submissions, verify."""

@@ -1,0 +1,1 @@
+"""Publishing: plans, the one commit, a model's results, the command's steps."""

@@ -1,0 +1,1 @@
+"""``review``: the maintainer's loop over submission pull requests."""

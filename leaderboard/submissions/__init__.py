@@ -1,0 +1,1 @@
+"""The ``submissions/`` folder: metadata, storage, reader, rescore."""
