@@ -27,8 +27,8 @@ from pathlib import Path
 import yaml
 
 from consistency_bench.bench.io.manifest import MANIFEST, SPLIT
+from consistency_bench.bench.prompting.demonstrations import read_pools
 from consistency_bench.bench.registries.families import FAMILIES
-from consistency_bench.bench.runner.demonstrations import read_pools
 from consistency_bench.builders.card_data import (
     ABSENT_NOTE,
     CORPORA,

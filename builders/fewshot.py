@@ -1,6 +1,7 @@
 """Build the few-shot demonstration pools of a built folder from training data in the mirror.
 
-One pool per prompt key (``consistency_bench.bench.runner.demonstrations``). Every pool is declared
+One pool per prompt key (``consistency_bench.bench.prompting.demonstrations``). Every pool is
+declared
 here: its
 source file
 (optionally one fixed half, ``consistency_bench.bench.scoring.contamination.half_of``), how labels
@@ -48,9 +49,9 @@ import consistency_bench.builders.catalog  # noqa: F401  (registers every task: 
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.io.manifest import MANIFEST, read_manifest
 from consistency_bench.bench.io.tsv import read_tsv
+from consistency_bench.bench.prompting.demonstrations import FOLDER, pool_name
 from consistency_bench.bench.registries.source_files import SOURCES, SourceResolver
 from consistency_bench.bench.registries.tasks import get_task
-from consistency_bench.bench.runner.demonstrations import FOLDER, pool_name
 from consistency_bench.bench.scoring.contamination import half_of
 from consistency_bench.builders.overlap.near_duplicates import TextIndex
 from consistency_bench.builders.overlap.words import word_sets
@@ -465,7 +466,7 @@ def recheck_pools(root: Path, suites: Mapping[str, dict], pools: Mapping[str, di
     sentences rendered, so they are compared as rendered (the indicator words included).
     A pool left empty is removed. Returns the updated entries.
     """
-    from consistency_bench.bench.runner.demonstrations import load_pool
+    from consistency_bench.bench.prompting.demonstrations import load_pool
     from consistency_bench.builders.overlap.folder_texts import folder_index, suites_digest
     from consistency_bench.builders.table_io import contract_table, write_parquet
 

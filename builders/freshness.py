@@ -14,6 +14,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.registries.source_files import SOURCES
 from consistency_bench.builders.suite import SuiteSpec
 
@@ -29,7 +30,8 @@ CODE_GLOBS = (
     "bench/scoring/contamination.py",
     "bench/errors.py",
     "bench/registries/families.py",
-    "bench/runner/demonstrations.py",
+    "bench/prompting/demonstrations.py",
+    "bench/io/digest.py",
     "bench/io/manifest.py",
     "bench/registries/registry.py",
     "bench/registries/source_files.py",
@@ -78,11 +80,6 @@ def source_md5s(spec: SuiteSpec) -> list[dict] | None:
     """
     pinned = [{"path": p, "md5": SOURCES[p].md5} for p in spec.sources]
     return None if any(s["md5"] is None for s in pinned) else pinned
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def is_up_to_date(spec: SuiteSpec, entry: dict | None, root: Path) -> bool:

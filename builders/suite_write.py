@@ -98,7 +98,7 @@ def _pools_current(root: Path) -> bool:
     folder holds
     now (``checked_against``); a folder whose every pool came out empty has none to check.
     """
-    from consistency_bench.bench.runner.demonstrations import read_pools
+    from consistency_bench.bench.prompting.demonstrations import read_pools
     from consistency_bench.builders.overlap.folder_texts import suites_digest
 
     pools = read_pools(root)
@@ -115,7 +115,7 @@ def save_manifest(root: Path, manifest: dict[str, dict], card_suffix: str = "",
     ``pools`` (``consistency_bench.builders.fewshot``) are written under ``"fewshot"``; None keeps
     the folder's.
     """
-    from consistency_bench.bench.runner.demonstrations import FOLDER, read_pools
+    from consistency_bench.bench.prompting.demonstrations import FOLDER, read_pools
 
     manifest = dict(sorted(manifest.items()))
     if pools is None and (root / MANIFEST).is_file():

@@ -62,9 +62,10 @@ MOVES = {
     "bench/predict.py": "bench/runner/predict_run.py",
     "bench/causal.py": "bench/runner/causal.py",
     "bench/distributed.py": "bench/runner/distributed.py",
-    "bench/prompts.py": "bench/runner/prompts.py",
-    "bench/fewshot.py": "bench/runner/demonstrations.py",
-    "bench/inputs.py": "bench/runner/row_inputs.py",
+    # bench: what a model sees (inputs, prompts, few-shot pools; builders read the pools too)
+    "bench/inputs.py": "bench/prompting/row_inputs.py",
+    "bench/prompts.py": "bench/prompting/prompts.py",
+    "bench/fewshot.py": "bench/prompting/demonstrations.py",
     "bench/training.py": "bench/runner/training.py",
     "bench/runner/inputs.py": "bench/runner/unique_inputs.py",
     "bench/served/run.py": "bench/served/served_run.py",
@@ -118,6 +119,8 @@ PACKAGES = {
     "bench/io": "Input and output helpers: atomic files and folders, bounded JSON and YAML, TSV.",
     "bench/lm_eval": "The lm-evaluation-harness route: suites as tasks, samples back to "
                      "predictions.",
+    "bench/prompting": "What a model sees: each row's input, causal-LM prompts and verbalisers, "
+                       "few-shot pools.",
     "bench/registries": "The registries: the registry type, tasks, families, source files.",
     "bench/scoring": "Scoring: suites against predictions, bootstrap, results JSON, text "
                      "report.",

@@ -124,7 +124,7 @@ def test_the_key_follows_sources_code_and_version(corpora, monkeypatch):
     monkeypatch.setattr(statistical, "DECODER_VERSION", "test")
     assert statistical.part_key("sst2", 0, resolver) != key
     monkeypatch.undo()
-    monkeypatch.setattr(statistical, "_file_sha256", lambda path: f"other {path.name}")
+    monkeypatch.setattr(statistical, "file_sha256", lambda path: f"other {path.name}")
     assert statistical.part_key("sst2", 0, resolver) != key
     monkeypatch.undo()
     monkeypatch.setattr(statistical, "code_digest", lambda: "other code")

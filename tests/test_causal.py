@@ -14,15 +14,15 @@ pytest.importorskip("transformers")
 
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
 from consistency_bench.bench.modeling import load_classifier, parse_label_map  # noqa: E402
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
-from consistency_bench.bench.runner.causal import choice_probs, encode, make_causal_forward  # noqa: E402
-from consistency_bench.bench.runner.prompts import (  # noqa: E402
+from consistency_bench.bench.prompting.prompts import (  # noqa: E402
     PROMPTS,
     build_context,
     lookup,
     render,
     with_verbalisers,
 )
+from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
+from consistency_bench.bench.runner.causal import choice_probs, encode, make_causal_forward  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402

@@ -18,9 +18,7 @@ import yaml
 
 from consistency_bench.bench.errors import ConfigError, DataError
 from consistency_bench.bench.io.manifest import parquet_path, read_manifest
-from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, suite_task
-from consistency_bench.bench.runner.demonstrations import (
+from consistency_bench.bench.prompting.demonstrations import (
     demonstrations,
     load_pool,
     prompt_key,
@@ -28,7 +26,9 @@ from consistency_bench.bench.runner.demonstrations import (
     seed_order,
     suite_pool,
 )
-from consistency_bench.bench.runner.prompts import lookup, render
+from consistency_bench.bench.prompting.prompts import lookup, render
+from consistency_bench.bench.registries.source_files import SourceResolver
+from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, suite_task
 from consistency_bench.builders.overlap.folder_texts import folder_index, suites_digest
 from consistency_bench.builders.overlap.words import word_sets
 from tests.helpers import CORPORA, build_suites

@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.reproduce.compare import (
     Comparison,
     SuiteComparison,
@@ -26,7 +27,7 @@ from consistency_bench.bench.reproduce.compare import (
 from consistency_bench.bench.reproduce.sample import choose_groups
 from consistency_bench.bench.reproduce.thresholds import THRESHOLDS, tier_for, verdict
 from consistency_bench.bench.runrecord.identity import weights_digest
-from consistency_bench.bench.runrecord.schema import file_sha256, read_record
+from consistency_bench.bench.runrecord.schema import read_record
 from consistency_bench.cli import main
 from tests.helpers import build_suites
 from tests.tiny_models import tiny_bert

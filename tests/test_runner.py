@@ -19,6 +19,7 @@ from consistency_bench.bench.modeling import (  # noqa: E402
     parse_label_map,
     resolve_label_mapping,
 )
+from consistency_bench.bench.prompting.row_inputs import classifier_input, t5_prompt  # noqa: E402
 from consistency_bench.bench.registries.tasks import get_task  # noqa: E402
 from consistency_bench.bench.runner import (  # noqa: E402
     OutOfMemory,
@@ -27,7 +28,6 @@ from consistency_bench.bench.runner import (  # noqa: E402
     predict,
     run_batches,
 )
-from consistency_bench.bench.runner.row_inputs import classifier_input, t5_prompt  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_t5  # noqa: E402
@@ -352,7 +352,7 @@ def test_runner_modules_import_light():
     import subprocess
     import sys
 
-    code = ("import sys, consistency_bench.bench.runner, consistency_bench.bench.modeling, consistency_bench.bench.runner.row_inputs, consistency_bench.bench.baselines, "  # noqa: E501
+    code = ("import sys, consistency_bench.bench.runner, consistency_bench.bench.modeling, consistency_bench.bench.prompting.row_inputs, consistency_bench.bench.baselines, "  # noqa: E501
             "consistency_bench.bench.runner.training, consistency_bench.commands.predict, consistency_bench.commands.train, "  # noqa: E501
             "consistency_bench.commands.baseline; "
             "heavy = [m for m in ('torch', 'transformers', 'sklearn') if m in sys.modules]; "

@@ -100,7 +100,7 @@ def _vader(task: TaskSpec, ctx: Context) -> SuitePredictor:
 def _tfidf(task: TaskSpec, ctx: Context) -> SuitePredictor:
     from consistency_bench.bench.baselines.tfidf import fit_tfidf
     from consistency_bench.bench.baselines.train_data import load_train, model_texts
-    from consistency_bench.bench.runner.row_inputs import classifier_input
+    from consistency_bench.bench.prompting.row_inputs import classifier_input
 
     train = load_train(task.name, ctx.resolver)
     model = fit_tfidf(

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.io.tsv import read_tsv
+from consistency_bench.bench.prompting.row_inputs import classifier_input
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.bench.registries.tasks import get_task
-from consistency_bench.bench.runner.row_inputs import classifier_input
 from consistency_bench.bench.scoring.contamination import half_of, parse_item
 
 #: The only NLI training data (also the source of the MNLI CALM and word-salad suites).
@@ -106,7 +106,7 @@ class Example:
     word: str | None = None
 
     def as_row(self) -> dict:
-        """The example as a suite-like row (for ``consistency_bench.bench.runner.row_inputs``)."""
+        """The example as a suite-like row (for ``consistency_bench.bench.prompting.row_inputs``)."""  # noqa: E501
         return {"text": self.text, "text_pair": self.text_pair, "word": self.word}
 
 

@@ -9,13 +9,13 @@ lm-evaluation-harness both ways: task YAMLs from a built folder, samples back to
 
 ``export-lm-eval`` writes one ``multiple_choice`` task per suite, named
 ``consistency_bench_<suite>``, plus the group ``consistency_bench``. Prompts and verbalisers
-come from ``consistency_bench.bench.runner.prompts``, the table ``predict`` uses, so both routes
+come from ``consistency_bench.bench.prompting.prompts``, the table ``predict`` uses, so both routes
 score the
 same
 strings. Each task records the suite's sha256 from ``suites.json`` in ``metadata``; a
 ``--hub`` task also pins the dataset commit (``dataset_kwargs.revision``, a SHA given or
 resolved at export). Each task carries its suite's few-shot pool
-(``consistency_bench.bench.runner.demonstrations``) in the
+(``consistency_bench.bench.prompting.demonstrations``) in the
 seed's order with lm-eval's ``first_n`` sampler, so ``--num_fewshot K`` shows the K
 demonstrations ``predict --num-fewshot K`` shows; a suite without a pool is pinned to
 ``num_fewshot: 0`` (lm-eval would otherwise draw demonstrations from the test rows).
@@ -74,7 +74,7 @@ def generative_config(spec) -> dict:
     """The ``generate_until`` fields of a task (``export-lm-eval --generative``).
 
     The prompt asks for one label word
-    (``consistency_bench.bench.runner.prompts.generative_template``),
+    (``consistency_bench.bench.prompting.prompts.generative_template``),
     the
     generation stops at a newline after at most 8 tokens at temperature 0, and the ``strict``
     filter keeps an answer only when it is exactly one verbaliser (case, spaces and
@@ -84,7 +84,7 @@ def generative_config(spec) -> dict:
     """
     import json
 
-    from consistency_bench.bench.runner.prompts import generative_template
+    from consistency_bench.bench.prompting.prompts import generative_template
     from consistency_bench.bench.served.answers import INVALID_ANSWER, answer_regex
 
     choices = list(spec.choices)
@@ -116,7 +116,7 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
             at ``revision`` (a commit SHA, required with ``hub``).
         is_pair: Whether rows have a second text (only matters for the generic prompt).
         fewshot: ``{"pool", "sha256", "seed", "samples"}`` (the pool in the seed's order,
-            ``consistency_bench.bench.runner.demonstrations.seed_order``): lm-eval's ``first_n``
+            ``consistency_bench.bench.prompting.demonstrations.seed_order``): lm-eval's ``first_n``
             sampler takes
             ``samples[:K]``, the demonstrations ``predict`` uses. A string (why the suite has
             no pool) pins ``num_fewshot: 0``; None (no pools in the folder) does the same.
@@ -124,8 +124,8 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
         generative: Write the ``generate_until`` variant (:func:`generative_config`).
 
     """
+    from consistency_bench.bench.prompting.prompts import TARGET_DELIMITER, lookup
     from consistency_bench.bench.runner import suite_task
-    from consistency_bench.bench.runner.prompts import TARGET_DELIMITER, lookup
 
     task = suite_task(entry)
     spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)
@@ -179,7 +179,7 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
 def suite_fewshot(root: Path, manifest: dict, pools: dict, suite: str, seed: int,
                   cache: dict) -> dict | str:
     """The ``fewshot`` argument of :func:`task_config` for ``suite`` (pool or reason)."""
-    from consistency_bench.bench.runner.demonstrations import (
+    from consistency_bench.bench.prompting.demonstrations import (
         COLUMNS,
         load_pool,
         no_pool_reason,
@@ -256,7 +256,7 @@ def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
     from consistency_bench.bench.io.manifest import MANIFEST, parquet_path, read_manifest
     from consistency_bench.bench.io.output_checks import check_output_dir
     from consistency_bench.bench.io.staged_folder import atomic_dir
-    from consistency_bench.bench.runner.demonstrations import read_pools
+    from consistency_bench.bench.prompting.demonstrations import read_pools
 
     if hub is not None and not re.fullmatch(r"[\w.\-]+/[\w.\-]+", hub):
         raise ConfigError(f"--hub {hub!r}: use ORG/NAME, the dataset publish-suites pushed")

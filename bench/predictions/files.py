@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import stat
 import zlib
@@ -82,10 +81,3 @@ def read_payload(path: Path) -> bytes:
     return payload
 
 
-def file_sha256(path: Path) -> str:
-    """The sha256 of the file's bytes, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()

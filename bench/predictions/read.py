@@ -8,12 +8,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from consistency_bench.bench.errors import DataError, PredictionFileError
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.io.json_input import DeepJsonError
 from consistency_bench.bench.predictions.fast import fast_columns
 from consistency_bench.bench.predictions.files import (
     check_input_file,
     detect_format,
-    file_sha256,
     read_payload,
 )
 from consistency_bench.bench.predictions.records import line_columns

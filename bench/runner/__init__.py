@@ -3,7 +3,7 @@
 Pipeline (docs/runner.md):
 
 1. Read the suites' Parquet files; turn every row into its model input
-   (``consistency_bench.bench.runner.row_inputs``).
+   (``consistency_bench.bench.prompting.row_inputs``).
 2. Deduplicate: rows with the same model input, in any suite, are run once (BECEL suites reuse
    the same original rows many times).
 3. Tokenise once, sort by length (longest first) and batch with dynamic padding: a batch is

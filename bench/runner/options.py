@@ -22,7 +22,7 @@ class RunnerOptions:
         max_length: Truncation length in tokens; None: 512 for classifiers and text-to-text
             models, the model's own context length for causal LMs (as lm-eval).
         wic_format: How WiC rows become inputs
-        (``consistency_bench.bench.runner.row_inputs.WIC_FORMATS``).
+        (``consistency_bench.bench.prompting.row_inputs.WIC_FORMATS``).
         label_map: Parsed ``--label-map`` overrides.
         chunk_size: Finished inputs per shard file (the resume granularity).
         max_new_tokens: Generation length of text-to-text models.
@@ -33,7 +33,7 @@ class RunnerOptions:
         chat: Causal LMs: wrap the prompt in the tokenizer's chat template.
         num_fewshot: Causal LMs: demonstrations from the suite's few-shot pool.
         seed: Seed that orders each few-shot pool
-        (``consistency_bench.bench.runner.demonstrations.seed_order``).
+        (``consistency_bench.bench.prompting.demonstrations.seed_order``).
         rows: Only these row ids per suite (``reproduce``'s sample of groups); None: every
             row. A suite's prompt and pair form are decided on all its rows, so a sampled
             row gets exactly the input it gets in a full run.

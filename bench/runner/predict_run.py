@@ -46,8 +46,8 @@ def default_suites(data_dir, loaded, label_map, tasks=None) -> list[str]:
     from consistency_bench.bench.errors import ConfigError
     from consistency_bench.bench.io.manifest import read_manifest
     from consistency_bench.bench.modeling import resolve_label_mapping
+    from consistency_bench.bench.prompting.row_inputs import T5_PROMPTS
     from consistency_bench.bench.runner import suite_task
-    from consistency_bench.bench.runner.row_inputs import T5_PROMPTS
 
     chosen, skipped, t2t = [], [], []
     for suite, entry in read_manifest(data_dir).items():

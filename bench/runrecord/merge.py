@@ -65,7 +65,7 @@ def _which(a: object, b: object) -> str:
 
 def merged_record(records: Sequence[dict], out: str | os.PathLike, rows: int) -> dict:
     """The record of the merged prediction file ``out`` (``rows`` rows) from its parts'."""
-    from consistency_bench.bench.runrecord.schema import file_sha256
+    from consistency_bench.bench.io.digest import file_sha256
 
     ordered = sorted(records, key=lambda r: (r.get("run") or {}).get("shard") or [0, 1])
     merged = {key: value for key, value in ordered[0].items()}

@@ -15,17 +15,18 @@ MODE_OF_KIND = {"classifier": "classifier", "seq2seq": "text-to-text", "causal":
 def prompts_sha256() -> str:
     """Version of every prompt ``predict`` can use: sha256 of the prompt tables.
 
-    The causal-LM templates and verbalisers (``consistency_bench.bench.runner.prompts.PROMPTS``, the
+    The causal-LM templates and verbalisers (``consistency_bench.bench.prompting.prompts.PROMPTS``,
+    the
     CALM
     input, the
     delimiters) and the text-to-text prefixes
-    (``consistency_bench.bench.runner.row_inputs.T5_PROMPTS``), as
+    (``consistency_bench.bench.prompting.row_inputs.T5_PROMPTS``), as
     canonical
     JSON. A change of any prompt changes it; the run's own ``inputs_sha1`` (every distinct
     input as text and its token length) pins what the run actually fed the model.
     """
-    from consistency_bench.bench.runner import prompts
-    from consistency_bench.bench.runner.row_inputs import T5_PROMPTS, WIC_FORMATS
+    from consistency_bench.bench.prompting import prompts
+    from consistency_bench.bench.prompting.row_inputs import T5_PROMPTS, WIC_FORMATS
 
     table = {
         "causal": sorted([family or "", task, spec.template, list(spec.choices)]

@@ -24,13 +24,13 @@ beside the file it describes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError, shorten
+from consistency_bench.bench.io.digest import file_sha256
 
 SCHEMA_VERSION = 1
 #: ``<PRED>.run.json`` beside a prediction file ``<PRED>``.
@@ -51,15 +51,6 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 def record_path(predictions: str | os.PathLike) -> Path:
     """The record beside a prediction file: ``<PRED>.run.json``."""
     return Path(os.fspath(predictions) + SUFFIX)
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """sha256 of a file's bytes, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _fail(where: str, field: str, value: object, expected: str) -> ConfigError:

@@ -5,7 +5,8 @@ Two modes (docs/runner.md, "Served models"):
 
 * ``loglikelihood``: the completions endpoint with ``echo`` and ``logprobs`` scores every
   verbaliser after the same prompt, few-shot demonstrations and truncation as the local causal
-  path (``consistency_bench.bench.runner.causal``, ``consistency_bench.bench.runner.prompts``), sent
+  path (``consistency_bench.bench.runner.causal``, ``consistency_bench.bench.prompting.prompts``),
+  sent
   as token ids
   of the model's tokenizer;
 * ``generate``: the chat endpoint answers with one label word, parsed strictly

@@ -20,7 +20,7 @@ RUN_SUFFIX = ".run.json"
 
 def prompts_version() -> str:
     """sha256 (first 16 hex) of the prompt table and the generative template's wording."""
-    from consistency_bench.bench.runner.prompts import (
+    from consistency_bench.bench.prompting.prompts import (
         ANSWER_CUE,
         CALM_INPUT,
         PROMPTS,

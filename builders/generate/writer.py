@@ -6,7 +6,6 @@ Manifest entries add ``verified`` (false until ratings are imported) and ``gener
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -110,6 +109,3 @@ def verification_section(manifest: dict[str, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def file_sha256(path: Path) -> str:
-    """sha256 of a file."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -30,6 +30,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.cache import entries
 from consistency_bench.builders.salad.constants import PBSMT_VERSION
@@ -80,19 +81,11 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def part_key(task: str, label: int, resolver: SourceResolver) -> str:
     """The cache key of one part's n-best lists (the module docstring lists what is in it)."""
     source = TASK_SOURCES[task]
     paths = [p for p in (source.path, source.train_path) if p is not None]
-    files = {p: _file_sha256(Path(str(_resolve(resolver, p)))) for p in paths}
+    files = {p: file_sha256(Path(str(_resolve(resolver, p)))) for p in paths}
     return entries.key_of(DECODER_VERSION, PBSMT_VERSION, task, label, files, code_digest())
 
 

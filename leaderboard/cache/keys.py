@@ -29,6 +29,8 @@ from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
+from consistency_bench.bench.io.digest import file_sha256
+
 #: Version of the record's layout and of what it holds (bump on any change). 2: the
 #: recomputed per-task statistics (results ``tasks``, issue 27) are kept and compared. 3: the
 #: recomputed results are kept without their bootstrap intervals (never compared), so the
@@ -61,15 +63,6 @@ def code_version() -> str:
             data = path.read_bytes()
             digest.update(f"{name}\0{len(data)}\0".encode())
             digest.update(data)
-    return digest.hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
     return digest.hexdigest()
 
 

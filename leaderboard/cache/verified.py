@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from consistency_bench.bench.errors import BenchError
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.scoring.engine import Recomputed, recompute
-from consistency_bench.leaderboard.cache.keys import SuiteFiles, entry_key, file_sha256
+from consistency_bench.leaderboard.cache.keys import SuiteFiles, entry_key
 from consistency_bench.leaderboard.cache.store import CacheUnavailable, CellStore, Record, load_key
 from consistency_bench.leaderboard.ranking.resample import CellSample, sample_cells, units_key
 from consistency_bench.leaderboard.stored import RECOMPUTE_N_BOOT, check_recomputed

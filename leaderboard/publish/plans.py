@@ -7,12 +7,12 @@ through a symbolic link.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError, DataError
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.leaderboard.publish.commit import Plan
 
 
@@ -169,14 +169,6 @@ def _optional_files(shown: Mapping) -> list[str]:
     return [n for n in (RUN, REPRODUCTION) if n in shown]
 
 
-def _sha256(path: Path) -> str:
-    with path.open("rb") as f:
-        digest = hashlib.sha256()  # hashlib.file_digest needs Python 3.11
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-        return digest.hexdigest()
-
-
 def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
     """The manifest and the files of a built folder, every Parquet file checked first.
 
@@ -190,7 +182,7 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
 
     """
     from consistency_bench.bench.io.manifest import MANIFEST, SPLIT, read_manifest
-    from consistency_bench.bench.runner.demonstrations import read_pools
+    from consistency_bench.bench.prompting.demonstrations import read_pools
 
     manifest = read_manifest(root)
     files = _folder_files(root)
@@ -208,7 +200,7 @@ def verified_suite_files(root: Path) -> tuple[dict[str, dict], dict[str, Path]]:
             problems.append(f"{MANIFEST}: suite {suite!r} has no sha256")
         elif rel not in files:
             problems.append(f"{rel}: missing")
-        elif (digest := _sha256(files[rel])) != want:
+        elif (digest := file_sha256(files[rel])) != want:
             problems.append(f"{rel}: sha256 {digest[:12]}... is not suites.json's "
                             f"{want[:12]}... (changed after the build)")
     extra = sorted(set(files) - set(expected) - {MANIFEST, "README.md"})

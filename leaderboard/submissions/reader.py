@@ -5,12 +5,12 @@ Part of :mod:`leaderboard.submissions`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from consistency_bench.bench.errors import BenchError, ConfigError
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
 from consistency_bench.bench.io.output_checks import require_regular_file
 from consistency_bench.bench.predictions import read_payload
@@ -138,14 +138,6 @@ def load_entry(d: Path, *, check_values: bool = True) -> Submission:
     return Submission(d.name, d, meta, results)
 
 
-def _file_sha256(path: Path) -> str:
-    with path.open("rb") as fh:
-        digest = hashlib.sha256()  # hashlib.file_digest needs Python 3.11
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-        return digest.hexdigest()
-
-
 def site_record(root: str | os.PathLike, subs: list[Submission]) -> dict:
     """What a rendered site was made from: the submissions folder and each entry's files.
 
@@ -154,7 +146,7 @@ def site_record(root: str | os.PathLike, subs: list[Submission]) -> dict:
     """
     return {
         "submissions": str(root),  # as given, so the record does not depend on the machine
-        "entries": {s.slug: {name: _file_sha256(s.path / name) for name in _shown_files(s.path)}
+        "entries": {s.slug: {name: file_sha256(s.path / name) for name in _shown_files(s.path)}
                     for s in subs},
     }
 
@@ -209,7 +201,7 @@ def site_entries(record: Mapping | None, site: Path, root: Path) -> dict[str, Pa
                 problems.append(f"{name}/{file}: added since the site was rendered")
             elif path.is_symlink() or not path.is_file():
                 problems.append(f"{name}/{file}: missing or a symbolic link")
-            elif _file_sha256(path) != want:
+            elif file_sha256(path) != want:
                 problems.append(f"{name}/{file}: differs from the one the site was rendered "
                                 "from")
     if problems:

@@ -1,6 +1,7 @@
 """Few-shot demonstration pools of a built folder, and the demonstrations a seed picks.
 
-A built folder ships one pool per prompt key (``consistency_bench.bench.runner.prompts``: ``(family,
+A built folder ships one pool per prompt key (``consistency_bench.bench.prompting.prompts``:
+``(family,
 task)`` where the
 family has its own prompt, else ``(None, task)``) as ``fewshot/<pool>.parquet``, listed under
 ``"fewshot"`` in ``suites.json`` (built by ``consistency_bench.builders.fewshot`` from training data
@@ -38,7 +39,7 @@ def pool_name(family: str | None, task: str) -> str:
 
 def prompt_key(family: str | None, task: str) -> tuple[str | None, str]:
     """The prompt-table key a suite uses (the family's own entry, else the task's)."""
-    from consistency_bench.bench.runner.prompts import PROMPTS
+    from consistency_bench.bench.prompting.prompts import PROMPTS
 
     return (family, task) if (family, task) in PROMPTS else (None, task)
 

@@ -14,7 +14,7 @@ suite made by ``generate``) gets :func:`generic_prompt`, whose verbalisers are i
 names. ``--label-map 'task:label=word,...'`` replaces verbalisers for a causal LM.
 
 Few-shot demonstrations are rows of the built folder's pools
-(``consistency_bench.bench.runner.demonstrations``),
+(``consistency_bench.bench.prompting.demonstrations``),
 rendered
 with the same template and answered with the same verbalisers.
 
