@@ -27,6 +27,10 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 CODE_GLOBS = (
     "builders/**/*.py",
     "bench/__init__.py",
+    "bench/io/__init__.py",
+    "bench/prompting/__init__.py",
+    "bench/registries/__init__.py",
+    "bench/scoring/__init__.py",
     "bench/scoring/contamination.py",
     "bench/errors.py",
     "bench/registries/families.py",

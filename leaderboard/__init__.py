@@ -1,7 +1,7 @@
 """The leaderboard, in layers: submissions store, pure ranking, rendering, publishing.
 
 ``consistency_bench.leaderboard.ranking`` is pure (a table of results in, ranks out);
-``leaderboard.submissions``
+``consistency_bench.leaderboard.submissions``
 owns the ``submissions/`` folder; ``consistency_bench.leaderboard.webpage.render`` writes Markdown,
 HTML,
 PNG and JSON
@@ -9,7 +9,7 @@ PNG and JSON
 ``consistency_bench.leaderboard.webpage.static``
 and its content as data, lazily loaded files included, in ``consistency_bench.leaderboard.webpage``;
 escaping and number formatting in ``consistency_bench.leaderboard.webpage.formatting``);
-``leaderboard.publish`` pushes to the Hugging Face Hub;
+``consistency_bench.leaderboard.publish`` pushes to the Hugging Face Hub;
 ``consistency_bench.leaderboard.hub.eval_results``
 writes the Hub
 Eval Results files (``eval.yaml``, ``.eval_results/*.yaml``);

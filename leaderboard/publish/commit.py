@@ -1,10 +1,10 @@
-"""A publish plan and the one commit that sends it (:mod:`leaderboard.publish`).
+"""A publish plan and the one commit that sends it (:mod:`consistency_bench.leaderboard.publish`).
 
 :class:`Plan` (the repo and every file), the repo id check, and :func:`execute`: one
 ``create_repo(exist_ok=True)`` and one ``create_commit``, with each Hub error explained in a
 :class:`PublishError` (the token never appears in it).
 
-From ``leaderboard.publish``, a re-export module that issue 29 deleted:
+From ``consistency_bench.leaderboard.publish``, a re-export module that issue 29 deleted:
 
 Publish the leaderboard and the built suites to the Hugging Face Hub.
 

@@ -1,9 +1,9 @@
-"""Publishing one model's results (:mod:`leaderboard.publish`): ``.eval_results``, model card.
+"""Publishing one model's results (:mod:`consistency_bench.leaderboard.publish`): ``.eval_results``, model card.
 
 The pull request on a model repo that adds the setup's ``.eval_results`` file (and, on
 request, the model card with its ``model-index``), and the model card's ``model-index``
 written locally.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

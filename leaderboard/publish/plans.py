@@ -1,9 +1,9 @@
-"""The plans of a leaderboard publish and a suites publish (:mod:`leaderboard.publish`).
+"""The plans of a leaderboard publish and a suites publish (:mod:`consistency_bench.leaderboard.publish`).
 
 The files sent: a rendered site's own files (its record), each entry's results and the card;
 a built folder's verified Parquet files, manifest and ``eval.yaml``. Nothing is followed
 through a symbolic link.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

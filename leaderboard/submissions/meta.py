@@ -1,8 +1,8 @@
 """A submission's names and metadata: the entry's file names, its slug, ``meta.yaml`` checked.
 
-Part of :mod:`leaderboard.submissions` (the folder's layout is described there).
+Part of :mod:`consistency_bench.leaderboard.submissions` (the folder's layout is described there).
 
-From ``leaderboard.submissions``, a re-export module that issue 29 deleted:
+From ``consistency_bench.leaderboard.submissions``, a re-export module that issue 29 deleted:
 
 The ``submissions/`` folder: one directory per entry, written atomically under a file lock.
 

@@ -1,6 +1,6 @@
 """Reading the ``submissions/`` folder: entry folders (no links), entries checked, site records.
 
-Part of :mod:`leaderboard.submissions`.
+Part of :mod:`consistency_bench.leaderboard.submissions`.
 """
 
 from __future__ import annotations

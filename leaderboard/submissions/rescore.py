@@ -1,6 +1,6 @@
 """``rescore``: every stored entry scored again, changed results rewritten atomically.
 
-Part of :mod:`leaderboard.submissions`.
+Part of :mod:`consistency_bench.leaderboard.submissions`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Writing the ``submissions/`` folder: staging, the lock, ``submit`` and crash recovery.
 
-Part of :mod:`leaderboard.submissions` (the folder's layout and the atomic-write protocol are
+Part of :mod:`consistency_bench.leaderboard.submissions` (the folder's layout and the atomic-write
+protocol are
 described there).
 """
 
@@ -259,7 +260,8 @@ def submit(
     from consistency_bench.leaderboard.intake.duplicates import with_variant
 
     # One piece (72 lines): checks, scoring, staging and the locked rename read in the order
-    # that makes a crash at any line safe (the module docstring of leaderboard.submissions).
+    # that makes a crash at any line safe (the module docstring of
+    # consistency_bench.leaderboard.submissions).
     root = check_root(root)
     slug = slugify(name)
     meta = with_variant(read_meta(meta_path), variant, str(meta_path))
