@@ -14,8 +14,10 @@ in the same files ``scripts/relayout.py`` rewrites (code, tests, scripts, benchm
 
 1. dotted names, namespaced or not (imports, ``mock.patch("...x.f")`` targets, ``"-m"``
    arguments, ``"module:object"`` strings, docstrings): the longest old module prefix is
-   replaced by the new module; a name whose longest prefix is a module of the current tree
-   longer than the old one (``...review.checks`` once ``review.py`` became ``review/``) is left;
+   replaced by the new module, always namespaced (``bench.tsv`` in code merged from a branch
+   written before the move becomes ``consistency_bench.bench.io.tsv``); a name whose longest
+   prefix is a module of the current tree longer than the old one (``...review.checks`` once
+   ``review.py`` became ``review/``) is left;
 2. ``from PACKAGE import old_leaf`` (a module imported by its name): the moved module is
    imported from its new package, under its old name when the file was renamed
    (``from consistency_bench.leaderboard.hub import pull_requests as hub_requests``);
@@ -170,11 +172,14 @@ PATH = re.compile(r"(?<![\w.\-])((?:" + NAMESPACE + r"/)?)((?:" + "|".join(LAYER
                   + r")(?:/\w+)+\.py)\b")
 
 
+IMPORTED = re.compile(r"\s+import\s+(\w+)")
+
+
 def rewrite_dotted(text: str, current: set[str]) -> str:
     """Dotted references to old modules put on the new ones (namespaced or not, as found)."""
 
     def one(match: re.Match[str]) -> str:
-        prefix, name = match.groups()
+        name = match.group(2)
         full = f"{NAMESPACE}.{name}"
         parts = full.split(".")
         prefixes = [".".join(parts[:i]) for i in range(len(parts), 1, -1)]
@@ -184,8 +189,10 @@ def rewrite_dotted(text: str, current: set[str]) -> str:
         now = next((p for p in prefixes if p in current), "")
         if len(now) > len(old):
             return match.group(0)  # already a module of the new layout
-        new = OLD[old] + full[len(old):]
-        return new if prefix else new[len(NAMESPACE) + 1:]
+        after = IMPORTED.match(text, match.end())
+        if full == old and after and f"{full}.{after.group(1)}" in current:
+            return match.group(0)  # ``from PACKAGE import module``: the package, new layout
+        return OLD[old] + full[len(old):]  # namespaced: the tree is (relayout.py ran)
 
     return DOTTED.sub(one, text)
 
@@ -228,8 +235,6 @@ def rewrite_from_imports(text: str) -> str:
                 continue
             package, _, leaf = new.rpartition(".")
             bound = alias.asname or alias.name
-            if not node.module.startswith(NAMESPACE):
-                package = package[len(NAMESPACE) + 1:]
             out.append(f"{indent}from {package} import {leaf}"
                        + (f" as {bound}" if bound != leaf else ""))
         if kept:
@@ -240,8 +245,9 @@ def rewrite_from_imports(text: str) -> str:
     return "".join(lines)
 
 
-FROM_LINE = re.compile(r"(?m)^([ \t]*(?:>>> |\.\.\. |\")?)from ((?:" + NAMESPACE + r"\.)?(?:"
-                       + "|".join(LAYERS) + r")(?:\.\w+)*) import ([\w ,]+?)(\\n|$)")
+FROM_LINE = re.compile(r"""(?m)(^[ \t]*(?:>>> |\.\.\. )?|["']|\\n)from ((?:""" + NAMESPACE
+                       + r"\.)?(?:" + "|".join(LAYERS) + r""")(?:\.\w+)*) import ([\w ,]+?)"""
+                       + r"""(\\n|(?=["'])|$)""")
 
 
 def rewrite_from_lines(text: str) -> str:
@@ -265,14 +271,11 @@ def rewrite_from_lines(text: str) -> str:
                 kept.append(name if bound == name else f"{name} as {bound}")
                 continue
             package, _, leaf = new.rpartition(".")
-            if not module.startswith(NAMESPACE):
-                package = package[len(NAMESPACE) + 1:]
             out.append(f"from {package} import {leaf}" + (f" as {bound}" if bound != leaf else ""))
         if kept:
             out.insert(0, f"from {module} import {', '.join(kept)}")
-        sep = "\\n" if end == "\\n" else ""
-        if sep:  # inside a string: one string line per import
-            return lead + f"{sep}".join(out) + sep
+        if end == "\\n" or lead in ("\"", "'", "\\n"):  # in a string: joined by a \\n escape
+            return lead + "\\n".join(out) + end
         return lead + ("\n" + lead).join(out) + end
 
     return FROM_LINE.sub(one, text)

@@ -236,7 +236,7 @@ def test_a_push_during_the_review_is_not_merged(online, board, built,  # noqa: F
     """The Hub merges whatever the pull request holds: a push after the review is caught."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
-    from consistency_bench.leaderboard.review.loop import loop as review_module
+    from consistency_bench.leaderboard.review import loop as review_module
     from consistency_bench.leaderboard.review.loop import run_review
 
     real_submit = review_module.submit

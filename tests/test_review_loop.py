@@ -322,7 +322,7 @@ def test_a_push_after_the_review_is_reviewed_again_before_any_merge(board):
 
 
 def test_a_push_during_the_merge_run_is_not_merged_and_the_others_are(board, monkeypatch):
-    from consistency_bench.leaderboard.review.loop import loop as review_module
+    from consistency_bench.leaderboard.review import loop as review_module
 
     board.request("alpha")
     board.request("beta")

@@ -110,7 +110,7 @@ def test_suites_scored_on_threads_give_the_results_of_one_after_another(becel_fo
     import zlib
 
     from consistency_bench.bench.io.manifest import read_manifest
-    from consistency_bench.bench.scoring.engine import engine as scoring
+    from consistency_bench.bench.scoring import engine as scoring
 
     def guess(row: dict, names: list[str]) -> int:  # right on some rows, wrong on others
         return zlib.crc32(row["id"].encode()) % len(names)
