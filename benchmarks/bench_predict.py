@@ -36,8 +36,8 @@ DEFAULT_SUITES = ["snli_semantic", "snli_negational", "snli_symmetric", "snli_tr
 def make_model(out: Path) -> Path:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    from consistency_bench.bench.baselines.training import minilm_path
     from consistency_bench.bench.registries.tasks import get_task
-    from consistency_bench.bench.runner.training import minilm_path
 
     labels = get_task("snli").label_names
     base = minilm_path()

@@ -68,7 +68,7 @@ MOVES = {
     "bench/inputs.py": "bench/prompting/row_inputs.py",
     "bench/prompts.py": "bench/prompting/prompts.py",
     "bench/fewshot.py": "bench/prompting/demonstrations.py",
-    "bench/training.py": "bench/runner/training.py",
+    "bench/training.py": "bench/baselines/training.py",
     "bench/runner/inputs.py": "bench/runner/unique_inputs.py",
     "bench/served/run.py": "bench/served/served_run.py",
     "bench/modeling/labels.py": "bench/modeling/label_map.py",

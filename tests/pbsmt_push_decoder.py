@@ -14,16 +14,13 @@ from __future__ import annotations
 import math
 from operator import add
 
-from consistency_bench.builders.salad.pbsmt import (
+from consistency_bench.builders.salad.pbsmt.decode import STACK_SIZE, _phrase_ends, _SentenceTable
+from consistency_bench.builders.salad.pbsmt.decoder_constants import (
     APPROXIMATE,
-    BOS,
     LM_CHANGE_BOUND,
     LOG_DISTORTION,
-    STACK_SIZE,
-    TrigramLM,
-    _phrase_ends,
-    _SentenceTable,
 )
+from consistency_bench.builders.salad.pbsmt.language_model import BOS, TrigramLM
 
 
 class _Hypothesis:

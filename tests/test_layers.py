@@ -289,10 +289,9 @@ def test_the_guard_fails_on_a_planted_upward_import_and_circle(tmp_path):
 def test_the_task_registry_is_complete_without_builders():
     """bench (the floor) knows every task a registered suite is built for, builders unloaded.
 
-    ``consistency_bench.bench.runner.training`` imported ``consistency_bench.builders.catalog`` only
-    so
-    that the family modules filled
-    ``TASKS``; the family tasks are registered in ``bench/registries/tasks.py`` now.
+    ``consistency_bench.bench.baselines.training`` imported ``consistency_bench.builders.catalog``
+    only so that the family modules filled ``TASKS``; the family tasks are registered in
+    ``bench/registries/tasks.py`` now.
     """
     code = ("import sys; from consistency_bench.bench.registries.tasks import TASKS; known = set(TASKS); "  # noqa: E501
             "assert not [m for m in sys.modules if 'builders' in m.split('.')[:2]]; "

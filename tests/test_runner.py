@@ -353,7 +353,7 @@ def test_runner_modules_import_light():
     import sys
 
     code = ("import sys, consistency_bench.bench.runner, consistency_bench.bench.modeling, consistency_bench.bench.prompting.row_inputs, consistency_bench.bench.baselines, "  # noqa: E501
-            "consistency_bench.bench.runner.training, consistency_bench.commands.predict, consistency_bench.commands.train, "  # noqa: E501
+            "consistency_bench.bench.baselines.training, consistency_bench.commands.predict, consistency_bench.commands.train, "  # noqa: E501
             "consistency_bench.commands.baseline; "
             "heavy = [m for m in ('torch', 'transformers', 'sklearn') if m in sys.modules]; "
             "assert not heavy, heavy")

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("torch")
 
+from consistency_bench.bench.baselines.training import TrainConfig, _batches, fine_tune, minilm_path
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.modeling import load_classifier
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.bench.runner.training import TrainConfig, _batches, fine_tune, minilm_path
 from tests.tiny_models import tiny_bert
 
 

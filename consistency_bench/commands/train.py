@@ -12,7 +12,7 @@ MAX_SEED = 2**32 - 1
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``train`` command."""
-    from consistency_bench.bench.runner.training import CPU_BATCH, CPU_STEPS, CUDA_BATCH
+    from consistency_bench.bench.baselines.training import CPU_BATCH, CPU_STEPS, CUDA_BATCH
 
     parser = subparsers.add_parser(
         "train",
@@ -83,11 +83,11 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Fine-tune (:func:`consistency_bench.bench.runner.training.train`) and print the training record."""  # noqa: E501
+    """Fine-tune (:func:`consistency_bench.bench.baselines.training.train`) and print the training record."""  # noqa: E501
     import json
 
+    from consistency_bench.bench.baselines.training import train
     from consistency_bench.bench.registries.source_files import SourceResolver
-    from consistency_bench.bench.runner.training import train
 
     check_args(args)
     resolver = SourceResolver(args.sources, download=not args.no_download)
