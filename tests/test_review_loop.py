@@ -173,7 +173,7 @@ def test_slugify_never_makes_a_slug_it_refuses():
 def test_a_failing_pull_request_never_stops_the_others(board, monkeypatch):
     """A 503 on #1's merge, a 500 on #2's comment, a bug while commenting #3: #4 is still
     reviewed and merged, and the next run finishes the others."""
-    from consistency_bench.leaderboard.review.loop import reviewer
+    from consistency_bench.leaderboard.review import reviewer
 
     for slug in ("alpha", "beta", "crash", "delta"):
         board.request(slug)
