@@ -44,6 +44,10 @@ CASES = {
     "no probs after the middle": lambda: _first_half_then(
         lambda r: {k: v for k, v in r.items() if k != "probs"}),
     "a broken line after the middle": lambda: _first_half_then(lambda r: r) + b"{\"id\": \n",
+    "probs not summing to 1 in the second half": lambda: _first_half_then(
+        lambda r: {**r, "probs": [0.5] * len(r["probs"]) if r["label"] else r["probs"]}),
+    "an empty id in the second half": lambda: _first_half_then(
+        lambda r: {**r, "id": "" if r["label"] else r["id"]}),
     "no final line break": lambda: _payload(_records())[:-1],
     "one line": lambda: json.dumps({"id": "pairs/r000/original", "label": 0}).encode(),
 }
@@ -77,6 +81,8 @@ def test_split_parse_gives_the_whole_file_parse(case, tmp_path, monkeypatch):
         assert parses == ["PythonFile", "PythonFile"]
     if case == "one line":  # nothing after the middle to split at
         assert parses == ["PythonFile"]  # the whole file, through the depth check too
+    if "second half" in case:  # checked on the half's thread: refused, no second parse
+        assert whole is None and parses == ["PythonFile", "PythonFile"]
     if "after the middle" in case:  # the halves disagree or fail: the whole file again
         assert parses == ["PythonFile", "PythonFile", "PythonFile"]
 
@@ -245,3 +251,90 @@ def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, mo
     pred = write_predictions(becel_folder, tmp_path / "p.jsonl", ["rte_semantic"])
     assert main(["score", str(pred), "--data", str(becel_folder), "--n-boot", "10"]) == 0
     assert calls == [1]
+
+
+def test_score_starts_the_parse_before_the_scoring_imports(becel_folder, tmp_path):
+    """The ``score`` command starts the file's hash and halves' parse before it imports the
+    scorers (issue 32 item 13), and scores what ``score_file`` scores without the start."""
+    from tests.helpers import python_stdout, write_predictions
+
+    pred = write_predictions(becel_folder, tmp_path / "p.jsonl",
+                             ["snli_transitive", "rte_semantic", "sst2_additive"])
+    out = tmp_path / "r.json"
+    script = (
+        "import json, sys\n"
+        "from bench.predictions import fast, read\n"
+        "fast.SPLIT_PARSE_BYTES = 1\n"
+        "real, seen = read.start_reading, []\n"
+        "def start(path):\n"
+        "    seen.append(('bench.scoring' in sys.modules, 'bench.scorers.becel' in sys.modules))\n"
+        "    started = real(path)\n"
+        "    seen.append(started is not None and started.halves is not None)\n"
+        "    return started\n"
+        "read.start_reading = start\n"
+        "from consistency_bench.cli import main\n"
+        f"code = main(['score', {str(pred)!r}, '--data', {str(becel_folder)!r}, '--n-boot', '50',"
+        f" '--out', {str(out)!r}])\n"
+        "print(json.dumps([code, seen]))\n"
+    )
+    code, seen = json.loads(python_stdout(script).splitlines()[-1])
+    assert code == 0
+    assert seen == [[False, False], True]  # started before the imports, as two halves
+    expected = score_file(pred, becel_folder, n_boot=50)
+    got = json.loads(out.read_text())
+    assert got["suites"] == expected["suites"] and got["tasks"] == expected["tasks"]
+    assert got["predictions"]["sha256"] == expected["predictions"]["sha256"]
+
+
+def test_start_reading_starts_only_for_a_plain_jsonl_file(tmp_path):
+    import gzip
+
+    from bench.predictions.read import start_reading
+
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(_payload(_records()))
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "p.csv").write_text("id,label\n")
+    (tmp_path / "p.jsonl.gz").write_bytes(gzip.compress(path.read_bytes()))
+    for name in ("missing.jsonl", "empty.jsonl", "p.csv", "p.jsonl.gz", "p.txt", "."):
+        assert start_reading(tmp_path / name) is None, name
+    started = start_reading(path)
+    assert started is not None and started.halves is None  # small: parsed whole, later
+    assert started.hashing.result() == __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_started_read_gives_the_predictions_and_errors_of_an_unstarted_one(tmp_path,
+                                                                             split_everything):
+    from bench.errors import PredictionFileError
+    from bench.predictions.read import read_predictions, start_reading
+
+    def ids(name):
+        return pa.array([r["id"] for r in _records() if r["id"].startswith(name + "/")])
+
+    path = tmp_path / "p.jsonl"
+    for payload in (_payload(_records(probs=True)), CASES["labels as names after the middle"](),
+                    _payload(_records())[:-1] + b"\n{\"id\": 3}\n"):
+        path.write_bytes(payload)
+        outcomes = []
+        for started in (None, start_reading(path)):
+            try:
+                read = read_predictions(path, MANIFEST, ids, started=started)
+                outcomes.append((read.sha256, read.rows, sorted(read.suites),
+                                 [s.pred.tolist() for s in read.suites.values()]))
+            except PredictionFileError as exc:
+                outcomes.append(str(exc))
+        assert outcomes[0] == outcomes[1]
+    assert outcomes[0].endswith(":25: field 'label': required field is missing")
+
+
+def test_a_folder_without_a_manifest_starts_no_parse(tmp_path, capsys, monkeypatch):
+    from bench.predictions import read
+    from consistency_bench.cli import main
+
+    calls = []
+    monkeypatch.setattr(read, "start_reading", lambda path: calls.append(path))
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(_payload(_records()))
+    assert main(["score", str(path), "--data", str(tmp_path / "nowhere")]) == 2
+    assert calls == []
+    assert "nowhere" in capsys.readouterr().err
