@@ -31,7 +31,6 @@ from bench.families import FAMILIES
 from bench.manifest import REQUIRED_FIELDS, read_manifest
 from bench.metrics.consistent import Consistent, original_stats, pooled_original_stats
 from bench.predictions import Predictions, SuitePredictions, read_predictions, sampled_suites
-from bench.predictions.read import Reading
 from bench.scorers.contract import (  # re-exported: the contract's old home
     CODED_COLUMNS,
     CORE_COLUMNS,  # noqa: F401
@@ -80,8 +79,8 @@ LAZY_IMPORTS = ("numpy.random", "numpy.ma")
 def scoring_imports() -> None:
     """Import what scoring imports on first use: the scorer modules and :data:`LAZY_IMPORTS`.
 
-    ``score_file`` calls it while the prediction file is parsed on other threads, so these
-    imports do not wait for the parse to end (docs/benchmarks.md).
+    ``score_file`` calls it while a large prediction file is parsed on other threads, so
+    these imports do not wait for the parse to end (docs/benchmarks.md).
     """
     load_scorers()
     for name in LAZY_IMPORTS:
@@ -376,13 +375,8 @@ def score_file(
     n_boot: int = 10_000,
     options: ScoreOptions | None = None,
     suites: list[str] | None = None,
-    started: Reading | None = None,
 ) -> dict:
     """Validate and score a prediction file; the results JSON as a dict.
-
-    ``started``: the file's hash and parse, begun by
-    :func:`bench.predictions.read.start_reading` (the ``score`` command starts them before it
-    imports this module).
 
     Raises:
         PredictionFileError: The file is malformed (nothing is scored).
@@ -391,12 +385,12 @@ def score_file(
     """
     folder = SuiteFolder(data_dir)
     options = options or ScoreOptions(seed=seed, n_boot=n_boot)
-    predictions = _read_preloading(predictions_path, folder, suites, started)
+    predictions = _read_preloading(predictions_path, folder, suites)
     return score_predictions(predictions, folder, options, suites)
 
 
 def _read_preloading(predictions_path: str | Path, folder: SuiteFolder,
-                     suites: list[str] | None, started: Reading | None = None) -> Predictions:
+                     suites: list[str] | None) -> Predictions:
     """Read and validate the file, loading its suites meanwhile."""
 
     def meanwhile(done: Callable[[], bool]) -> None:  # while a large JSONL file is parsed
@@ -405,7 +399,7 @@ def _read_preloading(predictions_path: str | Path, folder: SuiteFolder,
         folder.preload(done, [n for n in wanted if not suites or n in suites])
 
     return read_predictions(predictions_path, folder.manifest, folder.ids,
-                            meanwhile=meanwhile, started=started)
+                            meanwhile=meanwhile)
 
 
 def score_file_recomputed(predictions_path: str | Path, data_dir: str | Path

@@ -150,8 +150,8 @@ def _read_half(source) -> tuple[pa.Table, bool]:
     return table, _refused(table)
 
 
-def _parse_jsonl(path: Path, meanwhile: Callable[[Callable[[], bool]], None] | None = None,
-                 started: Halves | None = None) -> Columns | None:
+def _parse_jsonl(path: Path, meanwhile: Callable[[Callable[[], bool]], None] | None = None
+                 ) -> Columns | None:
     """The JSONL file's columns as one parse of the whole file gives them, or ``None``.
 
     ``None`` when the columnar pass does not take them (:func:`_columns`).
@@ -163,10 +163,8 @@ def _parse_jsonl(path: Path, meanwhile: Callable[[Callable[[], bool]], None] | N
     fails, the whole file is parsed again on one thread: the result (or the error) is always
     that of the whole-file parse. Each half is checked on its own thread (:func:`_read_half`;
     every check is of single rows, so the halves pass exactly when the whole file does).
-    ``started``: the halves' parse, already started by :func:`start_halves` (the ``score``
-    command starts it before its imports).
     """
-    halves = started if started is not None else start_halves(path)
+    halves = start_halves(path)
     if halves is not None:
         try:
             if meanwhile is not None:
@@ -208,21 +206,19 @@ def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
 
 
 def fast_columns(payload: bytes | Path, fmt: str,
-                 meanwhile: Callable[[Callable[[], bool]], None] | None = None,
-                 started: Halves | None = None) -> Columns | None:
+                 meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> Columns | None:
     """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass.
 
     ``payload`` is the file's content, or for JSONL its path: pyarrow then reads the file in
-    blocks (a large file as two halves at once, while this thread runs
-    ``meanwhile``; ``started``: those halves' parse, already started: :func:`_parse_jsonl`),
-    and the whole content is never held in memory next to the parsed columns. The parsed JSON
-    goes to the system allocator, which gives the parser's scratch memory back (the default
-    mimalloc pool keeps ~100 MiB more at the peak on a 135 MB file).
+    blocks (a large file as two halves at once, while this thread runs ``meanwhile``:
+    :func:`_parse_jsonl`), and the whole content is never held in memory next to the parsed
+    columns. The parsed JSON goes to the system allocator, which gives the parser's scratch
+    memory back (the default mimalloc pool keeps ~100 MiB more at the peak on a 135 MB file).
     """
     try:
         if fmt == "jsonl":
             if isinstance(payload, Path):
-                return _parse_jsonl(payload, meanwhile, started)
+                return _parse_jsonl(payload, meanwhile)
             _check_payload(payload)
             table = _read_json(pa.BufferReader(payload))
         elif fmt == "parquet":

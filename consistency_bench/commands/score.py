@@ -62,26 +62,18 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score and report.
-
-    The prediction file's hash and parse start first (:func:`start_reading`), so that the
-    scoring imports run while it is parsed (docs/benchmarks.md); nothing is started for a
-    suite folder whose ``suites.json`` cannot be read, which ``score_file`` reports at once.
-    """
-    from bench.runtime import system_allocator
-
-    check_args(args)
-    system_allocator()
-    start = time.perf_counter()
-    started = _start_reading(args.predictions, args.data)
+    """Score and report."""
     from bench.atomic import write_text
     from bench.report import results_table
     from bench.results import invalid_warning, provenance, require_coverage, skipped_lines
+    from bench.runtime import system_allocator
     from bench.scoring import ScoreOptions, score_file
 
+    check_args(args)
+    system_allocator()
     options = ScoreOptions(seed=args.seed, n_boot=args.n_boot, params=parse_params(args.param))
-    results = score_file(args.predictions, args.data, options=options, suites=args.suites,
-                         started=started)
+    start = time.perf_counter()
+    results = score_file(args.predictions, args.data, options=options, suites=args.suites)
     elapsed = time.perf_counter() - start
     require_coverage(results, args.predictions, args.suites)
     results["provenance"] = provenance("score", args)
@@ -97,20 +89,3 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         print(f"wrote {args.out}")
     return 0
-
-
-def _start_reading(predictions: str, data: str):
-    """The prediction file's hash and parse, started on threads, or ``None``.
-
-    ``None`` when the suite folder's manifest cannot be read (the error comes from
-    ``score_file``, with no parse running) or the file is not a plain JSONL file.
-    """
-    from bench.errors import BenchError
-    from bench.manifest import REQUIRED_FIELDS, read_manifest
-    from bench.predictions.read import start_reading
-
-    try:
-        read_manifest(data, required=tuple(REQUIRED_FIELDS))
-    except (BenchError, OSError):
-        return None
-    return start_reading(predictions)
