@@ -27,6 +27,8 @@ def test_suite_data_matches_the_parquet_file(becel_folder):
     assert len(set(zip(groups, data.group.tolist(), strict=True))) == len(set(groups))
     assert data.column("constraint").tolist() == table.column("constraint").to_pylist()
     assert data.table.equals(table)
+    ids = data.ids()  # one array, made once: resolve and align ask for it per suite
+    assert ids is data.ids() and ids.to_pylist() == table.column("id").to_pylist()
 
 
 def test_row_order_of_the_prediction_file_does_not_change_scores(becel_folder, tmp_path):

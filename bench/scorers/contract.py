@@ -64,6 +64,7 @@ class SuiteData:
         core = self._coded.read(columns=CORE_COLUMNS, use_threads=False)  # small: no threads
         self._arrow = {c: core.column(c) for c in CORE_COLUMNS if c not in CODED_COLUMNS}
         self._table: pa.Table | None = None
+        self._ids: pa.Array | None = None  # ids(): combine_chunks copies even one chunk
         self.group, self._group_dictionary = _codes(core.column("group"), as_list=False)
         self.variant_codes, self.variant_names = _codes(core.column("variant"))
         self._lookup = [*self.variant_names, None]  # code -1 (null) -> None
@@ -137,8 +138,11 @@ class SuiteData:
         return {self._lookup[code] for code in np.unique(self.variant_codes[rows]).tolist()}
 
     def ids(self) -> pa.Array:
-        """The row ids."""
-        return self._arrow["id"].combine_chunks()
+        """The row ids, as one array (the column's only chunk, or its chunks joined once)."""
+        if self._ids is None:
+            column = self._arrow["id"]
+            self._ids = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+        return self._ids
 
     def is_variant(self, variant: str) -> np.ndarray:
         """Boolean mask of the rows of ``variant`` (integer comparison, no string compares)."""
