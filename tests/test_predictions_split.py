@@ -44,6 +44,10 @@ CASES = {
     "no probs after the middle": lambda: _first_half_then(
         lambda r: {k: v for k, v in r.items() if k != "probs"}),
     "a broken line after the middle": lambda: _first_half_then(lambda r: r) + b"{\"id\": \n",
+    "probs not summing to 1 in the second half": lambda: _first_half_then(
+        lambda r: {**r, "probs": [0.5] * len(r["probs"]) if r["label"] else r["probs"]}),
+    "an empty id in the second half": lambda: _first_half_then(
+        lambda r: {**r, "id": "" if r["label"] else r["id"]}),
     "no final line break": lambda: _payload(_records())[:-1],
     "one line": lambda: json.dumps({"id": "pairs/r000/original", "label": 0}).encode(),
 }
@@ -77,6 +81,8 @@ def test_split_parse_gives_the_whole_file_parse(case, tmp_path, monkeypatch):
         assert parses == ["PythonFile", "PythonFile"]
     if case == "one line":  # nothing after the middle to split at
         assert parses == ["PythonFile"]  # the whole file, through the depth check too
+    if "second half" in case:  # checked on the half's thread: refused, no second parse
+        assert whole is None and parses == ["PythonFile", "PythonFile"]
     if "after the middle" in case:  # the halves disagree or fail: the whole file again
         assert parses == ["PythonFile", "PythonFile", "PythonFile"]
 
@@ -245,3 +251,4 @@ def test_one_malloc_arena_is_set_by_the_score_command(becel_folder, tmp_path, mo
     pred = write_predictions(becel_folder, tmp_path / "p.jsonl", ["rte_semantic"])
     assert main(["score", str(pred), "--data", str(becel_folder), "--n-boot", "10"]) == 0
     assert calls == [1]
+

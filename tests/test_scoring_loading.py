@@ -33,6 +33,8 @@ def test_suite_data_matches_the_parquet_file(becel_folder):
     assert len(set(zip(groups, data.group.tolist(), strict=True))) == len(set(groups))
     assert data.column("constraint").tolist() == table.column("constraint").to_pylist()
     assert data.table.equals(table)
+    ids = data.ids()  # one array, made once: resolve and align ask for it per suite
+    assert ids is data.ids() and ids.to_pylist() == table.column("id").to_pylist()
 
 
 def test_row_order_of_the_prediction_file_does_not_change_scores(becel_folder, tmp_path):
@@ -57,6 +59,7 @@ def test_loading_suites_does_not_import_pandas(becel_folder):
         "for name in folder.manifest:\n"
         "    data = folder.load(name)\n"
         "    data.column('source_row'), data.column('text'), data.units([0], [1.0])\n"
+        "    data.original_keys(list(range(len(data.gold))))\n"
         "print('pandas' in sys.modules)\n"
     )
     assert python_stdout(script).strip() == "False"
@@ -124,3 +127,46 @@ def test_suites_scored_on_threads_give_the_results_of_one_after_another(becel_fo
     assert len(results[1]["suites"]) == len(suites) - 2
     assert list(results[1]["skipped"]) == sorted(suites[-2:])
     assert json.dumps(results[2]) == json.dumps(results[1]) == json.dumps(results[5])
+
+
+def test_original_keys_are_the_texts_joined_as_before(becel_folder):
+    """The keys built by pyarrow equal the Python join they replaced (null -> "", unit
+    separator), on every suite of the folder and on texts with nulls, "" and separators."""
+    import numpy as np
+    import pyarrow as pa
+
+    from bench.scorers.contract import join_texts
+
+    def reference(columns):  # the Python code of the keys before
+        return ["\x1f".join("" if v is None else v for v in values)
+                for values in zip(*[c.to_pylist() for c in columns], strict=True)]
+
+    folder = SuiteFolder(becel_folder)
+    for name in folder.manifest:
+        data = folder.load(name)
+        rows = np.arange(0, len(data.gold), 3)
+        names = data.column_names
+        texts = [data.arrow(c).combine_chunks().take(pa.array(rows))
+                 for c in ("text", "text_pair") if c in names]
+        keys = data.original_keys(rows)
+        assert isinstance(keys, pa.Array)
+        assert keys.to_pylist() == reference(texts), name
+    first = pa.array(["a", None, "", "x\x1fy", None, "é"])
+    second = pa.array(["b", "c", None, "z", None, ""])
+    for columns in ([first], [first, second], [second, first]):
+        assert join_texts(columns, "\x1f").to_pylist() == reference(columns)
+
+
+def test_key_codes_of_arrow_keys_equal_those_of_python_keys():
+    import pyarrow as pa
+
+    from bench.scoring import _key_codes
+
+    parts = [["a", "b", "a"], [], ["c", "b", "", "a"], ["", "d"]]
+    expected = _key_codes(parts).tolist()
+    assert expected == [0, 1, 0, 2, 1, 3, 0, 3, 4]
+    arrow = [pa.array(p, pa.string()) for p in parts]
+    assert _key_codes(arrow).tolist() == expected
+    mixed = [arrow[0], parts[1], arrow[2].cast(pa.large_string()), parts[3]]
+    assert _key_codes(mixed).tolist() == expected
+    assert _key_codes([arrow[0], arrow[2].cast(pa.large_string())]).tolist() == expected[:7]

@@ -101,15 +101,16 @@ def fit_temperature(probs: np.ndarray, gold: np.ndarray,
                          f"{len(labels)} rows")
     with np.errstate(divide="ignore"):
         logs = np.log(array)
-    rows = np.arange(len(labels))
+    # division by a positive number is monotone and rounded per value, so each row's maximum
+    # and the gold label's value, divided by T, are bit for bit those of ``logs / T``
+    peak, picked = logs.max(axis=1, keepdims=True), logs[np.arange(len(labels)), labels]
     losses: dict[int, float] = {}
 
     def loss(i: int) -> float:
         if i not in losses:
-            scaled = logs / grid[i]
-            top = scaled.max(axis=1, keepdims=True)
+            scaled, top = logs / grid[i], peak / grid[i]
             norm = top[:, 0] + np.log(np.exp(scaled - top).sum(axis=1))
-            losses[i] = float(np.mean(norm - scaled[rows, labels]))
+            losses[i] = float(np.mean(norm - picked / grid[i]))
         return losses[i]
 
     lo, hi = 0, len(grid) - 1

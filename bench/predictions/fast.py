@@ -13,7 +13,8 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -118,33 +119,75 @@ def _halves(path: Path) -> tuple[tuple[int, int], tuple[int, int]] | None:
     return (0, middle), (middle, size)
 
 
-def _parse_jsonl(path: Path,
-                 meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> pa.Table:
-    """The JSONL file parsed by pyarrow, as one parse of the whole file would give it.
+@dataclass(frozen=True)
+class Halves:
+    """The two halves of a large JSONL file being parsed on two threads (:func:`start_halves`).
+
+    Attributes:
+        pool: The two threads; :func:`_parse_jsonl` shuts them down.
+        parses: The parse of each half, in file order.
+
+    """
+
+    pool: ThreadPoolExecutor
+    parses: tuple[Future, Future]
+
+
+def start_halves(path: Path) -> Halves | None:
+    """Start parsing the two halves of a large JSONL file, each on a thread of its own.
+
+    ``None`` for a file below :data:`SPLIT_PARSE_BYTES` (or with no line break after its
+    middle): that file is parsed whole, on the caller's thread.
+    """
+    ranges = _halves(path)
+    if ranges is None:
+        return None
+    pool = ThreadPoolExecutor(max_workers=2)
+    first, second = (pool.submit(_read_half, pa.PythonFile(_ByteRange(path, *r), mode="r"))
+                     for r in ranges)
+    return Halves(pool, (first, second))
+
+
+def _read_half(source) -> tuple[pa.Table, bool]:
+    """One half parsed (:func:`_read_json`), and whether :func:`_refused` refuses it.
+
+    The checks run here, on the half's parsing thread, while the other half is parsed: what
+    is left after the parse is to join the halves.
+    """
+    table = _read_json(source)
+    return table, _refused(table)
+
+
+def _parse_jsonl(path: Path, meanwhile: Callable[[Callable[[], bool]], None] | None = None
+                 ) -> Columns | None:
+    """The JSONL file's columns as one parse of the whole file gives them, or ``None``.
+
+    ``None`` when the columnar pass does not take them (:func:`_columns`).
 
     A large file is parsed as two halves on two threads (pyarrow releases the GIL) and the
     tables concatenated; this thread meanwhile runs ``meanwhile(done)``, which should return
     once ``done()`` is true. Each half infers its own column types, so when the halves'
     schemas differ (labels as numbers in one half, a column missing in the other) or a half
     fails, the whole file is parsed again on one thread: the result (or the error) is always
-    that of the whole-file parse.
+    that of the whole-file parse. Each half is checked on its own thread (:func:`_read_half`;
+    every check is of single rows, so the halves pass exactly when the whole file does).
     """
-    ranges = _halves(path)
-    if ranges is not None:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            halves = [pool.submit(_read_json, pa.PythonFile(_ByteRange(path, *r), mode="r"))
-                      for r in ranges]
+    halves = start_halves(path)
+    if halves is not None:
+        try:
             if meanwhile is not None:
-                meanwhile(lambda: all(half.done() for half in halves))
+                meanwhile(lambda: all(half.done() for half in halves.parses))
             try:
-                first, second = (half.result() for half in halves)
+                (first, refused), (second, also) = (half.result() for half in halves.parses)
             except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
                 first = second = None
+        finally:
+            halves.pool.shutdown(wait=True)
         if first is not None:
             release_free_memory()  # each parsing thread freed its blocks in its own arena
             if first.schema == second.schema:
-                return pa.concat_tables([first, second])
-    return _read_json(_checked(path))
+                return None if refused or also else _joined(pa.concat_tables([first, second]))
+    return _columns(_read_json(_checked(path)))
 
 
 def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
@@ -173,58 +216,91 @@ def sampled_suites(path: str | Path, names: Iterable[str]) -> list[str]:
 
 
 def fast_columns(payload: bytes | Path, fmt: str,
-          meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> Columns | None:
+                 meanwhile: Callable[[Callable[[], bool]], None] | None = None) -> Columns | None:
     """Columns from pyarrow, or ``None`` when the file needs the line-by-line pass.
 
     ``payload`` is the file's content, or for JSONL its path: pyarrow then reads the file in
-    blocks (a large file as two halves at once, while this thread runs
-    ``meanwhile``: :func:`_parse_jsonl`), and the whole content is never held in memory next
-    to the parsed columns. The parsed JSON goes to the system allocator, which gives the
-    parser's scratch memory back (the default mimalloc pool keeps ~100 MiB more at the peak
-    on a 135 MB file).
+    blocks (a large file as two halves at once, while this thread runs ``meanwhile``:
+    :func:`_parse_jsonl`), and the whole content is never held in memory next to the parsed
+    columns. The parsed JSON goes to the system allocator, which gives the parser's scratch
+    memory back (the default mimalloc pool keeps ~100 MiB more at the peak on a 135 MB file).
     """
     try:
         if fmt == "jsonl":
             if isinstance(payload, Path):
-                table = _parse_jsonl(payload, meanwhile)
-            else:
-                _check_payload(payload)
-                table = _read_json(pa.BufferReader(payload))
+                return _parse_jsonl(payload, meanwhile)
+            _check_payload(payload)
+            table = _read_json(pa.BufferReader(payload))
         elif fmt == "parquet":
             table = pq.read_table(pa.BufferReader(payload))
         else:
             return None
-        for name in ("id", "label"):  # e.g. invalid UTF-8 in strings
-            if name in table.column_names:
-                table.column(name).validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
-    if "id" not in table.column_names or "label" not in table.column_names:
-        return None
-    ids, labels = table.column("id").combine_chunks(), table.column("label").combine_chunks()
-    if ids.type != pa.string() or ids.null_count or (np.diff(offsets(ids)) == 0).any():
-        return None
+    return _columns(table)
+
+
+def _columns(table: pa.Table) -> Columns | None:
+    """The checked columns of a parsed table; ``None`` when :func:`_refused` refuses it."""
+    return None if _refused(table) else _joined(table)
+
+
+def _joined(table: pa.Table) -> Columns:
+    """The ``id``, ``label`` and ``probs`` columns of a table :func:`_refused` took."""
+    probs = table.column("probs").combine_chunks() if "probs" in table.column_names else None
+    return Columns(table.column("id").combine_chunks(), table.column("label").combine_chunks(),
+                   probs, None)
+
+
+def _refused(table: pa.Table) -> bool:
+    """Whether the columnar pass leaves the table to the line-by-line pass.
+
+    It does for invalid UTF-8, a missing ``id`` or ``label``, an id that is not a non-empty
+    string, a null or non-integer, non-string label, and ``probs`` that are not lists of
+    finite, non-negative numbers, each list non-empty and summing to 1 (within
+    :data:`PROB_TOLERANCE`). Every check is of single rows, made chunk by chunk: a table
+    passes exactly when each part of it does (the halves of :func:`_read_half`).
+    """
+    names = table.column_names
+    try:
+        for name in ("id", "label"):  # e.g. invalid UTF-8 in strings
+            if name in names:
+                table.column(name).validate(full=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return True
+    if "id" not in names or "label" not in names:
+        return True
+    ids, labels = table.column("id"), table.column("label")
+    if ids.type != pa.string() or ids.null_count or any(
+            (np.diff(offsets(chunk)) == 0).any() for chunk in ids.chunks):
+        return True
     if labels.null_count or not (pa.types.is_integer(labels.type) or labels.type == pa.string()):
-        return None
-    probs = None
-    if "probs" in table.column_names:
-        probs = table.column("probs").combine_chunks()
-        if not (pa.types.is_list(probs.type) or pa.types.is_large_list(probs.type)):
-            return None
-        if not (
-            pa.types.is_floating(probs.type.value_type)
-            or pa.types.is_integer(probs.type.value_type)
-        ):
-            return None
-        values = float64(probs.flatten())
-        if values is None or not np.isfinite(values).all() or (values < 0).any():
-            return None
-        present = valid(probs)
-        filled = np.where(present, np.diff(offsets(probs)), 0)
-        if (filled[present] == 0).any():
-            return None
-        starts = np.concatenate([[0], np.cumsum(filled)])[:-1]
-        sums = np.add.reduceat(values, starts[present]) if len(values) else np.zeros(0)
-        if (np.abs(sums - 1.0) > PROB_TOLERANCE).any():
-            return None
-    return Columns(ids, labels, probs, None)
+        return True
+    if "probs" not in names:
+        return False
+    probs = table.column("probs")
+    if not (pa.types.is_list(probs.type) or pa.types.is_large_list(probs.type)):
+        return True
+    if not (
+        pa.types.is_floating(probs.type.value_type)
+        or pa.types.is_integer(probs.type.value_type)
+    ):
+        return True
+    return not all(_probs_valid(chunk) for chunk in probs.chunks)
+
+
+def _probs_valid(probs: pa.Array) -> bool:
+    """Whether every row of ``probs`` is null or a non-empty distribution.
+
+    Finite, non-negative values that sum to 1 within :data:`PROB_TOLERANCE`.
+    """
+    values = float64(probs.flatten())
+    if values is None or not np.isfinite(values).all() or (values < 0).any():
+        return False
+    present = valid(probs)
+    filled = np.where(present, np.diff(offsets(probs)), 0)
+    if (filled[present] == 0).any():
+        return False
+    starts = np.concatenate([[0], np.cumsum(filled)])[:-1]
+    sums = np.add.reduceat(values, starts[present]) if len(values) else np.zeros(0)
+    return not (np.abs(sums - 1.0) > PROB_TOLERANCE).any()

@@ -66,6 +66,7 @@ class SuiteData:
         core = self._coded.read(columns=CORE_COLUMNS, use_threads=False)  # small: no threads
         self._arrow = {c: core.column(c) for c in CORE_COLUMNS if c not in CODED_COLUMNS}
         self._table: pa.Table | None = None
+        self._ids: pa.Array | None = None  # ids(): combine_chunks copies even one chunk
         self.group, self._group_dictionary = _codes(core.column("group"), as_list=False)
         self.variant_codes, self.variant_names = _codes(core.column("variant"))
         self._lookup = [*self.variant_names, None]  # code -1 (null) -> None
@@ -139,8 +140,11 @@ class SuiteData:
         return {self._lookup[code] for code in np.unique(self.variant_codes[rows]).tolist()}
 
     def ids(self) -> pa.Array:
-        """The row ids."""
-        return self._arrow["id"].combine_chunks()
+        """The row ids, as one array (the column's only chunk, or its chunks joined once)."""
+        if self._ids is None:
+            column = self._arrow["id"]
+            self._ids = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+        return self._ids
 
     def is_variant(self, variant: str) -> np.ndarray:
         """Boolean mask of the rows of ``variant`` (integer comparison, no string compares)."""
@@ -148,11 +152,12 @@ class SuiteData:
             return np.zeros(len(self.variant_codes), dtype=bool)
         return self.variant_codes == self.variant_names.index(variant)
 
-    def original_keys(self, rows: np.ndarray) -> list[str]:
+    def original_keys(self, rows: np.ndarray) -> pa.Array:
         """The text identity of each row in ``rows``, the same in every suite of a task.
 
         ``text``, then ``text_pair`` (or, where a suite formats its inputs, as CALM does, the
-        unformatted ``raw_text`` / ``raw_text_pair``), joined by a unit separator. Kept per
+        unformatted ``raw_text`` / ``raw_text_pair``), a null read as ``""``, joined by a unit
+        separator: an Arrow string array, built by pyarrow (no Python string per row). Kept per
         suite file and rows (:meth:`memo`): every entry scored against the suite asks for the
         same rows, and reading the text columns is most of the cost.
         """
@@ -179,20 +184,17 @@ class SuiteData:
                     _KEYS.popitem(last=False)
         return value
 
-    def _original_keys(self, rows: np.ndarray) -> list[str]:
+    def _original_keys(self, rows: np.ndarray) -> pa.Array:
         names = self._parquet.schema_arrow.names
         wanted = [raw if raw in names else plain for raw, plain in (
             ("raw_text", "text"), ("raw_text_pair", "text_pair")) if raw in names or plain in names]
         if not wanted:
             raise ValueError(f"suite {self.name}: no text column to identify its originals")
-        # read for this only, not kept with the suite's columns: the keys are kept (_KEYS);
-        # joined in Python, as a compute call with a scalar ("" or a separator) would make
-        # pyarrow import pandas (0.3 s, 40 MiB)
+        # read for this only, not kept with the suite's columns: the keys are kept (_KEYS)
         table = self._parquet.read(columns=wanted, use_threads=False)
         take = indices(rows)
-        parts = [table.column(c).combine_chunks().take(take).to_pylist() for c in wanted]
-        return ["\x1f".join("" if v is None else v for v in values)
-                for values in zip(*parts, strict=True)]
+        parts = [table.column(c).combine_chunks().take(take) for c in wanted]
+        return join_texts(parts, _UNIT_SEPARATOR)
 
     def group_names(self, rows: np.ndarray) -> list[str]:
         """The ``group`` string of each row in ``rows``."""
@@ -263,6 +265,30 @@ def _objects(values: list) -> np.ndarray:
     for i, value in enumerate(values):
         out[i] = value
     return out
+
+
+def _separator(text: str) -> pa.Scalar:
+    """``text`` as an Arrow string scalar, made from buffers (``pa.scalar`` imports pandas)."""
+    data = text.encode("utf-8")
+    offsets = np.asarray([0, len(data)], dtype=np.int32)
+    array = pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(offsets),
+                                                   pa.py_buffer(data)])
+    return array[0]
+
+
+#: What joins a row's texts into its identity (:meth:`SuiteData.original_keys`).
+_UNIT_SEPARATOR = "\x1f"
+
+
+def join_texts(columns: list[pa.Array], separator: str) -> pa.Array:
+    """Row by row, the strings of ``columns`` joined by ``separator``, a null read as ``""``.
+
+    What ``separator.join("" if v is None else v for v in row)`` gives for each row, computed
+    by pyarrow (``binary_join_element_wise``; one column is joined with nothing, which turns
+    its nulls into ``""``).
+    """
+    return pc.binary_join_element_wise(*columns, _separator(separator),
+                                       null_handling="replace", null_replacement="")
 
 
 def _codes(column: pa.ChunkedArray, as_list: bool = True) -> tuple[np.ndarray, list | pa.Array]:

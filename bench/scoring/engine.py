@@ -83,6 +83,22 @@ def load_scorers() -> None:
             importlib.import_module(family.scorer)
 
 
+#: Modules scoring imports on first use beyond :func:`load_scorers`: numpy loads ``random``
+#: (the bootstrap's generator) and ``ma`` (``np.quantile``) lazily, ~0.03 s together.
+LAZY_IMPORTS = ("numpy.random", "numpy.ma")
+
+
+def scoring_imports() -> None:
+    """Import what scoring imports on first use: the scorer modules and :data:`LAZY_IMPORTS`.
+
+    ``score_file`` calls it while a large prediction file is parsed on other threads, so
+    these imports do not wait for the parse to end (docs/benchmarks.md).
+    """
+    load_scorers()
+    for name in LAZY_IMPORTS:
+        importlib.import_module(name)
+
+
 class SuiteFolder:
     """A built suite folder: its manifest and lazily loaded, hash-checked suites."""
 
@@ -184,14 +200,15 @@ class SuiteOriginals:
 
     Attributes:
         task: The suite's task.
-        keys: Text identity of each original (:meth:`SuiteData.original_keys`).
+        keys: Text identity of each original (:meth:`SuiteData.original_keys`: an Arrow
+            string array; any sequence of strings will do).
         gold: Their gold labels (-1 unlabelled).
         pred: Their predictions.
 
     """
 
     task: str
-    keys: Sequence[str]
+    keys: Sequence[str] | pa.Array
     gold: np.ndarray
     pred: np.ndarray
 
@@ -252,9 +269,7 @@ def task_stats(originals: Mapping[str, SuiteOriginals]) -> dict[str, dict]:
     for task, (names, left_out) in sorted(by_task.items()):
         parts = [originals[n] for n in names]
         if parts:
-            numbering: dict[str, int] = {}
-            codes = np.fromiter((numbering.setdefault(k, len(numbering))
-                                 for p in parts for k in p.keys), dtype=np.int64)
+            codes = _key_codes([p.keys for p in parts])
             gold = np.concatenate([p.gold for p in parts])
             stats = pooled_original_stats(codes, gold, np.concatenate([p.pred for p in parts]))
         else:
@@ -262,6 +277,26 @@ def task_stats(originals: Mapping[str, SuiteOriginals]) -> dict[str, dict]:
         out[task] = {**stats.as_metrics(), "n_original_rows": int((gold >= 0).sum()),
                      "suites": names, "untestable_suites": left_out}
     return out
+
+
+def _key_codes(keys: Sequence[Sequence[str] | pa.Array]) -> np.ndarray:
+    """One integer per key of the concatenated ``keys``, numbered in order of first appearance.
+
+    Arrow string arrays (what :meth:`SuiteData.original_keys` gives) are encoded by pyarrow;
+    Python strings by a dictionary. Both number the same keys the same way.
+    """
+    if all(isinstance(k, pa.Array) for k in keys):
+        arrays = [k for k in keys if len(k)]
+        if not arrays:
+            return np.zeros(0, dtype=np.int64)
+        if len({a.type for a in arrays}) > 1:
+            arrays = [a.cast(pa.large_string()) for a in arrays]
+        return int64(pc.dictionary_encode(pa.concat_arrays(arrays)).indices)
+    numbering: dict[str, int] = {}
+    return np.fromiter((numbering.setdefault(k, len(numbering))
+                        for part in keys
+                        for k in (part.to_pylist() if isinstance(part, pa.Array) else part)),
+                       dtype=np.int64)
 
 
 def consistent_keys(consistent: Consistent | None) -> dict[str, float | None]:
@@ -372,6 +407,7 @@ def _read_preloading(predictions_path: str | Path, folder: SuiteFolder,
     """Read and validate the file, loading its suites meanwhile."""
 
     def meanwhile(done: Callable[[], bool]) -> None:  # while a large JSONL file is parsed
+        scoring_imports()
         wanted = sampled_suites(predictions_path, folder.manifest)
         folder.preload(done, [n for n in wanted if not suites or n in suites])
 
