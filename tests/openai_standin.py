@@ -88,6 +88,19 @@ class StandinModel:
             logits = self.model(torch.tensor([ids])).logits[0].float()
         return torch.log_softmax(logits, dim=-1)
 
+    def logprobs_batch(self, seqs: list[list[int]]) -> list:
+        """:meth:`logprobs` of several sequences in one right-padded forward (as a serving
+        engine batches the prompts of one request); each result keeps its own positions."""
+        torch = self.torch
+        if len(seqs) == 1:
+            return [self.logprobs(seqs[0])]
+        width = max(len(s) for s in seqs)
+        ids = torch.tensor([s + [0] * (width - len(s)) for s in seqs])
+        mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in seqs])
+        with self.lock, torch.inference_mode():
+            logits = self.model(ids, attention_mask=mask).logits.float()
+        return [torch.log_softmax(logits[i, : len(s)], dim=-1) for i, s in enumerate(seqs)]
+
     def token_text(self, token: int) -> str:
         if not hasattr(self, "_texts"):
             self._texts = [self.tokenizer.decode([i]) for i in range(len(self.tokenizer))]
@@ -108,15 +121,19 @@ def completion(model: StandinModel, body: dict) -> tuple[int, dict]:
     max_tokens = int(body.get("max_tokens", 16))
     k = body.get("logprobs")
     choices, used = [], 0
-    for index, prompt in enumerate(prompts):
-        ids = model.tokenizer(prompt)["input_ids"] if isinstance(prompt, str) else list(prompt)
+    all_ids = [model.tokenizer(p)["input_ids"] if isinstance(p, str) else list(p)
+               for p in prompts]
+    for ids in all_ids:
         if len(ids) + max_tokens > model.max_model_len:
             return 400, {"error": {"message": f"This model's maximum context length is "
                                    f"{model.max_model_len} tokens. However, you requested "
                                    f"{len(ids) + max_tokens} tokens", "code": 400}}
+    # One token or none: every prompt needs one forward, so the prompts go as one batch.
+    first = model.logprobs_batch(all_ids) if max_tokens <= 1 else None
+    for index, ids in enumerate(all_ids):
         seq = list(ids)
-        for _ in range(max(1, max_tokens)):  # the last forward scores every position
-            logp = model.logprobs(seq)
+        for step in range(max(1, max_tokens)):  # the last forward scores every position
+            logp = first[index] if first is not None and step == 0 else model.logprobs(seq)
             seq.append(int(logp[-1].argmax()))
         if max_tokens == 0:
             seq.pop()

@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{site.entries} entries, {site.suites} suites; wrote {len(site.files)} files to "
           f"{site.out}")
     if site.recomputed is not None:
-        print(f"scored again: {len(site.recomputed)} entries; the others were verified from "
-              "the cache")
+        n = len(site.recomputed)
+        print(f"scored again: {n} {'entry' if n == 1 else 'entries'}; the others were "
+              "verified from the cache")
     return 0
