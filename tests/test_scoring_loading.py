@@ -135,7 +135,7 @@ def test_original_keys_are_the_texts_joined_as_before(becel_folder):
     import numpy as np
     import pyarrow as pa
 
-    from bench.scorers.contract import join_texts
+    from consistency_bench.bench.scorers.contract import join_texts
 
     def reference(columns):  # the Python code of the keys before
         return ["\x1f".join("" if v is None else v for v in values)
@@ -160,7 +160,7 @@ def test_original_keys_are_the_texts_joined_as_before(becel_folder):
 def test_key_codes_of_arrow_keys_equal_those_of_python_keys():
     import pyarrow as pa
 
-    from bench.scoring import _key_codes
+    from consistency_bench.bench.scoring.engine import _key_codes
 
     parts = [["a", "b", "a"], [], ["c", "b", "", "a"], ["", "d"]]
     expected = _key_codes(parts).tolist()
