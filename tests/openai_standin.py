@@ -269,6 +269,7 @@ class Standin:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # TCP_NODELAY, as uvicorn (vLLM) sets it
 
             def log_message(self, *args) -> None:
                 pass
