@@ -221,6 +221,9 @@ def lock(root: Path) -> FileLock:
     return FileLock(str(root / LOCK))
 
 
+# One piece (over 60 lines): checks, scoring, staging and the locked rename read in the order
+# that makes a crash at any line safe (the module docstring of
+# consistency_bench.leaderboard.submissions).
 def submit(
     predictions: str | os.PathLike,
     *,
@@ -258,9 +261,6 @@ def submit(
     from consistency_bench.bench.scoring.results_json import provenance
     from consistency_bench.leaderboard.intake.duplicates import with_variant
 
-    # One piece (75 lines): checks, scoring, staging and the locked rename read in the order
-    # that makes a crash at any line safe (the module docstring of
-    # consistency_bench.leaderboard.submissions).
     root = check_root(root)
     slug = slugify(name)
     meta = with_variant(read_meta(meta_path), variant, str(meta_path))
