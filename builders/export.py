@@ -128,6 +128,7 @@ def _link_tree(source: Path, target: Path) -> None:
     shutil.copytree(source, target, copy_function=link, dirs_exist_ok=True, symlinks=True)
 
 
+# One piece (over 60 lines): plan, then build in one temporary folder renamed into place.
 def build_all(
     specs: Sequence[SuiteSpec],
     resolver: SourceResolver,
@@ -141,11 +142,11 @@ def build_all(
     """Build ``specs`` into ``out``; merge them into an existing manifest; write the card.
 
     Suites already in ``out`` and not rebuilt are kept, so ``--suites`` can add to a folder.
-    A suite whose entry is up to date (:func:`consistency_bench.builders.freshness.is_up_to_date`)
-    is not
-    rebuilt. The folder is replaced in one rename: the new state is built in a temporary
-    sibling (holding hard links to the files kept), so a build killed at any point leaves
-    ``out`` as it was, never a folder of Parquet files without their ``suites.json``.
+    A suite whose entry is up to date
+    (:func:`consistency_bench.builders.freshness.is_up_to_date`) is not rebuilt. The folder is
+    replaced in one rename: the new state is built in a temporary sibling (holding hard links
+    to the files kept), so a build killed at any point leaves ``out`` as it was, never a
+    folder of Parquet files without their ``suites.json``.
 
     Args:
         specs: The suites to build, in order.
@@ -172,19 +173,7 @@ def build_all(
     manifest = read_manifest(root) if keep and (root / MANIFEST).is_file() else {}
     up_to_date = [s.name for s in specs if is_up_to_date(s, manifest.get(s.name), root)]
     todo = [s for s in specs if s.name not in up_to_date]
-    unavailable: dict[str, str] = {}  # source path -> why
-    for path in dict.fromkeys(p for s in todo for p in s.sources):
-        try:  # resolve (and verify) each source once, before any worker starts
-            resolver.path(path)
-        except SourceUnavailableError as exc:
-            if not skip_unavailable:
-                raise
-            unavailable[path] = _short_reason(exc)
-    skipped = {
-        s.name: "; ".join(unavailable[p] for p in s.sources if p in unavailable)
-        for s in todo
-        if any(p in unavailable for p in s.sources)
-    }
+    skipped = _unavailable_suites(todo, resolver, skip_unavailable)
     todo = [s for s in todo if s.name not in skipped]
     if not todo and keep and (root / MANIFEST).is_file() and _pools_current(root):
         _log_build(log, specs, manifest, iter(()), up_to_date, skipped)
@@ -215,6 +204,29 @@ def build_all(
             f"--out {root}: cannot write there ({exc.strerror}: {exc.filename}); nothing changed"
         ) from None
     return BuildReport(manifest, [s.name for s in todo], up_to_date, skipped)
+
+
+def _unavailable_suites(todo: Sequence[SuiteSpec], resolver: SourceResolver,
+                        skip_unavailable: bool) -> dict[str, str]:
+    """Resolve (and verify) every source once; the suites skipped for want of one, with why.
+
+    Raises:
+        SourceUnavailableError: A source is unavailable and ``skip_unavailable`` is off.
+
+    """
+    unavailable: dict[str, str] = {}  # source path -> why
+    for path in dict.fromkeys(p for s in todo for p in s.sources):
+        try:  # resolve (and verify) each source once, before any worker starts
+            resolver.path(path)
+        except SourceUnavailableError as exc:
+            if not skip_unavailable:
+                raise
+            unavailable[path] = _short_reason(exc)
+    return {
+        s.name: "; ".join(unavailable[p] for p in s.sources if p in unavailable)
+        for s in todo
+        if any(p in unavailable for p in s.sources)
+    }
 
 
 def _log_build(

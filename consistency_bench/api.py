@@ -60,6 +60,7 @@ def load_suite(name: str, *, data: PathLike = DEFAULT_DATA) -> datasets.Dataset:
     return datasets.Dataset(table)  # features from the file's Hugging Face schema metadata
 
 
+# One piece (over 60 lines): the file and in-memory routes share their checks and output.
 def score(predictions: PathLike | Iterable[Mapping[str, Any]] | Any, *,
           data: PathLike = DEFAULT_DATA, suites: list[str] | None = None, seed: int = 0,
           n_boot: int = 10_000, params: Mapping[str, object] | Iterable[str] | None = None,

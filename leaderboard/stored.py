@@ -226,6 +226,7 @@ def verify(results: Mapping, predictions: Path, data_dir, where: str):
     return fresh.units
 
 
+# One piece (over 60 lines): stored and recomputed scores compared field by field.
 def check_recomputed(results: Mapping, sha256: str, fresh: Mapping[str, Mapping],
                      manifest: Mapping[str, Mapping], predictions: str, where: str,
                      data_dir, tasks: Mapping[str, Mapping]) -> None:

@@ -141,6 +141,7 @@ def get_baseline(name: str) -> Baseline:
         raise UnknownNameError("baseline", name, BASELINES) from None
 
 
+# One piece (over 60 lines): one pass over the suites inside one atomic write.
 def run_baseline(
     name: str,
     data_dir: str | os.PathLike,

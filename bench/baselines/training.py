@@ -141,6 +141,7 @@ def _encode(tokenizer, chunk: Sequence, is_pair: bool, max_length: int, device):
                      return_tensors="pt").to(device)
 
 
+# One piece (over 60 lines): one training run's steps in order, the loop itself a helper.
 def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
     """Fine-tune and save model, tokenizer and ``training.json`` under ``out`` (atomically).
 
@@ -149,8 +150,6 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
 
     """
     import torch
-    from tqdm import tqdm
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from consistency_bench.bench.baselines.train_data import (
         DEV_FILES,
@@ -176,46 +175,14 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
         torch.set_num_threads(config.threads)
     base = str(config.base or minilm_path())
     torch.manual_seed(config.seed)
-    tokenizer = AutoTokenizer.from_pretrained(base)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=task.num_labels, id2label=dict(enumerate(task.label_names)),
-        label2id={n: i for i, n in enumerate(task.label_names)},
-    ).to(device)
-    if config.freeze_embeddings:
-        model.get_input_embeddings().weight.requires_grad_(False)
+    tokenizer, model = _load_base(base, task, device, config.freeze_embeddings)
     pairs = [model_texts(e, task.name) for e in train]
     labels = [e.label for e in train]
     lengths = [len(t) + len(p or "") for t, p in pairs]  # characters: a cheap length proxy
     steps = config.max_steps or math.ceil(config.epochs * len(pairs) / config.batch_size)
     batches = _batches(len(pairs), config.batch_size, steps, config.seed, lengths)
-    trainable = [q for q in model.parameters() if q.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=0.01)
-    warmup = max(1, int(0.06 * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup + 1)))
-    )
-    amp = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
-           else torch.autocast("cpu", enabled=False))
-    start, losses = time.perf_counter(), []
-    model.train()
-    bar = tqdm(batches, desc=f"train {task.name}", unit="step", file=sys.stderr,
-               disable=not config.progress, mininterval=2.0)
-    for batch in bar:
-        enc = _encode(tokenizer, [pairs[i] for i in batch], task.is_pair, config.max_length,
-                      device)
-        target = torch.tensor([labels[i] for i in batch], device=device)
-        with amp:
-            loss = torch.nn.functional.cross_entropy(model(**enc).logits.float(), target)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad(set_to_none=True)
-        losses.append(loss.item())
-        if len(losses) % 20 == 0:
-            bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}", refresh=False)
-    bar.close()
-    train_seconds = time.perf_counter() - start
+    losses, train_seconds = _train_steps(model, tokenizer, pairs, labels, batches, steps,
+                                         task, config, device)
     start = time.perf_counter()
     dev_accuracy = {
         spec: round(evaluate(model, tokenizer, [model_texts(e, task.name) for e in rows],
@@ -245,6 +212,84 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
         tokenizer.save_pretrained(tmp)
         (tmp / "training.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
+
+
+def _load_base(base: str, task, device, freeze_embeddings: bool):
+    """The tokenizer and the classification model of ``base``, on ``device``.
+
+    Args:
+        base: The base model's folder or id.
+        task: The task (its labels name the model's outputs).
+        device: The torch device the model goes to.
+        freeze_embeddings: Whether the input embeddings stay fixed.
+
+    Returns:
+        ``(tokenizer, model)``.
+
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=task.num_labels, id2label=dict(enumerate(task.label_names)),
+        label2id={n: i for i, n in enumerate(task.label_names)},
+    ).to(device)
+    if freeze_embeddings:
+        model.get_input_embeddings().weight.requires_grad_(False)
+    return tokenizer, model
+
+
+def _train_steps(model, tokenizer, pairs, labels, batches, steps: int, task,
+                 config: TrainConfig, device) -> tuple[list[float], float]:
+    """Train ``model`` on ``batches`` (AdamW, linear warm-up and decay, gradients clipped at 1).
+
+    Args:
+        model: The classification model, trained in place.
+        tokenizer: Its tokenizer.
+        pairs: The examples' ``(text, pair)`` texts.
+        labels: The examples' label ids.
+        batches: Per step, the indices of its examples.
+        steps: The number of steps (for the learning-rate schedule).
+        task: The task (its name and whether it reads pairs).
+        config: The training settings.
+        device: The torch device.
+
+    Returns:
+        ``(losses, seconds)``: the loss of every step and the wall time of the loop.
+
+    """
+    import torch
+    from tqdm import tqdm
+
+    trainable = [q for q in model.parameters() if q.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=0.01)
+    warmup = max(1, int(0.06 * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup + 1)))
+    )
+    amp = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+           else torch.autocast("cpu", enabled=False))
+    start, losses = time.perf_counter(), []
+    model.train()
+    bar = tqdm(batches, desc=f"train {task.name}", unit="step", file=sys.stderr,
+               disable=not config.progress, mininterval=2.0)
+    for batch in bar:
+        enc = _encode(tokenizer, [pairs[i] for i in batch], task.is_pair, config.max_length,
+                      device)
+        target = torch.tensor([labels[i] for i in batch], device=device)
+        with amp:
+            loss = torch.nn.functional.cross_entropy(model(**enc).logits.float(), target)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(loss.item())
+        if len(losses) % 20 == 0:
+            bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}", refresh=False)
+    bar.close()
+    train_seconds = time.perf_counter() - start
+    return losses, train_seconds
 
 
 def train(out: str | os.PathLike, resolver, *, task: str, max_steps: int | None = None,

@@ -122,6 +122,7 @@ def _carry_foreign(old: Path, new: Path, owned: set[str]) -> list[str]:
     return kept
 
 
+# One piece (over 60 lines): one context manager whose try/finally spans the yield.
 @contextmanager
 def atomic_dir(
     target: str | os.PathLike,

@@ -321,6 +321,7 @@ def read_samples(path: Path, n_labels: int, choices: list[str] | None = None
     return records
 
 
+# One piece (over 60 lines): read, check and write one prediction file, in that order.
 def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathLike,
                     out: str | os.PathLike, length_norm: str | None = None,
                     log=None) -> dict[str, int]:
@@ -364,16 +365,7 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
             raise DataError(f"suite {suite}: samples in both {seen_in[suite]} and {path}; "
                             "pass one run's output")
         seen_in[suite] = path
-        results = _results_file(path, date)
-        config = (results.get("configs") or {}).get(task)
-        config = config if isinstance(config, dict) else {}
-        meta = config.get("metadata")
-        meta = meta if isinstance(meta, dict) else {}
-        try:
-            n_shot = int((results.get("n-shot") or {}).get(task, config.get("num_fewshot")) or 0)
-        except (TypeError, ValueError):
-            raise DataError(f"{path}: the results file gives no readable n-shot for "
-                            f"{task}") from None
+        meta, n_shot = _task_metadata(path, task, date)
         shots[suite] = (n_shot, meta.get("fewshot"))
         expected = manifest[suite]["sha256"]
         if meta.get("sha256") != expected:
@@ -386,6 +378,52 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
         per_suite[suite] = read_samples(path, len(manifest[suite]["label_names"]), choices)
     if not per_suite:
         raise DataError(f"no {TASK_PREFIX}* samples in {', '.join(map(str, paths))}")
+    _drop_zero_shot(per_suite, shots, log)
+    counts: dict[str, int] = {}
+    with atomic_path(Path(out)) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        for suite in sorted(per_suite):
+            rows = pq.read_table(parquet_path(root, suite)).to_pylist()
+            ids = [r["id"] for r in rows]
+            records = per_suite[suite]
+            _check_coverage(suite, rows, records, seen_in[suite], parquet_path(root, suite))
+            for row_id in ids:
+                first, second, _, _ = records[row_id]
+                handle.write(json.dumps({"id": row_id, **_record(first, second, length_norm)})
+                             + "\n")
+            counts[suite] = len(ids)
+    return counts
+
+
+def _task_metadata(path: Path, task: str, date: str) -> tuple[dict, int]:
+    """The exported task's ``metadata`` and its number of shots, from the run's results file.
+
+    Args:
+        path: The samples file.
+        task: Its lm-eval task name.
+        date: The run's date, as in the samples file's name.
+
+    Returns:
+        ``(metadata, n_shot)``; the metadata is ``{}`` when the results file has none.
+
+    Raises:
+        DataError: The results file gives no readable n-shot for the task.
+
+    """
+    results = _results_file(path, date)
+    config = (results.get("configs") or {}).get(task)
+    config = config if isinstance(config, dict) else {}
+    meta = config.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    try:
+        n_shot = int((results.get("n-shot") or {}).get(task, config.get("num_fewshot")) or 0)
+    except (TypeError, ValueError):
+        raise DataError(f"{path}: the results file gives no readable n-shot for "
+                        f"{task}") from None
+    return meta, n_shot
+
+
+def _drop_zero_shot(per_suite: dict, shots: dict, log) -> None:
+    """Drop the suites run 0-shot (no few-shot pool) while others ran K-shot; log each."""
     k = max(n for n, _ in shots.values())
     for suite, (n, pool) in sorted(shots.items()):
         if k and not n and not isinstance(pool, dict):
@@ -393,32 +431,32 @@ def convert_samples(paths: Sequence[str | os.PathLike], data_dir: str | os.PathL
             if log is not None:
                 log(f"suite {suite}: left out: lm-eval ran it 0-shot ({pool}) while other "
                     f"suites ran {k}-shot")
-    counts: dict[str, int] = {}
-    with atomic_path(Path(out)) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-        for suite in sorted(per_suite):
-            rows = pq.read_table(parquet_path(root, suite)).to_pylist()
-            ids = [r["id"] for r in rows]
-            records = per_suite[suite]
-            extra = set(records) - set(ids)
-            if extra:
-                raise DataError(f"suite {suite}: {len(extra)} samples name rows not in the "
-                                f"suite, e.g. {sorted(extra)[0]!r}")
-            if len(records) != len(ids):
-                raise DataError(
-                    f"suite {suite}: samples cover {len(records)} of {len(ids)} rows "
-                    f"({seen_in[suite]}); rerun lm-eval without --limit"
-                )
-            bad = doc_mismatches(suite, rows, {i: r[2] for i, r in records.items()})
-            if bad:
-                raise DataError(
-                    f"suite {suite}: {len(bad)} of {len(ids)} documents in {seen_in[suite]} "
-                    f"differ from {parquet_path(root, suite)} (first: {bad[0]}); lm-eval "
-                    "loaded other data than the built folder: export from it (pin the Hub "
-                    "revision) and rerun lm-eval"
-                )
-            for row_id in ids:
-                first, second, _, _ = records[row_id]
-                handle.write(json.dumps({"id": row_id, **_record(first, second, length_norm)})
-                             + "\n")
-            counts[suite] = len(ids)
-    return counts
+
+
+def _check_coverage(suite: str, rows: list[dict], records: dict, source: Path,
+                    parquet: Path) -> None:
+    """Check that a suite's samples cover each of its rows once, with the row's document.
+
+    Raises:
+        DataError: A sample names a row not in the suite, a row has no sample, or a
+            sample's document differs from its row's.
+
+    """
+    ids = [r["id"] for r in rows]
+    extra = set(records) - set(ids)
+    if extra:
+        raise DataError(f"suite {suite}: {len(extra)} samples name rows not in the "
+                        f"suite, e.g. {sorted(extra)[0]!r}")
+    if len(records) != len(ids):
+        raise DataError(
+            f"suite {suite}: samples cover {len(records)} of {len(ids)} rows "
+            f"({source}); rerun lm-eval without --limit"
+        )
+    bad = doc_mismatches(suite, rows, {i: r[2] for i, r in records.items()})
+    if bad:
+        raise DataError(
+            f"suite {suite}: {len(bad)} of {len(ids)} documents in {source} "
+            f"differ from {parquet} (first: {bad[0]}); lm-eval "
+            "loaded other data than the built folder: export from it (pin the Hub "
+            "revision) and rerun lm-eval"
+        )

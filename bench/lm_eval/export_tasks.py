@@ -103,6 +103,7 @@ def generative_config(spec) -> dict:
     }
 
 
+# One piece (over 60 lines): one lm-eval task config dict, built key by key.
 def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
                 is_pair: bool = True, fewshot: dict | str | None = None,
                 revision: str | None = None, generative: bool = False) -> dict:
@@ -225,6 +226,7 @@ def resolve_revision(hub: str, revision: str | None) -> str:
     return sha
 
 
+# One piece (over 60 lines): every check before the one atomic write of the tasks.
 def export_tasks(data_dir: str | os.PathLike, out: str | os.PathLike,
                  suites: Sequence[str] | None = None, hub: str | None = None,
                  overwrite: bool = False, seed: int = 0,

@@ -102,24 +102,7 @@ def load_model(info: ModelInfo, device=None, dtype=None, device_map: str | None 
     )
 
     kind = info.kind
-    if device_map is not None:
-        if device_map != "auto":
-            raise ConfigError(f"--device-map {device_map!r}: use auto")
-        gpus = [k for k in (max_memory or {}) if isinstance(k, int)]
-        missing = [k for k in gpus if k >= torch.cuda.device_count()]
-        if missing:
-            raise ConfigError(
-                f"--max-memory names GPU {missing[0]}, but this machine has "
-                f"{torch.cuda.device_count()} CUDA devices"
-            )
-        # Limits that name no GPU keep the whole model on the CPU: its inputs and its default
-        # dtype are then the CPU's, also on a machine with a GPU.
-        on_gpu = torch.cuda.is_available() and (not max_memory or bool(gpus))
-        device = torch.device("cuda" if on_gpu else "cpu")
-    else:
-        if max_memory:
-            raise ConfigError("--max-memory applies with --device-map auto only")
-        device = resolve_device(device)
+    device = _load_device(device, device_map, max_memory)
     torch_dtype = resolve_dtype(dtype)
     cls = {"seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}.get(
         kind, AutoModelForSequenceClassification
@@ -138,20 +121,7 @@ def load_model(info: ModelInfo, device=None, dtype=None, device_map: str | None 
         if max_memory:
             kwargs["max_memory"] = max_memory
     name = info.name
-    try:
-        try:
-            model = cls.from_pretrained(name, **kwargs)
-        except (ValueError, ImportError) as exc:
-            message = str(exc).lower()
-            if "attn_implementation" not in kwargs or not (
-                "sdpa" in message or "scaled_dot_product" in message or "attention" in message
-            ):
-                raise
-            kwargs.pop("attn_implementation")  # architecture without SDPA support
-            model = cls.from_pretrained(name, **kwargs)
-    except _load_errors() as exc:
-        raise ConfigError(f"cannot load model {name!r} as {cls.__name__}: {_first_line(exc)}"
-                          ) from exc
+    model = _from_pretrained(cls, name, kwargs)
     if device_map is None:
         model.to(device)
     model.eval()
@@ -160,6 +130,59 @@ def load_model(info: ModelInfo, device=None, dtype=None, device_map: str | None 
         model.config.pad_token_id = tokenizer.pad_token_id  # inspect_model set one
     return LoadedModel(model, tokenizer, dict(info.id2label), kind == "seq2seq",
                        kind == "causal", info.config)
+
+
+def _load_device(device, device_map: str | None, max_memory: dict | None):
+    """The ``torch.device`` the model's inputs go to (see :func:`load_model`).
+
+    Raises:
+        ConfigError: ``device_map`` is not ``"auto"``; ``max_memory`` names a missing GPU
+            or comes without ``device_map``.
+
+    """
+    import torch
+
+    if device_map is not None:
+        if device_map != "auto":
+            raise ConfigError(f"--device-map {device_map!r}: use auto")
+        gpus = [k for k in (max_memory or {}) if isinstance(k, int)]
+        missing = [k for k in gpus if k >= torch.cuda.device_count()]
+        if missing:
+            raise ConfigError(
+                f"--max-memory names GPU {missing[0]}, but this machine has "
+                f"{torch.cuda.device_count()} CUDA devices"
+            )
+        # Limits that name no GPU keep the whole model on the CPU: its inputs and its default
+        # dtype are then the CPU's, also on a machine with a GPU.
+        on_gpu = torch.cuda.is_available() and (not max_memory or bool(gpus))
+        return torch.device("cuda" if on_gpu else "cpu")
+    else:
+        if max_memory:
+            raise ConfigError("--max-memory applies with --device-map auto only")
+        return resolve_device(device)
+
+
+def _from_pretrained(cls, name: str, kwargs: dict):
+    """``cls.from_pretrained(name, **kwargs)``, again without SDPA when the architecture has none.
+
+    Raises:
+        ConfigError: The weights cannot be loaded.
+
+    """
+    try:
+        try:
+            return cls.from_pretrained(name, **kwargs)
+        except (ValueError, ImportError) as exc:
+            message = str(exc).lower()
+            if "attn_implementation" not in kwargs or not (
+                "sdpa" in message or "scaled_dot_product" in message or "attention" in message
+            ):
+                raise
+            kwargs.pop("attn_implementation")  # architecture without SDPA support
+            return cls.from_pretrained(name, **kwargs)
+    except _load_errors() as exc:
+        raise ConfigError(f"cannot load model {name!r} as {cls.__name__}: {_first_line(exc)}"
+                          ) from exc
 
 
 def load_classifier(name_or_path, device=None, dtype=None, device_map: str | None = None,

@@ -101,6 +101,7 @@ def _complete_runs(ids: pa.Array, manifest: dict, suite_ids) -> dict[str, int] |
     return starts
 
 
+# One piece (over 60 lines): one columnar pass whose fast paths share the split columns.
 def resolve_fast(columns: Columns, manifest: dict, suite_ids) -> dict | None:
     """Split the columnar pass's columns by suite, or ``None`` when the file has any problem.
 

@@ -143,6 +143,7 @@ def _batch_encode(tokenizer, texts: list[str]) -> list[list[int]]:
     return out
 
 
+# One piece (over 60 lines): a factory; its closures share the model's settings.
 def make_causal_forward(loaded, encoded: dict[int, Encoded] | Sequence[Encoded], options):
     """Batch of input indices -> ``[log-likelihoods, token counts]`` per input.
 

@@ -177,6 +177,7 @@ class PredictOutcome:
     main: bool
 
 
+# One piece (over 60 lines): every check before the model loads, then load, run, record.
 def predict(request: PredictRequest) -> PredictOutcome:
     """Check everything, load the model, predict, write ``request.out`` and its run record.
 

@@ -99,6 +99,7 @@ class Prepared:
         return sorted(range(len(self.keys)), key=lambda i: (-self.lengths[i], i))
 
 
+# One piece (over 60 lines): read, encode and fingerprint the inputs, steps in order.
 def prepare(
     model,
     model_name: str,

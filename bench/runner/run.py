@@ -66,6 +66,7 @@ def predict(
                    shard=shard, procs=procs, start=start)
 
 
+# One piece (over 60 lines): plan, resume, run and write, the stages of one run in order.
 def execute(
     prepared: Prepared,
     loaded: LoadedModel,
@@ -90,11 +91,7 @@ def execute(
     start = time.perf_counter() if start is None else start
     keys, lengths = prepared.keys, prepared.lengths
     device_type = loaded.device.type if hasattr(loaded, "device") else "cpu"
-    batches = plan_batches(
-        prepared.order(), lengths, batch_size=options.batch_size,
-        token_budget=AUTO_TOKENS.get(device_type, AUTO_TOKENS["cpu"]),
-        max_rows=AUTO_MAX_ROWS.get(device_type, AUTO_MAX_ROWS["cpu"]),
-    )
+    batches = _plan(prepared, options, device_type)
     shard = shard or Shard()
     share = batches[shard.index::shard.count]
     mine = share[procs.rank::procs.world] if procs else share
@@ -111,10 +108,7 @@ def execute(
     computed = sum(len(b) for b in todo)
     resumed = sum(len(b) for b in mine) - computed
     forward = forward_factory(loaded, prepared.encoded, options)
-    uses = [0] * len(keys)  # suite rows per distinct input: the bar counts rows
-    for suite_inputs in prepared.collected.suites:
-        for i in suite_inputs.inputs:
-            uses[i] += 1
+    uses = _row_uses(prepared)  # suite rows per distinct input: the bar counts rows
     bar = _progress_bar(sum(uses[i] for b in todo for i in b), options.progress and rank == 0)
     pending = [0]
 
@@ -127,17 +121,63 @@ def execute(
             store.flush()
             pending[0] = 0
 
-    def on_oom() -> None:
-        import torch
-
-        if torch.cuda.is_available():
-            torch.cuda.empty_cache()
-
     try:
-        retries = run_planned(todo, lengths, forward, emit, on_oom=on_oom)
+        retries = run_planned(todo, lengths, forward, emit, on_oom=_empty_cuda_cache)
     finally:
         store.flush()  # keep what is done for a restart, also on errors and Ctrl-C
         bar.close()
+    _write_output(out, prepared, store, options, shard, share, procs, device_type,
+                  weights_dtype(loaded))
+    shutil.rmtree(parts, ignore_errors=procs is not None)
+    return RunStats(prepared.collected.rows, len(keys), resumed, computed,
+                    time.perf_counter() - start, retries, len(prepared.collected.suites))
+
+
+def _plan(prepared: Prepared, options: RunnerOptions, device_type: str) -> list[list[int]]:
+    """The batches over every distinct input, sized for ``device_type``."""
+    return plan_batches(
+        prepared.order(), prepared.lengths, batch_size=options.batch_size,
+        token_budget=AUTO_TOKENS.get(device_type, AUTO_TOKENS["cpu"]),
+        max_rows=AUTO_MAX_ROWS.get(device_type, AUTO_MAX_ROWS["cpu"]),
+    )
+
+
+def _row_uses(prepared: Prepared) -> list[int]:
+    """Per distinct input, the number of suite rows that use it."""
+    uses = [0] * len(prepared.keys)
+    for suite_inputs in prepared.collected.suites:
+        for i in suite_inputs.inputs:
+            uses[i] += 1
+    return uses
+
+
+def _empty_cuda_cache() -> None:
+    """Free the CUDA cache after an out-of-memory error (before the batch is split)."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _write_output(out: Path, prepared: Prepared, store: ShardStore, options: RunnerOptions,
+                  shard: Shard, share: list[list[int]], procs: Processes | None,
+                  device_type: str, dtype) -> None:
+    """Write the prediction file (or this shard's part) from the results of every rank.
+
+    Args:
+        out: The prediction file.
+        prepared: The prepared inputs.
+        store: This rank's results (and resume files).
+        options: The runner's options.
+        shard: The shard this run computes.
+        share: The shard's batches.
+        procs: The launched processes, or ``None`` for one process.
+        device_type: The device's type, recorded in a part.
+        dtype: The weights' dtype, recorded in a part.
+
+    """
+    from consistency_bench.bench.runner import distributed
+
     done = store.done
     if procs is not None:
         gathered = distributed.gather(done)
@@ -148,18 +188,14 @@ def execute(
     if procs is None or procs.is_main:
         if shard.count > 1:
             wanted = {i for b in share for i in b}
-            write_part(out, prepared, done, options, shard, wanted, device_type,
-                       weights_dtype(loaded))
+            write_part(out, prepared, done, options, shard, wanted, device_type, dtype)
         else:
-            write_predictions(out, prepared.collected, keys, done, prepared.mappings,
+            write_predictions(out, prepared.collected, prepared.keys, done, prepared.mappings,
                               prepared.seq2seq, options, causal=prepared.causal)
     if procs is not None:
         distributed.barrier()  # the output is written: every rank drops its resume files
         store.remove_own()
         distributed.barrier()
-    shutil.rmtree(parts, ignore_errors=procs is not None)
-    return RunStats(prepared.collected.rows, len(keys), resumed, computed,
-                    time.perf_counter() - start, retries, len(prepared.collected.suites))
 
 
 class _NoBar:

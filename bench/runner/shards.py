@@ -217,6 +217,7 @@ def check_part_rows(path: Path, header: dict, rows: list[tuple[int, dict, int]],
     resolve_columns(str(path), columns, folder.manifest, folder.ids)
 
 
+# One piece (over 60 lines): every part checked against the others before the one write.
 def merge_parts(paths: Sequence[str | os.PathLike], out: str | os.PathLike,
                 data_dir: str | os.PathLike) -> int:
     """Join the part files of ``predict --shard i/N`` into one prediction file.

@@ -169,6 +169,23 @@ class _MessagesAsJson:
         return json.dumps(messages, ensure_ascii=False)
 
 
+def _chat_renderer(options: RunnerOptions, tokenizer, messages: bool):
+    """What renders the turns: JSON messages, the tokenizer's chat template, or ``None``.
+
+    Raises:
+        ConfigError: ``--chat`` and the tokenizer has no chat template.
+
+    """
+    if messages:
+        return _MessagesAsJson()
+    elif options.chat:
+        if tokenizer is None or not getattr(tokenizer, "chat_template", None):
+            raise ConfigError("--chat: the model's tokenizer has no chat template")
+        return tokenizer
+    return None
+
+
+# One piece (over 60 lines): one pass over the suites that dedups contexts as it renders.
 def collect_causal_inputs(
     data_dir: str | os.PathLike, suites: Sequence[str], options: RunnerOptions, tokenizer=None,
     *, messages: bool = False,
@@ -176,23 +193,16 @@ def collect_causal_inputs(
     """Causal-LM inputs: ``(context, verbalisers joined by U+001F)``, deduplicated.
 
     The prompt and verbalisers come from ``consistency_bench.bench.prompting.prompts``
-    (``--label-map``
-    replaces
-    verbalisers); ``--num-fewshot K`` prepends the first K demonstrations of the suite's
-    few-shot pool in the seed's order (``consistency_bench.bench.prompting.demonstrations``; the
-    same
-    for every row,
-    as lm-eval's
-    ``first_n`` sampler over the exported pool); a suite without a pool is skipped with a
-    message; ``--chat`` renders the turns with ``tokenizer``'s chat template.
+    (``--label-map`` replaces verbalisers); ``--num-fewshot K`` prepends the first K
+    demonstrations of the suite's few-shot pool in the seed's order
+    (``consistency_bench.bench.prompting.demonstrations``; the same for every row, as
+    lm-eval's ``first_n`` sampler over the exported pool); a suite without a pool is skipped
+    with a message; ``--chat`` renders the turns with ``tokenizer``'s chat template.
 
     With ``messages`` (``predict --api openai --mode generate``) the prompt is
-    ``consistency_bench.bench.prompting.prompts.generative_template`` and each context is the JSON
-    list
-    of
-    chat turns
-    (demonstrations as user / assistant turns, then the row as a user turn); the
-    continuations are the bare verbalisers.
+    ``consistency_bench.bench.prompting.prompts.generative_template`` and each context is the
+    JSON list of chat turns (demonstrations as user / assistant turns, then the row as a user
+    turn); the continuations are the bare verbalisers.
 
     Raises:
         ConfigError: No chat template with ``chat``; no suite asked for has a pool.
@@ -209,13 +219,7 @@ def collect_causal_inputs(
     from consistency_bench.bench.prompting.prompts import TARGET_DELIMITER, build_context, render
     from consistency_bench.bench.runner.causal import CHOICE_SEP
 
-    chat = None
-    if messages:
-        chat = _MessagesAsJson()
-    elif options.chat:
-        if tokenizer is None or not getattr(tokenizer, "chat_template", None):
-            raise ConfigError("--chat: the model's tokenizer has no chat template")
-        chat = tokenizer
+    chat = _chat_renderer(options, tokenizer, messages)
     delimiter = "" if chat is not None else TARGET_DELIMITER
     pools = read_pools(data_dir) if options.num_fewshot else {}
     if options.num_fewshot and not pools:

@@ -41,6 +41,7 @@ WIC_TRANSITIVE = {
 # ----------------------------------------------------------------------------- transitive
 
 
+# One piece (over 60 lines): a factory whose closure builds the rows.
 def transitive_rows(task: str, origin_split: str) -> Callable[[SourceResolver], Iterator[Row]]:
     """Rows of ``<task>_transitive``: the whole origin split, then the derived rows.
 

@@ -117,6 +117,7 @@ def check_names(name: str, kinds: list[str] | tuple[str, ...], out: Path, overwr
             )
 
 
+# One piece (over 60 lines): the command's checks, then generate and write, in order.
 def generate_suites(request: GenerateRequest) -> GenerateOutcome:
     """Generate the suites of ``request`` and write them, their sheets and the report.
 

@@ -115,6 +115,7 @@ def tokens_to_text(tokenizer, tokens: Sequence[str]) -> str:
     return text[2:] if text.startswith("##") else text
 
 
+# One piece (over 60 lines): one batched forward and backward loop over the texts.
 def token_importance(
     model,
     tokenizer,

@@ -64,6 +64,7 @@ def load_model(path: Path, device: str):
     return loaded.model, loaded.tokenizer
 
 
+# One piece (over 60 lines): checks before the model loads, then one loop.
 def build_gradient_suites(model: str | os.PathLike, suites: list[str],
                           data: str | os.PathLike, *, name: str | None = None,
                           sources: str | os.PathLike | None = None, download: bool = True,

@@ -19,6 +19,13 @@ def _parser(subparsers, name: str, help: str, description: str) -> argparse.Argu
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``publish``, ``publish-suites`` and ``publish-results``."""
+    _add_publish(subparsers)
+    _add_publish_suites(subparsers)
+    _add_publish_results(subparsers)
+
+
+def _add_publish(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``publish``."""
     parser = _parser(
         subparsers, "publish",
         "push the leaderboard data to a dataset repo (one commit) and the page to a Space",
@@ -46,6 +53,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
              "a consistent flag per group); without it no details are sent", default=None)
     parser.set_defaults(func=run_publish)
 
+
+def _add_publish_suites(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``publish-suites``."""
     parser = _parser(
         subparsers, "publish-suites",
         "push the built suites and eval.yaml so load_dataset(ORG/NAME, config) works",
@@ -64,6 +74,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_dry_run(parser)
     parser.set_defaults(func=run_publish_suites)
 
+
+def _add_publish_results(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``publish-results``."""
     parser = _parser(
         subparsers, "publish-results",
         "open a pull request adding an entry's scores to a model repo (.eval_results)",

@@ -194,6 +194,7 @@ def result_date(results: Mapping, meta: Mapping | None = None) -> str | None:
     return None
 
 
+# One piece (over 60 lines): one pass over the suites, each kept, skipped or refused.
 def eval_result_entries(results: Mapping, dataset_repo: str, *,
                         dataset_revision: str | None = None,
                         manifest: Mapping[str, Mapping] | None = None,
@@ -248,21 +249,12 @@ def eval_result_entries(results: Mapping, dataset_repo: str, *,
                 continue
         value = headline(scored)
         if value is None:
-            raw = scored.get(HEADLINE)
-            reason = ("missing" if HEADLINE not in scored else "undefined (null)" if raw is None
-                      else f"not a finite number ({shorten(raw)})")
-            skipped[suite] = f"{HEADLINE} {reason}"
+            skipped[suite] = _missing_headline(scored)
             continue
-        notes = [HEADLINE]
-        if setup is not None:
-            notes.append(setup.note)
-        if suite in flags:
-            notes.append(f"flagged {flags[suite]}")
-        if incomplete_note:
-            notes.append(f"entry incomplete on {', '.join(incomplete_note)} (not published)")
+        notes = _notes(suite, setup, flags, incomplete_note)
         entries.append(EvalResultEntry(
             dataset_id=dataset_repo, task_id=suite, value=round(value, 6),
-            dataset_revision=dataset_revision, notes="; ".join(notes), date=date,
+            dataset_revision=dataset_revision, notes=notes, date=date,
             source_url=source_url, source_name="consistency-bench leaderboard"
             if source_url else None,
         ))
@@ -277,6 +269,27 @@ def eval_result_entries(results: Mapping, dataset_repo: str, *,
             "version of consistency-bench that reports it: `consistency-bench rescore`"
         )
     return entries, skipped
+
+
+def _missing_headline(scored: Mapping) -> str:
+    """Why a suite's results have no usable headline score."""
+    raw = scored.get(HEADLINE)
+    reason = ("missing" if HEADLINE not in scored else "undefined (null)" if raw is None
+              else f"not a finite number ({shorten(raw)})")
+    return f"{HEADLINE} {reason}"
+
+
+def _notes(suite: str, setup: Setup | None, flags: Mapping[str, str],
+           incomplete: list[str]) -> str:
+    """The ``notes`` of a suite's result: metric, setup, its flag, the suites left out."""
+    notes = [HEADLINE]
+    if setup is not None:
+        notes.append(setup.note)
+    if suite in flags:
+        notes.append(f"flagged {flags[suite]}")
+    if incomplete:
+        notes.append(f"entry incomplete on {', '.join(incomplete)} (not published)")
+    return "; ".join(notes)
 
 
 def eval_results_yaml(entries) -> str:

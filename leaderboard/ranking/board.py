@@ -52,6 +52,56 @@ def rank(
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         raise BenchError(f"duplicate entry names: {sorted(n for n in names if names.count(n) > 1)}")
+    infos, cells = _collect_cells(entries, best_near)
+    ordered = sorted(cells, key=lambda s: suite_sort_key(infos[s]))
+    _judge_tasks(cells, infos, entries)
+    suite_order: dict[str, list[str]] = {}
+    suite_tests: dict[str, list[PairedResult | None]] = {}
+    rankable = set()
+    if samples is None and outcomes is not None:
+        samples = outcome_samples(outcomes, cells, infos)
+    if samples:
+        _cell_intervals(cells, samples)
+    for suite in ordered:
+        suite_order[suite], good = _rank_suite(cells[suite])
+        if any(c.goodness is not None for c in cells[suite].values()):
+            rankable.add(suite)
+        suite_tests[suite] = _suite_tests(good, suite, cells[suite], samples)
+    shown = {s: infos[s] for s in ordered}
+    # A view with no rankable suite (every one single-class) is not published; "all" always is.
+    views = {
+        key: _view(key, [s for s in subset if s in rankable], names, cells, samples,
+                   [s for s in subset if s not in rankable], shown)
+        for key, subset in _view_keys(shown) if key == "all" or rankable.intersection(subset)
+    }
+    return Leaderboard(
+        suites=shown,
+        cells={s: cells[s] for s in ordered},
+        suite_order=suite_order,
+        suite_tests=suite_tests,
+        views=views,
+        meta={e.name: _meta(e.meta) for e in entries},
+        predictions_sha256={e.name: _sha256(e.results) for e in entries},
+    )
+
+
+def _collect_cells(
+    entries: Sequence[Entry], best_near: Mapping[str, float] | None,
+) -> tuple[dict[str, SuiteInfo], dict[str, dict[str, Cell]]]:
+    """Every suite's information and cells, checked to agree across entries.
+
+    Args:
+        entries: The entries to rank.
+        best_near: Per-suite "best near" values overriding the results.
+
+    Returns:
+        ``(infos, cells)``: suite -> its information; suite -> entry -> its cell.
+
+    Raises:
+        BenchError: Two entries disagree on a suite's ranked units, direction or content
+            hash.
+
+    """
     infos: dict[str, SuiteInfo] = {}
     hashes: dict[str, tuple[str, str]] = {}
     cells: dict[str, dict[str, Cell]] = {}
@@ -84,45 +134,26 @@ def rank(
             cell = _cell(entry, suite, res, info)
             if cell is not None:
                 cells.setdefault(suite, {})[entry.name] = cell
-    ordered = sorted(cells, key=lambda s: suite_sort_key(infos[s]))
-    _judge_tasks(cells, infos, entries)
-    suite_order: dict[str, list[str]] = {}
-    suite_tests: dict[str, list[PairedResult | None]] = {}
-    rankable = set()
-    if samples is None and outcomes is not None:
-        samples = outcome_samples(outcomes, cells, infos)
-    if samples:
-        _cell_intervals(cells, samples)
-    for suite in ordered:
-        cs = cells[suite]
-        ranked = {e: c.goodness for e, c in cs.items() if c.goodness is not None}
-        scored = sorted(ranked, key=lambda e: (-ranked[e], e))
-        good = [e for e in scored if not cs[e].degenerate]  # ranked
-        reference = [e for e in scored if cs[e].degenerate]  # shown below, never ranked
-        rest = sorted((e for e in cs if cs[e].goodness is None),
-                      key=lambda e: (-(cs[e].consistency or 0.0), e))
-        for e, r in zip(good, _dense_ranks([ranked[e] for e in good]), strict=True):
-            cs[e] = replace(cs[e], rank=r)
-        if scored:
-            rankable.add(suite)
-        suite_order[suite] = good + reference + rest
-        suite_tests[suite] = _suite_tests(good, suite, cs, samples)
-    shown = {s: infos[s] for s in ordered}
-    # A view with no rankable suite (every one single-class) is not published; "all" always is.
-    views = {
-        key: _view(key, [s for s in subset if s in rankable], names, cells, samples,
-                   [s for s in subset if s not in rankable], shown)
-        for key, subset in _view_keys(shown) if key == "all" or rankable.intersection(subset)
-    }
-    return Leaderboard(
-        suites=shown,
-        cells={s: cells[s] for s in ordered},
-        suite_order=suite_order,
-        suite_tests=suite_tests,
-        views=views,
-        meta={e.name: _meta(e.meta) for e in entries},
-        predictions_sha256={e.name: _sha256(e.results) for e in entries},
-    )
+    return infos, cells
+
+
+def _rank_suite(cs: dict[str, Cell]) -> tuple[list[str], list[str]]:
+    """Rank one suite's cells in place (dense ranks of goodness; degenerate cells unranked).
+
+    Returns:
+        ``(order, ranked)``: every entry in display order (ranked, then degenerate, then
+        unscored), and the ranked entries best first.
+
+    """
+    ranked = {e: c.goodness for e, c in cs.items() if c.goodness is not None}
+    scored = sorted(ranked, key=lambda e: (-ranked[e], e))
+    good = [e for e in scored if not cs[e].degenerate]  # ranked
+    reference = [e for e in scored if cs[e].degenerate]  # shown below, never ranked
+    rest = sorted((e for e in cs if cs[e].goodness is None),
+                  key=lambda e: (-(cs[e].consistency or 0.0), e))
+    for e, r in zip(good, _dense_ranks([ranked[e] for e in good]), strict=True):
+        cs[e] = replace(cs[e], rank=r)
+    return good + reference + rest, good
 
 
 def _meta(meta: Mapping) -> dict:

@@ -168,6 +168,7 @@ def _reference_reason(mine: Mapping[str, Cell], weights: Mapping[str, float],
             "carry at least half)")
 
 
+# One piece (over 60 lines): a view's steps in order (rows, ranks, intervals, tests).
 def _view(
     name: str,
     suites: Sequence[str],
@@ -177,7 +178,6 @@ def _view(
     unranked: Sequence[str] = (),
     infos: Mapping[str, SuiteInfo] | None = None,
 ) -> View:
-    stats: dict[str, Row] = {}  # entry -> its row before the ranks are known
     ranked = {s: {e: c for e, c in cells[s].items() if c.goodness is not None} for s in suites}
     slots, variant = format_slots(suites)
     kind_of = {s: (infos[s].kind if infos and s in infos else "") for s in suites}
@@ -194,48 +194,8 @@ def _view(
     wins = {s: dict(zip(pk, _wins(np.array([_score(cells[p][e]) for e, p in pk.items()],
                                            dtype=float)).tolist(), strict=True))
             for s, pk in picks.items()}
-    for e in entries:
-        picked = {s: picks[s][e] for s in slots if e in picks[s]}
-        covered = list(picked)
-        borda = 0.0
-        rates = []
-        for s in covered:  # Borda: one point per other entry beaten on the slot, half per tie
-            borda += wins[s][e]
-            if len(picks[s]) > 1:
-                rates.append(wins[s][e] / (len(picks[s]) - 1))
-        mine = {s: cells[p][e] for s, p in picked.items()}
-        weights = kind_weights(covered, kind_of)
-        sds = {s: c.sd_goodness for s, c in mine.items()}
-        known_sds = {s: sd for s, sd in sds.items() if sd is not None}
-        kind_means: dict[str, float | None] = {}
-        for k in kinds:
-            values = [_score(c) for s, c in mine.items() if kind_of[s] == k]
-            kind_means[k] = float(np.mean(values)) if values else None
-        degenerate_tasks = _degenerate_tasks(mine, infos)
-        degenerate = _reference_reason(mine, weights, degenerate_tasks)
-        stats[e] = Row(
-            name=e,
-            rank=None,
-            covered=len(covered),
-            total=len(slots),
-            mean=_kind_mean({s: c.goodness for s, c in mine.items()}, kind_of),
-            kind_means=kind_means,
-            borda=borda,
-            win_rate=float(np.mean(rates)) if rates else None,
-            rank_borda=None,
-            rank_win_rate=None,
-            sd_mean=(
-                float(np.sqrt(sum((weights[s] * sd) ** 2 for s, sd in known_sds.items())))
-                if sds and len(known_sds) == len(sds) else None
-            ),
-            accuracy=_kind_mean({s: c.accuracy for s, c in mine.items()}, kind_of),
-            consistency=_kind_mean({s: c.consistency for s, c in mine.items()}, kind_of),
-            degenerate=degenerate,
-            contaminated=_flag_any([c.contaminated for c in mine.values()], covered),
-            failing=None if degenerate else _failing(mine, kind_of),
-            degenerate_tasks=degenerate_tasks,
-            unjudged=_unjudged(mine, kind_of),
-        )
+    stats = {e: _entry_row(e, slots, picks, wins, cells, kind_of, kinds, infos)
+             for e in entries}  # entry -> its row before the ranks are known
     complete = [e for e in entries if stats[e].covered == len(slots) and slots]
     # Complete but degenerate: a reference row (constant, random), never ranked.
     reference = [e for e in complete if stats[e].degenerate]
@@ -272,6 +232,76 @@ def _view(
         rows[i] = replace(rows[i], vs_next=test)
     return View(name, tuple(suites), tuple(rows), view_title(name), tuple(unranked), list(kinds),
                 note=_note(rows, len(slots)))
+
+
+# One piece (over 60 lines): the Args of its docstring and one Row, field by field.
+def _entry_row(
+    e: str,
+    slots: Sequence[str],
+    picks: Mapping[str, Mapping[str, str]],
+    wins: Mapping[str, Mapping[str, float]],
+    cells: Mapping[str, Mapping[str, Cell]],
+    kind_of: Mapping[str, str],
+    kinds: Sequence[str],
+    infos: Mapping[str, SuiteInfo] | None,
+) -> Row:
+    """Entry ``e``'s row of a view before the ranks are known.
+
+    Args:
+        e: The entry.
+        slots: The view's slots (canonical suite configs).
+        picks: Per slot, entry -> the suite it is scored on there.
+        wins: Per slot, entry -> its Borda points there.
+        cells: Per suite, entry -> its cell.
+        kind_of: Suite -> its metric kind.
+        kinds: The view's kinds, in display order.
+        infos: The suites' information, if known.
+
+    Returns:
+        The row, with every rank ``None``.
+
+    """
+    picked = {s: picks[s][e] for s in slots if e in picks[s]}
+    covered = list(picked)
+    borda = 0.0
+    rates = []
+    for s in covered:  # Borda: one point per other entry beaten on the slot, half per tie
+        borda += wins[s][e]
+        if len(picks[s]) > 1:
+            rates.append(wins[s][e] / (len(picks[s]) - 1))
+    mine = {s: cells[p][e] for s, p in picked.items()}
+    weights = kind_weights(covered, kind_of)
+    sds = {s: c.sd_goodness for s, c in mine.items()}
+    known_sds = {s: sd for s, sd in sds.items() if sd is not None}
+    kind_means: dict[str, float | None] = {}
+    for k in kinds:
+        values = [_score(c) for s, c in mine.items() if kind_of[s] == k]
+        kind_means[k] = float(np.mean(values)) if values else None
+    degenerate_tasks = _degenerate_tasks(mine, infos)
+    degenerate = _reference_reason(mine, weights, degenerate_tasks)
+    return Row(
+        name=e,
+        rank=None,
+        covered=len(covered),
+        total=len(slots),
+        mean=_kind_mean({s: c.goodness for s, c in mine.items()}, kind_of),
+        kind_means=kind_means,
+        borda=borda,
+        win_rate=float(np.mean(rates)) if rates else None,
+        rank_borda=None,
+        rank_win_rate=None,
+        sd_mean=(
+            float(np.sqrt(sum((weights[s] * sd) ** 2 for s, sd in known_sds.items())))
+            if sds and len(known_sds) == len(sds) else None
+        ),
+        accuracy=_kind_mean({s: c.accuracy for s, c in mine.items()}, kind_of),
+        consistency=_kind_mean({s: c.consistency for s, c in mine.items()}, kind_of),
+        degenerate=degenerate,
+        contaminated=_flag_any([c.contaminated for c in mine.values()], covered),
+        failing=None if degenerate else _failing(mine, kind_of),
+        degenerate_tasks=degenerate_tasks,
+        unjudged=_unjudged(mine, kind_of),
+    )
 
 
 def _note(rows: Sequence[Row], slots: int) -> str | None:

@@ -221,6 +221,9 @@ def lock(root: Path) -> FileLock:
     return FileLock(str(root / LOCK))
 
 
+# One piece (over 60 lines): checks, scoring, staging and the locked rename read in the order
+# that makes a crash at any line safe (the module docstring of
+# consistency_bench.leaderboard.submissions).
 def submit(
     predictions: str | os.PathLike,
     *,
@@ -244,10 +247,9 @@ def submit(
     (checked by sha256), so the file is not scored twice.
     The run record (``run_record``, else ``<PRED>.run.json`` beside the file, if any) is
     stored as ``run.json`` when it describes this file
-    (:func:`consistency_bench.leaderboard.reproduce.entry_files.entry_record`). ``reproduction``
-    (``review
-    --reproduce --merge``: the report of a passed reproduction of this file) is stored with
-    the entry, in the same rename, as ``reproduction.json``.
+    (:func:`consistency_bench.leaderboard.reproduce.entry_files.entry_record`).
+    ``reproduction`` (``review --reproduce --merge``: the report of a passed reproduction of
+    this file) is stored with the entry, in the same rename, as ``reproduction.json``.
 
     Raises:
         ConfigError: Bad name or metadata, the slug is taken and ``replace`` is false, or the
@@ -259,9 +261,6 @@ def submit(
     from consistency_bench.bench.scoring.results_json import provenance
     from consistency_bench.leaderboard.intake.duplicates import with_variant
 
-    # One piece (72 lines): checks, scoring, staging and the locked rename read in the order
-    # that makes a crash at any line safe (the module docstring of
-    # consistency_bench.leaderboard.submissions).
     root = check_root(root)
     slug = slugify(name)
     meta = with_variant(read_meta(meta_path), variant, str(meta_path))
@@ -291,19 +290,26 @@ def submit(
             if os.path.lexists(target) and not replace:
                 raise ConfigError(_taken(slug, root))
             check_copy()  # again: a submit that landed meanwhile
-            if os.path.lexists(target):
-                _check_same_name(target, name)
-                old = root / f".{slug}.old"
-                os.replace(target, old)
-                os.replace(stage, target)
-                shutil.rmtree(old)
-            else:
-                os.replace(stage, target)
+            _move_into_place(stage, target, root / f".{slug}.old", name)
             _fsync_dir(root)
     finally:
         if stage.exists():
             shutil.rmtree(stage, ignore_errors=True)
     return Submission(slug, target, dict(meta), results)
+
+
+def _move_into_place(stage: Path, target: Path, old: Path, name: str) -> None:
+    """Rename ``stage`` to ``target`` (with the lock held).
+
+    A stored entry of the same name goes aside to ``old`` first and is deleted after.
+    """
+    if os.path.lexists(target):
+        _check_same_name(target, name)
+        os.replace(target, old)
+        os.replace(stage, target)
+        shutil.rmtree(old)
+    else:
+        os.replace(stage, target)
 
 
 def _extra_files(record: bytes | None, reproduction: Mapping | None, results: Mapping,

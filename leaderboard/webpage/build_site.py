@@ -47,6 +47,7 @@ class SiteReport:
     recomputed: list[str] | None = None
 
 
+# One piece (over 60 lines): every check before the one atomic write of the site.
 def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
                data: str | os.PathLike | None = None, *, overwrite: bool = False,
                warn: Callable[[str], None] = lambda message: None,

@@ -173,6 +173,7 @@ def _plain(text: str) -> str:
     return clean(text).replace("$", r"\$")
 
 
+# One piece (over 60 lines): one matplotlib figure, drawn layer by layer on shared axes.
 def render_heatmap(lb: Leaderboard, target: Path) -> None:
     """PNG heatmap of entries x suites, 1400 px wide, suites grouped by family and kind.
 

@@ -66,6 +66,7 @@ def decode(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...], long
     return found[0] if found else []
 
 
+# One piece (over 60 lines): packs the phrase table into the compiled decoder's arrays.
 def decode_nbest(table: _SentenceTable, lm: TrigramLM, sentence: tuple[str, ...],
                  longest: int, stack_size: int = STACK_SIZE,
                  nbest: int = NBEST) -> list[list[str]]:

@@ -112,6 +112,7 @@ def _future_costs(source, span_first, span_end, option_logprob, longest, lm):
     return scores
 
 
+# One piece (over 60 lines): the compiled decoder's hypothesis arrays live in this frame.
 @njit(cache=True)
 def decode(source, span_first, span_end, option_count, option_logprob, option_upper,
            option_length, option_words, best_bound, longest, stack_size, last_size, bos, lm):
@@ -171,117 +172,191 @@ def decode(source, span_first, span_end, option_count, option_logprob, option_up
     if n > 0:
         h_spans[0, 0, 0], h_spans[0, 0, 1], h_nspans[0] = 0, n, 1
     stack_count[0] = 1
-    kept_score = np.zeros(size)
-    kept_raw = np.zeros(size)
+    kept_score, kept_raw = np.zeros(size), np.zeros(size)  # per kept expansion
     kept_key = np.zeros((size, 4), np.int64)  # (stack, index, a, rank): arrival order
     kept_entry = np.zeros((size, 4), np.int64)  # (hypothesis, k, b, span)
     rest = np.zeros((most_spans, 2), np.int64)
     for j in range(1, n + 1):
         limit = last_size if j == n else stack_size
-        # the expansions aimed at stack j, in order of arrival, with their bounds
-        hypotheses = 0
-        for done in range(max(0, j - longest), j):
-            hypotheses += stack_count[done]
-        bounds = np.empty(hypotheses * n)  # at most one phrase of a length per start
-        entries = np.empty((hypotheses * n, 7), np.int64)
-        at = np.int64(0)  # not the literal 0: _aim then compiles once, for int64
-        for done in range(max(0, j - longest), j):
-            for index in range(stack_count[done]):
-                at = _aim(stack_of[done, index], done, index, j - done, h_raw, h_end,
-                          h_spans, h_nspans, span_first, span_end, best_bound, closed,
-                          bounds, entries, at)
-        bounds, entries = bounds[:at], entries[:at]
-        order = _by_bound(bounds)
-        kept = 0
-        for o in order:
-            if kept >= limit and bounds[o] < kept_score[kept - 1]:
-                break
-            h, done, index, k, a, b, s = entries[o]
-            first, last = h_spans[h, k, 0], h_spans[h, k, 1]
-            cost = 0.0  # StackDecoder.future_score: the rest's future costs added in order
-            for i in range(h_nspans[h]):
-                if i == k:
-                    if first < a:
-                        cost += future[first, a]
-                    if b < last:
-                        cost += future[b, last]
-                else:
-                    cost += future[h_spans[h, i, 0], h_spans[h, i, 1]]
-            distortion = 0.0 if h_end[h] < 0 else abs(a - h_end[h]) * LOG_DISTORTION
-            for rank in range(option_count[s]):
-                raw = h_raw[h]
-                raw += option_logprob[s, rank]
-                if kept >= limit and (
-                    raw + option_upper[s, rank] + LM_CHANGE_BOUND + distortion + cost
-                    < kept_score[kept - 1]
-                ):
-                    continue
-                raw += _change(h_c1[h], h_c2[h], option_words[s, rank],
-                               option_length[s, rank], lm)
-                raw += distortion
-                score = raw + cost
-                place = kept
-                while place > 0 and (
-                    kept_score[place - 1] < score
-                    or (kept_score[place - 1] == score
-                        and _later(kept_key[place - 1], done, index, a, rank))
-                ):
-                    place -= 1
-                if place >= limit:
-                    continue
-                last_kept = min(kept, limit - 1)
-                for q in range(last_kept, place, -1):  # shift down; the last one drops
-                    kept_score[q], kept_raw[q] = kept_score[q - 1], kept_raw[q - 1]
-                    for c in range(4):
-                        kept_key[q, c] = kept_key[q - 1, c]
-                        kept_entry[q, c] = kept_entry[q - 1, c]
-                kept_score[place], kept_raw[place] = score, raw
-                kept_key[place, 0], kept_key[place, 1] = done, index
-                kept_key[place, 2], kept_key[place, 3] = a, rank
-                kept_entry[place, 0], kept_entry[place, 1] = h, k
-                kept_entry[place, 2], kept_entry[place, 3] = b, s
-                kept = min(kept + 1, limit)
+        bounds, entries = _aimed_at(j, n, longest, stack_of, stack_count, h_raw, h_end,
+                                    h_spans, h_nspans, span_first, span_end, best_bound,
+                                    closed)
+        kept = _best_expansions(bounds, entries, limit, future, h_raw, h_end, h_c1, h_c2,
+                                h_spans, h_nspans, option_count, option_logprob,
+                                option_upper, option_length, option_words, lm, kept_score,
+                                kept_raw, kept_key, kept_entry)
         for q in range(kept):  # the kept expansions become stack j's hypotheses
-            h, k, b, s = kept_entry[q]
-            a, rank = kept_key[q, 2], kept_key[q, 3]
-            new = made
+            _new_hypothesis(made, kept_raw[q], kept_key[q], kept_entry[q], rest, h_raw, h_end,
+                            h_span, h_rank, h_prev, h_c1, h_c2, h_spans, h_nspans,
+                            option_length, option_words)
+            stack_of[j, q] = made
             made += 1
-            first, last = h_spans[h, k, 0], h_spans[h, k, 1]
-            spans = 0
-            for i in range(h_nspans[h]):
-                if i == k:
-                    if first < a:
-                        rest[spans, 0], rest[spans, 1] = first, a
-                        spans += 1
-                    if b < last:
-                        rest[spans, 0], rest[spans, 1] = b, last
-                        spans += 1
-                else:
-                    rest[spans, 0], rest[spans, 1] = h_spans[h, i, 0], h_spans[h, i, 1]
-                    spans += 1
-            for i in range(spans):
-                h_spans[new, i, 0], h_spans[new, i, 1] = rest[i, 0], rest[i, 1]
-            h_nspans[new] = spans
-            h_raw[new], h_end[new], h_span[new], h_rank[new] = kept_raw[q], b, s, rank
-            h_prev[new] = h
-            length = option_length[s, rank]
-            if length >= 2:
-                h_c1[new] = option_words[s, rank, length - 2]
-            else:
-                h_c1[new] = h_c2[h]
-            h_c2[new] = option_words[s, rank, length - 1]
-            stack_of[j, q] = new
         stack_count[j] = kept
+    return _nbest(stack_of[n], stack_count[n], h_prev, h_span, h_rank)
+
+
+@njit(cache=True)
+def _aimed_at(j, n, longest, stack_of, stack_count, h_raw, h_end, h_spans, h_nspans,
+              span_first, span_end, best_bound, closed):
+    """The expansions aimed at stack ``j``, in order of arrival, with their upper bounds.
+
+    Returns:
+        ``(bounds, entries)``: per expansion its bound and its
+        ``(hypothesis, stack, index, k, a, b, span)`` row, as :func:`_aim` writes them.
+
+    """
+    hypotheses = 0
+    for done in range(max(0, j - longest), j):
+        hypotheses += stack_count[done]
+    bounds = np.empty(hypotheses * n)  # at most one phrase of a length per start
+    entries = np.empty((hypotheses * n, 7), np.int64)
+    at = np.int64(0)  # not the literal 0: _aim then compiles once, for int64
+    for done in range(max(0, j - longest), j):
+        for index in range(stack_count[done]):
+            at = _aim(stack_of[done, index], done, index, j - done, h_raw, h_end,
+                      h_spans, h_nspans, span_first, span_end, best_bound, closed,
+                      bounds, entries, at)
+    return bounds[:at], entries[:at]
+
+
+@njit(cache=True)
+def _best_expansions(bounds, entries, limit, future, h_raw, h_end, h_c1, h_c2, h_spans,
+                     h_nspans, option_count, option_logprob, option_upper, option_length,
+                     option_words, lm, kept_score, kept_raw, kept_key, kept_entry):
+    """Score the expansions best bound first; keep the ``limit`` best in the ``kept_*`` arrays.
+
+    Stops at the first expansion whose bound is below the last kept score once ``limit``
+    are kept, and skips an option whose own bound is.
+
+    Returns:
+        The number of expansions kept (at most ``limit``).
+
+    """
+    order = _by_bound(bounds)
+    kept = 0
+    for o in order:
+        if kept >= limit and bounds[o] < kept_score[kept - 1]:
+            break
+        h, done, index, k, a, b, s = entries[o]
+        cost = _rest_future(future, h_spans, h_nspans, h, k, a, b)
+        distortion = 0.0 if h_end[h] < 0 else abs(a - h_end[h]) * LOG_DISTORTION
+        for rank in range(option_count[s]):
+            raw = h_raw[h]
+            raw += option_logprob[s, rank]
+            if kept >= limit and (
+                raw + option_upper[s, rank] + LM_CHANGE_BOUND + distortion + cost
+                < kept_score[kept - 1]
+            ):
+                continue
+            raw += _change(h_c1[h], h_c2[h], option_words[s, rank],
+                           option_length[s, rank], lm)
+            raw += distortion
+            kept = _keep(kept_score, kept_raw, kept_key, kept_entry, kept, limit,
+                         raw + cost, raw, done, index, a, rank, h, k, b, s)
+    return kept
+
+
+@njit(cache=True)
+def _rest_future(future, h_spans, h_nspans, h, k, a, b):
+    """``StackDecoder.future_score``: the future costs of the rest, added in order.
+
+    The rest is hypothesis ``h``'s untranslated spans with ``[a, b)`` taken out of span ``k``.
+    """
+    first, last = h_spans[h, k, 0], h_spans[h, k, 1]
+    cost = 0.0
+    for i in range(h_nspans[h]):
+        if i == k:
+            if first < a:
+                cost += future[first, a]
+            if b < last:
+                cost += future[b, last]
+        else:
+            cost += future[h_spans[h, i, 0], h_spans[h, i, 1]]
+    return cost
+
+
+@njit(cache=True)
+def _keep(kept_score, kept_raw, kept_key, kept_entry, kept, limit, score, raw, done, index,
+          a, rank, h, k, b, s):
+    """Insert one scored expansion in the kept list (best first); the new number kept.
+
+    Equal scores keep their order of arrival (:func:`_later`); once ``limit`` are kept the
+    last one drops, and an expansion that would land past ``limit`` is not kept.
+    """
+    place = kept
+    while place > 0 and (
+        kept_score[place - 1] < score
+        or (kept_score[place - 1] == score
+            and _later(kept_key[place - 1], done, index, a, rank))
+    ):
+        place -= 1
+    if place >= limit:
+        return kept
+    last_kept = min(kept, limit - 1)
+    for q in range(last_kept, place, -1):  # shift down; the last one drops
+        kept_score[q], kept_raw[q] = kept_score[q - 1], kept_raw[q - 1]
+        for c in range(4):
+            kept_key[q, c] = kept_key[q - 1, c]
+            kept_entry[q, c] = kept_entry[q - 1, c]
+    kept_score[place], kept_raw[place] = score, raw
+    kept_key[place, 0], kept_key[place, 1] = done, index
+    kept_key[place, 2], kept_key[place, 3] = a, rank
+    kept_entry[place, 0], kept_entry[place, 1] = h, k
+    kept_entry[place, 2], kept_entry[place, 3] = b, s
+    return min(kept + 1, limit)
+
+
+@njit(cache=True)
+def _new_hypothesis(new, raw, key, entry, rest, h_raw, h_end, h_span, h_rank, h_prev, h_c1,
+                    h_c2, h_spans, h_nspans, option_length, option_words):
+    """Write a kept expansion (its ``key`` and ``entry`` rows) as hypothesis ``new``."""
+    h, k, b, s = entry
+    a, rank = key[2], key[3]
+    _cut_spans(h_spans, h_nspans, h, k, a, b, new, rest)
+    h_raw[new], h_end[new], h_span[new], h_rank[new] = raw, b, s, rank
+    h_prev[new] = h
+    length = option_length[s, rank]
+    if length >= 2:
+        h_c1[new] = option_words[s, rank, length - 2]
+    else:
+        h_c1[new] = h_c2[h]
+    h_c2[new] = option_words[s, rank, length - 1]
+
+
+@njit(cache=True)
+def _cut_spans(h_spans, h_nspans, h, k, a, b, new, rest):
+    """Give hypothesis ``new`` the untranslated spans of ``h`` less ``[a, b)`` of span ``k``."""
+    first, last = h_spans[h, k, 0], h_spans[h, k, 1]
+    spans = 0
+    for i in range(h_nspans[h]):
+        if i == k:
+            if first < a:
+                rest[spans, 0], rest[spans, 1] = first, a
+                spans += 1
+            if b < last:
+                rest[spans, 0], rest[spans, 1] = b, last
+                spans += 1
+        else:
+            rest[spans, 0], rest[spans, 1] = h_spans[h, i, 0], h_spans[h, i, 1]
+            spans += 1
+    for i in range(spans):
+        h_spans[new, i, 0], h_spans[new, i, 1] = rest[i, 0], rest[i, 1]
+    h_nspans[new] = spans
+
+
+@njit(cache=True)
+def _nbest(last_stack, count, h_prev, h_span, h_rank):
+    """The ``(hypothesis rank, span, option rank)`` rows of the last stack's ``count`` paths."""
     total = 0  # the phrases of every hypothesis of the last stack (the n-best list)
-    for q in range(stack_count[n]):
-        h = stack_of[n, q]
+    for q in range(count):
+        h = last_stack[q]
         while h_prev[h] >= 0:
             total += 1
             h = h_prev[h]
     out = np.empty((total, 3), np.int64)
     at = total
-    for q in range(stack_count[n] - 1, -1, -1):  # filled from the end: each path backwards
-        h = stack_of[n, q]
+    for q in range(count - 1, -1, -1):  # filled from the end: each path backwards
+        h = last_stack[q]
         while h_prev[h] >= 0:
             at -= 1
             out[at, 0], out[at, 1], out[at, 2] = q, h_span[h], h_rank[h]
