@@ -279,7 +279,7 @@ def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatc
 
 def test_samples_are_the_same_bits_whatever_the_batch():
     """A cell's sample does not depend on which other cells were computed with it."""
-    from consistency_bench.bench.metrics.consistent import SALAD_STATISTIC, salad_codes
+    from consistency_bench.bench.metrics.consistent.salad_score import SALAD_STATISTIC, salad_codes
     from consistency_bench.leaderboard.ranking.resample import sample_cells
 
     rng = np.random.default_rng(0)

@@ -55,7 +55,7 @@ def parse_suites(names: list[str]) -> dict[str, list[str]]:
 
 def load_model(path: Path, device: str):
     """Load a sequence classifier and its tokenizer (the shared loader, ``consistency_bench.bench.modeling``)."""  # noqa: E501
-    from consistency_bench.bench.modeling import load_classifier
+    from consistency_bench.bench.modeling.loading import load_classifier
 
     loaded = load_classifier(path, device=device)
     if loaded.is_seq2seq:
