@@ -341,14 +341,14 @@ def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
     (["README.md"], "may only add files under requests/<name>/"),
 ])
 def test_request_paths_refused(paths, message):
-    from consistency_bench.leaderboard.review.loop import Refused, request_slug
+    from consistency_bench.leaderboard.review.checks import Refused, request_slug
 
     with pytest.raises(Refused, match=".*" + message.replace("[", r"\[").replace("(", r"\(")):
         request_slug(paths)
 
 
 def test_request_paths_and_hashes():
-    from consistency_bench.leaderboard.review.loop import (
+    from consistency_bench.leaderboard.review.checks import (
         Refused,
         changed_paths,
         check_hashes,

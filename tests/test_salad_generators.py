@@ -379,7 +379,7 @@ def test_each_compiled_function_compiles_once(tmp_path):
 def test_pbsmt_output_that_copies_its_source_is_not_a_salad():
     """A system that translates every word to itself returns the premise: no row (issue 13)."""
     from consistency_bench.builders.readers import Example
-    from consistency_bench.builders.salad.suites import pbsmt_outcome, pbsmt_text
+    from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_outcome, pbsmt_text
 
     same = [(s.split(), s.split()) for s in ("x y", "y z", "x z", "z w", "w x")] * 3
     models = {0: pbsmt_train.train(same)}  # nothing but copies to choose from, penalty or not
@@ -441,7 +441,7 @@ def test_choose_output_rejects_degenerate_outputs():
 def test_pbsmt_output_is_never_a_permutation_of_its_source():
     """A system trained to reverse its input returns the source reordered: no such row."""
     from consistency_bench.builders.readers import Example
-    from consistency_bench.builders.salad.suites import is_permutation, pbsmt_outcome
+    from consistency_bench.builders.salad.pbsmt.suite_rows import is_permutation, pbsmt_outcome
 
     models = {0: pbsmt_train.train(REORDERED)}
     record = Example(row=0, text="a b c d", text_pair="q r", label=0)

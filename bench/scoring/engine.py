@@ -40,20 +40,14 @@ from consistency_bench.bench.predictions.fast import sampled_suites
 from consistency_bench.bench.predictions.read import read_predictions
 from consistency_bench.bench.predictions.types import Predictions, SuitePredictions
 from consistency_bench.bench.registries.families import FAMILIES
-from consistency_bench.bench.scorers.contract import (  # re-exported: the contract's old home
+from consistency_bench.bench.scorers.contract import (
     CODED_COLUMNS,
-    CORE_COLUMNS,  # noqa: F401
     SCORERS,
     Aligned,
     ScoreOptions,
     Scorer,
     SuiteData,
-    SuiteScore,  # noqa: F401
     Units,
-    _codes,  # noqa: F401
-    _first_appearance,  # noqa: F401
-    _objects,  # noqa: F401
-    register_scorer,  # noqa: F401
 )
 
 SCHEMA_VERSION = 1
