@@ -17,7 +17,8 @@ from pathlib import Path
 
 
 def _rows(root: Path, config: str, columns: list[str]) -> list[dict]:
-    import pyarrow.parquet as pq  # local: ``import consistency_bench.builders.card_figures`` stays light  # noqa: E501
+    # local: ``import consistency_bench.builders.card_figures`` stays light
+    import pyarrow.parquet as pq
 
     return pq.read_table(root / config / "test.parquet", columns=columns).to_pylist()
 

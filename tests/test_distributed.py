@@ -313,7 +313,8 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
         part = tmp_path / "p1.part"
         part.unlink(missing_ok=True)
         if fragment == "inputs_sha1":
-            monkeypatch.setattr("consistency_bench.bench.prompting.prompts.FEWSHOT_DELIMITER", "\n\n\n")  # noqa: E501
+            monkeypatch.setattr("consistency_bench.bench.prompting.prompts.FEWSHOT_DELIMITER",
+                                "\n\n\n")
         assert main(predict_args(gpt2, data, part, *FEWSHOT, *extra, "--shard", "1/2")) == 0
         capsys.readouterr()
         out = tmp_path / "m.jsonl"

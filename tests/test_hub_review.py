@@ -308,7 +308,8 @@ def test_review_merge_scores_the_entry_once(online, board, built, monkeypatch,  
     board_json = json.loads(published["leaderboard.json"])
     assert "zeros" in {r["name"] for r in board_json["views"]["all"]["rows"]}
     stored = json.loads((subs / "zeros" / "results.json").read_text())
-    fresh = consistency_bench.bench.scoring.engine.score_file(subs / "zeros" / "predictions.jsonl.gz", built)  # noqa: E501
+    fresh = consistency_bench.bench.scoring.engine.score_file(
+        subs / "zeros" / "predictions.jsonl.gz", built)
     assert stored["suites"] == fresh["suites"] and stored["tasks"] == fresh["tasks"]
     record = (subs / FOLDER / "zeros.cells").read_bytes()
     (subs / FOLDER / "zeros.cells").unlink()

@@ -317,7 +317,8 @@ def test_the_code_hash_covers_the_comparison(tmp_path, monkeypatch):
 
     before = keys.code_version()
     copy = tmp_path / "stored.py"
-    copy.write_bytes(Path(consistency_bench.leaderboard.stored.__file__).read_bytes() + b"\n# changed\n")  # noqa: E501
+    stored_py = Path(consistency_bench.leaderboard.stored.__file__)
+    copy.write_bytes(stored_py.read_bytes() + b"\n# changed\n")
     monkeypatch.setattr(consistency_bench.leaderboard.stored, "__file__", str(copy))
     keys.code_version.cache_clear()
     try:
