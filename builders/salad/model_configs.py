@@ -31,8 +31,8 @@ def model_tag(name: str) -> str:
 
 def parse_suites(names: list[str]) -> dict[str, list[str]]:
     """``{task: [transforms]}`` from ``--suite`` names (errors name the bad value)."""
-    from consistency_bench.builders.salad.constants import GRADIENT
-    from consistency_bench.builders.salad.suites import PAIR_ONLY, TASK_SOURCES
+    from consistency_bench.builders.salad.constants import GRADIENT, PAIR_ONLY
+    from consistency_bench.builders.salad.sources import TASK_SOURCES
 
     plan: dict[str, list[str]] = {}
     for name in names:
