@@ -410,7 +410,7 @@ def test_choose_output_rejects_permutations_copies_and_empty_outputs():
     assert choose_output([target, [], other], source, target) == (2, "n-best:copy")
     assert choose_output([other], source, target) == (0, "best")
     assert choose_output([["red", "dogs", "chase", "balls"], source, target, []],
-                               source, target) == (None, "permutation")
+                         source, target) == (None, "permutation")
     assert choose_output([source], source, target) == (None, "copy")
     assert choose_output([], source, target) == (None, "empty")
     assert choose_output([["dogs", "chase", "cats"]], source, target) == (0, "best")
@@ -435,7 +435,7 @@ def test_choose_output_rejects_degenerate_outputs():
     assert choose_output([["the", "."], kept], source, target) == (1, "n-best:short")
     # SST-2: a run of the whole sentence the output replaces is degenerate too
     assert choose_output([["child", "is", "outside"]], ["x"], ["y"],
-                               replaced=target) == (None, "source run")
+                         replaced=target) == (None, "source run")
 
 
 def test_pbsmt_output_is_never_a_permutation_of_its_source():
