@@ -52,7 +52,8 @@ import pyarrow.parquet as pq
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.catalog import SUITES
-from consistency_bench.builders.export import rows_to_table, write_parquet
+from consistency_bench.builders.suite_write import rows_to_table
+from consistency_bench.builders.table_io import write_parquet
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SOURCES = HERE.parents[1] / "shared" / "corpora"
@@ -173,10 +174,11 @@ def report(runs: dict[str, list[tuple[float, float]]], families: list[str],
 
 def pbsmt_scale(sources: Path, repeat: int) -> None:
     """``mnli_salad_pbsmt``'s training and decoding on 1/4, 1/2 and all of its rows."""
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_text, train_pbsmt
+    from consistency_bench.builders.salad.sources import read_records
 
     resolver = SourceResolver(sources, download=False)
-    records = salad.read_records("mnli", resolver)
+    records = read_records("mnli", resolver)
     print(f"\nmnli_salad_pbsmt work on a share of MNLI dev matched (median CPU of {repeat})")
     print(f"{'scale':<6} {'rows':>7} {'CPU s':>8} {'ms per row':>11} {'per row vs 1x':>14}")
     first = None
@@ -185,9 +187,9 @@ def pbsmt_scale(sources: Path, repeat: int) -> None:
         samples = []
         for _ in range(repeat):
             start = time.process_time()
-            models = {f: salad.train_pbsmt([r for r in part if r.row % 2 != f]) for f in (0, 1)}
+            models = {f: train_pbsmt([r for r in part if r.row % 2 != f]) for f in (0, 1)}
             for record in part:
-                salad.pbsmt_text(models[record.row % 2], record)
+                pbsmt_text(models[record.row % 2], record)
             samples.append(time.process_time() - start)
         cpu = statistics.median(samples)
         per_row = cpu / len(part) * 1000
@@ -201,20 +203,21 @@ def pbsmt_split_child(sources: Path) -> None:
     import hashlib
     import json
 
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_text, train_pbsmt
+    from consistency_bench.builders.salad.sources import read_records
 
     resolver = SourceResolver(sources, download=False)
-    records = salad.read_records("mnli", resolver)
+    records = read_records("mnli", resolver)
     train = decode = 0.0
     outputs = []
     for fold in (0, 1):
         start = time.process_time()
-        models = salad.train_pbsmt([r for r in records if r.row % 2 != fold])
+        models = train_pbsmt([r for r in records if r.row % 2 != fold])
         train += time.process_time() - start
         mine = [r for r in records if r.row % 2 == fold]
-        salad.pbsmt_text(models, mine[0])  # compiles the decoder, or loads it from the cache
+        pbsmt_text(models, mine[0])  # compiles the decoder, or loads it from the cache
         start = time.process_time()
-        outputs += [salad.pbsmt_text(models, r) for r in mine]
+        outputs += [pbsmt_text(models, r) for r in mine]
         decode += time.process_time() - start
     md5 = hashlib.md5(json.dumps(outputs).encode()).hexdigest()
     print(json.dumps({"train": train, "decode": decode, "md5": md5}))

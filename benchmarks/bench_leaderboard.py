@@ -52,7 +52,7 @@ def _median(values: list[float]) -> float:
 def board_samples(data: Path, n: int):
     """Results, samples and expected order of ``n`` synthetic entries (scored in-process)."""
     from consistency_bench.bench.scoring.engine import ScoreOptions, SuiteFolder, scored_suite
-    from consistency_bench.leaderboard.ranking import Entry
+    from consistency_bench.leaderboard.ranking.model import Entry
     from consistency_bench.leaderboard.ranking.resample import sample_cells, units_key
 
     folder = SuiteFolder(data)
@@ -99,7 +99,7 @@ def ranking(args: argparse.Namespace) -> None:
     """Time ``rank`` without and with samples at each board size."""
     import pickle
 
-    from consistency_bench.leaderboard.ranking import rank
+    from consistency_bench.leaderboard.ranking.board import rank
 
     largest = max(args.entries)
     saved = args.board if args.board is not None and args.board.exists() else None
@@ -291,7 +291,8 @@ def phases(work: Path, data: Path) -> dict[str, float]:
     import tempfile
 
     from consistency_bench.leaderboard.cache.verified import verify_entries
-    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.ranking.board import rank
+    from consistency_bench.leaderboard.ranking.model import Entry
     from consistency_bench.leaderboard.submissions.reader import load_all
     from consistency_bench.leaderboard.webpage.render import (
         render_heatmap,

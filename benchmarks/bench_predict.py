@@ -5,8 +5,8 @@
 
 Measures, over the same model and the same suite rows:
 
-1. ``runner``: ``consistency_bench.bench.runner.predict`` end to end (read Parquet, dedup, tokenise,
-   sort,
+1. ``runner``: ``consistency_bench.bench.runner.run.predict`` end to end (read Parquet, dedup,
+   tokenise, sort,
    batch, forward, write the prediction file).
 2. ``pipeline``: ``transformers.pipeline("text-classification")`` called on every row as a
    ``{"text", "text_pair"}`` dict (``--pipeline-batch-size``, default 32; no dedup, no sorting).
@@ -89,8 +89,10 @@ def main() -> None:
     import torch
     from transformers import pipeline
 
-    from consistency_bench.bench.modeling import load_classifier
-    from consistency_bench.bench.runner import RunnerOptions, collect_inputs, predict
+    from consistency_bench.bench.modeling.loading import load_classifier
+    from consistency_bench.bench.runner.options import RunnerOptions
+    from consistency_bench.bench.runner.run import predict
+    from consistency_bench.bench.runner.unique_inputs import collect_inputs
 
     torch.set_num_threads(args.threads)
     tmp = Path(tempfile.mkdtemp(prefix="bench_predict."))

@@ -92,7 +92,8 @@ def main() -> None:
                         help="groups sampled per suite for the committed board's explorer")
     args = parser.parse_args()
 
-    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.ranking.board import rank
+    from consistency_bench.leaderboard.ranking.model import Entry
     from consistency_bench.leaderboard.submissions.reader import load_all
     from tests.synthetic_entries import many_entries, score_entries
 

@@ -354,7 +354,7 @@ def matches_paper(items: int, size: PaperSize) -> bool:
 
 
 #: Labelled source examples each word-salad task transforms (the validation split the paper
-#: uses; measured: ``len(consistency_bench.builders.salad.suites.read_records(task, resolver))``,
+#: uses; measured: ``len(consistency_bench.builders.salad.sources.read_records(task, resolver))``,
 #: checked by
 #: tests/test_card.py). A config with fewer groups left the others out.
 SALAD_SOURCE_ROWS: dict[str, int] = {"mnli": 9815, "snli": 9842, "mrpc": 408, "sst2": 872}

@@ -17,7 +17,8 @@ from pathlib import Path
 
 
 def _rows(root: Path, config: str, columns: list[str]) -> list[dict]:
-    import pyarrow.parquet as pq  # local: ``import consistency_bench.builders.card_figures`` stays light  # noqa: E501
+    # local: ``import consistency_bench.builders.card_figures`` stays light
+    import pyarrow.parquet as pq
 
     return pq.read_table(root / config / "test.parquet", columns=columns).to_pylist()
 
@@ -26,13 +27,14 @@ def _pbsmt_outputs(root: Path, config: str) -> Iterator[tuple[list[str], list[st
     """``(source, replaced, output)`` tokens of each transformed row of a PBSMT config.
 
     The source is what the system translated
-    (``consistency_bench.builders.salad.suites.pbsmt_pair``: the
+    (``consistency_bench.builders.salad.pbsmt.suite_rows.pbsmt_pair``: the
     premise, or the first half of an SST-2 sentence), lower-cased and tokenized as the build
     does; ``replaced`` is the text the output replaces (the hypothesis; SST-2: the whole
     sentence); the output is the transformed row's replaced text, tokenized the same way.
     """
     from consistency_bench.builders.salad import lexical
-    from consistency_bench.builders.salad.suites import Record, pbsmt_pair
+    from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_pair
+    from consistency_bench.builders.salad.sources import Record
 
     rows = _rows(root, config, ["group", "variant", "text", "text_pair", "label"])
     originals = {r["group"]: r for r in rows if r["variant"] == "original"}

@@ -8,8 +8,8 @@ Parquet
 file, its manifest entry, the folder's ``suites.json`` and card) and
 :mod:`~consistency_bench.builders.build_pool` (the pool of processes that builds suites, and its
 garbage
-collection setting); this module builds a folder with them (:func:`build_all`). Their names
-are importable from here too.
+collection setting); this module builds a folder with them (:func:`build_all`). Import their
+names from them; this module re-exports nothing.
 """
 
 from __future__ import annotations
@@ -22,66 +22,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError, SourceUnavailableError
-from consistency_bench.bench.io.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
+from consistency_bench.bench.io.manifest import MANIFEST, read_manifest
 from consistency_bench.bench.io.staged_folder import atomic_dir
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.build_pool import (
-    BUILD_GC_THRESHOLD,
-    PR_SET_PDEATHSIG,
-    _build_indexed,
-    _build_part,
     _Job,
     _rare_collections,
     _results,
-    _sendable,
-    _write_parts,
-    die_with_parent,
-    pool_tasks,
 )
 from consistency_bench.builders.card import count_test_items
 from consistency_bench.builders.freshness import is_up_to_date
 from consistency_bench.builders.suite import SuiteSpec
 from consistency_bench.builders.suite_write import (
-    BuiltSuite,
     _pools_current,
-    build_suite,
-    count_variants,
-    manifest_entry,
-    rows_to_table,
     save_manifest,
-    write_suite,
 )
-from consistency_bench.builders.table_io import contract_table, write_parquet
 
 __all__ = [
-    "BUILD_GC_THRESHOLD",
-    "MANIFEST",
-    "PR_SET_PDEATHSIG",
-    "SPLIT",
     "WRITE_ERRNOS",
     "BuildReport",
-    "BuiltSuite",
-    "_Job",
-    "_build_indexed",
-    "_build_part",
-    "_pools_current",
-    "_rare_collections",
-    "_results",
-    "_sendable",
-    "_write_parts",
     "build_all",
-    "build_suite",
-    "contract_table",
-    "count_variants",
-    "die_with_parent",
-    "manifest_entry",
-    "parquet_path",
-    "pool_tasks",
-    "read_manifest",
-    "rows_to_table",
-    "save_manifest",
-    "write_parquet",
-    "write_suite",
 ]
 
 

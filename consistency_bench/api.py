@@ -27,7 +27,7 @@ from consistency_bench.arguments import DEFAULT_DATA, DEFAULT_SUBMISSIONS
 if TYPE_CHECKING:
     import datasets
 
-    from consistency_bench.leaderboard.ranking import Leaderboard
+    from consistency_bench.leaderboard.ranking.model import Leaderboard
 
 PathLike = str | os.PathLike
 #: The keyword options of :func:`predict` (the ``predict`` flags, as ``PredictRequest`` holds
@@ -219,8 +219,8 @@ def leaderboard(*, submissions: PathLike = DEFAULT_SUBMISSIONS, data: PathLike |
         warn: Called with one line per entry left out (default: a ``UserWarning``).
 
     Returns:
-        A ``consistency_bench.leaderboard.ranking.Leaderboard``: ``views`` (each a ranked ``View``
-        with
+        A ``consistency_bench.leaderboard.ranking.model.Leaderboard``: ``views`` (each a ranked
+        ``View`` with
         ``rows``), ``cells`` (suite -> entry -> cell), ``suites``, ``meta``; ``to_dict()``
         is the site's ``leaderboard.json``.
 

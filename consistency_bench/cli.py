@@ -23,7 +23,7 @@ from types import ModuleType
 
 from consistency_bench.bench import __version__
 from consistency_bench.bench.errors import BenchError
-from consistency_bench.bench.runtime import ONE_BLAS_THREAD, one_blas_thread  # noqa: F401  (re-exported)
+from consistency_bench.bench.runtime import one_blas_thread
 from consistency_bench.commands import (
     baseline,
     build,

@@ -61,7 +61,7 @@ def check_values(results: Mapping, where: str) -> None:
 
     The ranked score must be a finite number that follows from the stored consistent accuracy
     ``ca`` and chance level ``c``: ``cc = (ca - c) / (1 - c)``
-    (:func:`consistency_bench.bench.metrics.consistent.chance_corrected`, the scorer's own
+    (:func:`consistency_bench.bench.metrics.consistent.score.chance_corrected`, the scorer's own
     function), so a
     hand-edited ``consistent_accuracy_cc`` is refused even without the suites.
 
@@ -148,9 +148,8 @@ def _check_cc(where: str, suite: str, res: Mapping) -> None:
     field = "consistent_accuracy_cc"
     if not _number(cc) or not math.isfinite(cc) or cc > 1.0 + FRACTION_SLACK:
         raise _bad(where, suite, field, cc, "expected a finite number <= 1 or null")
-    from consistency_bench.bench.metrics.consistent import (
-        chance_corrected,  # the scorer's own formula
-    )
+    # the scorer's own formula
+    from consistency_bench.bench.metrics.consistent.score import chance_corrected
 
     ca, chance = res.get("consistent_accuracy"), res.get("consistent_accuracy_chance")
     metrics = res.get("metrics") or {}

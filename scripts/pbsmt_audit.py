@@ -29,24 +29,24 @@ from collections import Counter
 
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.salad import degenerate, lexical
-from consistency_bench.builders.salad import suites as salad
 from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode
 from consistency_bench.builders.salad.pbsmt import phrase_table as pbsmt_train
 from consistency_bench.builders.salad.pbsmt import suite_rows as pbsmt_rows
+from consistency_bench.builders.salad.sources import Record
 
 
 def audit(task: str, resolver: SourceResolver) -> dict[str, object]:
     """Outcome counts and overlap figures of ``<task>_salad_pbsmt`` (current settings)."""
-    records, train = salad.pbsmt_inputs(task, resolver)
+    records, train = pbsmt_rows.pbsmt_inputs(task, resolver)
     counts: Counter = Counter()
     rows = []
-    for part in salad.pbsmt_parts(task):
-        rows += salad.part_rows(task, records, train, part, counts)
+    for part in pbsmt_rows.pbsmt_parts(task):
+        rows += pbsmt_rows.part_rows(task, records, train, part, counts)
     out = dict.fromkeys(("tokens", "from_source", "permutations", "mostly_source"), 0)
     degenerate_kept: Counter = Counter()
     for _, (original, changed) in rows:
-        record = salad.Record(0, original["text"], original["text_pair"], original["label"])
-        source, target = salad.pbsmt_pair(record)
+        record = Record(0, original["text"], original["text_pair"], original["label"])
+        source, target = pbsmt_rows.pbsmt_pair(record)
         text = changed["text_pair"] if original["text_pair"] is not None else changed["text"]
         output = lexical.tokenize(text, True)
         replaced = target if record.text_pair is not None else lexical.tokenize(record.text, True)
@@ -62,7 +62,7 @@ def audit(task: str, resolver: SourceResolver) -> dict[str, object]:
     kept = len(rows)
     target_tokens = target_found = 0  # the real texts the outputs replace, for comparison
     for record in records:
-        source, target = salad.pbsmt_pair(record)
+        source, target = pbsmt_rows.pbsmt_pair(record)
         seen = set(source)
         target_tokens += len(target)
         target_found += sum(w in seen for w in target)

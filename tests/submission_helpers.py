@@ -16,7 +16,7 @@ from consistency_bench.bench.errors import PredictionFileError
 
 
 def fake_score_file(path, data_dir, **_):
-    from consistency_bench.bench.predictions import read_payload
+    from consistency_bench.bench.predictions.files import read_payload
 
     path = Path(path)
     rows = []

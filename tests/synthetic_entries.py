@@ -31,7 +31,7 @@ from consistency_bench.bench.scoring.engine import (
     score_with_originals,
     task_stats,
 )
-from consistency_bench.leaderboard.ranking import Entry, Outcomes
+from consistency_bench.leaderboard.ranking.model import Entry, Outcomes
 
 ENTRIES = ("gold-5", "gold-25", "random", "constant", "orig-only")
 #: Pairs (better, worse) that every view must order so. In views of word-salad suites only too:
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     """Print the synthetic entries' per-task summary: ``python -m tests.synthetic_entries DIR``."""
     import sys
 
-    from consistency_bench.leaderboard.ranking import rank
+    from consistency_bench.leaderboard.ranking.board import rank
     from consistency_bench.leaderboard.webpage.render import render_markdown
 
     args = sys.argv[1:] if argv is None else argv

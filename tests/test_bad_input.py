@@ -443,7 +443,8 @@ def test_bad_input(name, case_dir, capsys, monkeypatch):
         monkeypatch.setattr(consistency_bench.bench.io.staged_folder, "os", _FullDisk())
     elif case.fault == "eacces":
         monkeypatch.setattr(consistency_bench.bench.io.write.tempfile, "mkstemp", _read_only)
-        monkeypatch.setattr(consistency_bench.bench.io.staged_folder.tempfile, "mkdtemp", _read_only)  # noqa: E501
+        monkeypatch.setattr(consistency_bench.bench.io.staged_folder.tempfile, "mkdtemp",
+                            _read_only)
     code = main(list(case.argv))
     err = capsys.readouterr().err
     assert code == case.code, err

@@ -15,10 +15,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from consistency_bench.bench.lm_eval.export_tasks import export_tasks  # noqa: E402
-from consistency_bench.bench.modeling import load_classifier  # noqa: E402
+from consistency_bench.bench.modeling.loading import load_classifier  # noqa: E402
 from consistency_bench.bench.prompting.prompts import render  # noqa: E402
 from consistency_bench.bench.prompting.row_inputs import model_input, t5_prompt  # noqa: E402
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
+from consistency_bench.bench.runner.options import RunnerOptions  # noqa: E402
+from consistency_bench.bench.runner.run import predict  # noqa: E402
+from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert  # noqa: E402
 

@@ -257,7 +257,7 @@ def test_gradient_note_names_the_model_configs_present():
 
 
 def test_salad_source_counts_are_the_validation_sizes(corpora):
-    from consistency_bench.builders.salad.suites import read_records
+    from consistency_bench.builders.salad.sources import read_records
 
     resolver = SourceResolver(corpora, download=False)
     for task, count in SALAD_SOURCE_ROWS.items():

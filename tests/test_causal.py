@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
-from consistency_bench.bench.modeling import load_classifier, parse_label_map  # noqa: E402
+from consistency_bench.bench.modeling.label_map import parse_label_map  # noqa: E402
+from consistency_bench.bench.modeling.loading import load_classifier  # noqa: E402
 from consistency_bench.bench.prompting.prompts import (  # noqa: E402
     PROMPTS,
     build_context,
@@ -21,8 +22,10 @@ from consistency_bench.bench.prompting.prompts import (  # noqa: E402
     render,
     with_verbalisers,
 )
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, predict  # noqa: E402
 from consistency_bench.bench.runner.causal import choice_probs, encode, make_causal_forward  # noqa: E402
+from consistency_bench.bench.runner.options import RunnerOptions  # noqa: E402
+from consistency_bench.bench.runner.run import predict  # noqa: E402
+from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
@@ -319,7 +322,7 @@ def test_classifier_without_suites_predicts_covered_and_lists_skipped(folder, tm
 
 
 def test_suite_task_falls_back_to_the_manifest():
-    from consistency_bench.bench.runner import suite_task
+    from consistency_bench.bench.runner.unique_inputs import suite_task
 
     task = suite_task({"task": "not_registered_anywhere", "label_names": ["a", "b"]})
     assert task.name == "not_registered_anywhere" and task.label_names == ("a", "b")

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from consistency_bench.cli import ONE_BLAS_THREAD, make_parser
+from consistency_bench.bench.runtime import ONE_BLAS_THREAD
+from consistency_bench.cli import make_parser
 from tests.helpers import python_stdout
 
 PROBE = """

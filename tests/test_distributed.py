@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
-from consistency_bench.bench.modeling import parse_max_memory  # noqa: E402
+from consistency_bench.bench.modeling.devices import parse_max_memory  # noqa: E402
 from consistency_bench.bench.runner.distributed import (  # noqa: E402
     Processes,
     from_env,
@@ -313,7 +313,8 @@ def test_merge_refuses_parts_of_another_seed_pool_dtype_or_prompt(folder, gpt2, 
         part = tmp_path / "p1.part"
         part.unlink(missing_ok=True)
         if fragment == "inputs_sha1":
-            monkeypatch.setattr("consistency_bench.bench.prompting.prompts.FEWSHOT_DELIMITER", "\n\n\n")  # noqa: E501
+            monkeypatch.setattr("consistency_bench.bench.prompting.prompts.FEWSHOT_DELIMITER",
+                                "\n\n\n")
         assert main(predict_args(gpt2, data, part, *FEWSHOT, *extra, "--shard", "1/2")) == 0
         capsys.readouterr()
         out = tmp_path / "m.jsonl"
@@ -329,7 +330,7 @@ def test_device_map_with_cpu_only_limits_stays_on_the_cpu_where_a_gpu_exists(gpt
     Found on an H200: the run took CUDA as its device (inputs, bf16 default for causal models)
     although the map placed every layer on the CPU, and its scores left the CPU file's.
     """
-    from consistency_bench.bench.modeling import inspect_model, load_model
+    from consistency_bench.bench.modeling.loading import inspect_model, load_model
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     loaded = load_model(inspect_model(str(gpt2)), device_map="auto",

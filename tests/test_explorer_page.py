@@ -202,7 +202,8 @@ def test_explorer_readable_at_390_px(board):
 
 
 def test_plot_files_hold_the_views_points(board):
-    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.ranking.board import rank
+    from consistency_bench.leaderboard.ranking.model import Entry
     from consistency_bench.leaderboard.submissions.reader import load_all
 
     subs = load_all(board / "subs")

@@ -28,7 +28,8 @@ from consistency_bench.bench.prompting.demonstrations import (
 )
 from consistency_bench.bench.prompting.prompts import lookup, render
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs, suite_task
+from consistency_bench.bench.runner.options import RunnerOptions
+from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs, suite_task
 from consistency_bench.builders.overlap.folder_texts import folder_index, suites_digest
 from consistency_bench.builders.overlap.words import word_sets
 from tests.helpers import CORPORA, build_suites

@@ -308,7 +308,8 @@ def test_review_merge_scores_the_entry_once(online, board, built, monkeypatch,  
     board_json = json.loads(published["leaderboard.json"])
     assert "zeros" in {r["name"] for r in board_json["views"]["all"]["rows"]}
     stored = json.loads((subs / "zeros" / "results.json").read_text())
-    fresh = consistency_bench.bench.scoring.engine.score_file(subs / "zeros" / "predictions.jsonl.gz", built)  # noqa: E501
+    fresh = consistency_bench.bench.scoring.engine.score_file(
+        subs / "zeros" / "predictions.jsonl.gz", built)
     assert stored["suites"] == fresh["suites"] and stored["tasks"] == fresh["tasks"]
     record = (subs / FOLDER / "zeros.cells").read_bytes()
     (subs / FOLDER / "zeros.cells").unlink()
@@ -341,14 +342,14 @@ def test_review_dry_run_sends_and_writes_nothing(board, built):  # noqa: F811
     (["README.md"], "may only add files under requests/<name>/"),
 ])
 def test_request_paths_refused(paths, message):
-    from consistency_bench.leaderboard.review.loop import Refused, request_slug
+    from consistency_bench.leaderboard.review.checks import Refused, request_slug
 
     with pytest.raises(Refused, match=".*" + message.replace("[", r"\[").replace("(", r"\(")):
         request_slug(paths)
 
 
 def test_request_paths_and_hashes():
-    from consistency_bench.leaderboard.review.loop import (
+    from consistency_bench.leaderboard.review.checks import (
         Refused,
         changed_paths,
         check_hashes,

@@ -28,7 +28,7 @@ from consistency_bench.bench.inconsistent.inspect import (
     judge,
 )
 from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT, RIGHT, WRONG
-from consistency_bench.bench.metrics.consistent import correct
+from consistency_bench.bench.metrics.consistent.score import correct
 from consistency_bench.bench.scoring.engine import Aligned, ScoreOptions, SuiteFolder
 from tests.helpers import build_suites, write_predictions
 from tests.synthetic_entries import predictions

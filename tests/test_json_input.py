@@ -79,7 +79,7 @@ def test_a_corrupt_resume_run_json_is_a_data_error(tmp_path):
 
 
 def test_a_deep_label_map_file_is_a_config_error(tmp_path):
-    from consistency_bench.bench.modeling import parse_label_map
+    from consistency_bench.bench.modeling.label_map import parse_label_map
 
     path = tmp_path / "map.json"
     path.write_text(DEEP)

@@ -34,7 +34,8 @@ NAMESPACE = "consistency_bench."
 #: The file of the family declarations, and per declared field the module that imports the
 #: declared module with ``importlib`` (the arrow the graph draws for it).
 FAMILIES_FILE = "bench/registries/families.py"
-DECLARED = {"builder": "consistency_bench.builders.catalog", "scorer": "consistency_bench.bench.scoring.engine"}  # noqa: E501
+DECLARED = {"builder": "consistency_bench.builders.catalog",
+            "scorer": "consistency_bench.bench.scoring.engine"}
 
 
 def modules(root: Path = ROOT, namespace: str | None = None) -> dict[str, Path]:
@@ -223,8 +224,10 @@ def measure(root: Path = ROOT) -> dict[str, int]:
 
 def test_graph_sees_function_level_and_from_imports():
     graph = import_graph()
-    assert "consistency_bench.bench.scorers.contract" in graph["consistency_bench.bench.scorers.becel"]  # noqa: E501
-    assert "consistency_bench.leaderboard.webpage.render" in graph["consistency_bench.leaderboard.webpage.build_site"]  # in a def  # noqa: E501
+    assert ("consistency_bench.bench.scorers.contract"
+            in graph["consistency_bench.bench.scorers.becel"])
+    assert ("consistency_bench.leaderboard.webpage.render"  # in a def
+            in graph["consistency_bench.leaderboard.webpage.build_site"])
 
 
 def test_graph_sees_the_modules_family_declarations_name():

@@ -279,7 +279,7 @@ def test_the_review_render_scores_only_the_merged_entry(board, built, monkeypatc
 
 def test_samples_are_the_same_bits_whatever_the_batch():
     """A cell's sample does not depend on which other cells were computed with it."""
-    from consistency_bench.bench.metrics.consistent import SALAD_STATISTIC, salad_codes
+    from consistency_bench.bench.metrics.consistent.salad_score import SALAD_STATISTIC, salad_codes
     from consistency_bench.leaderboard.ranking.resample import sample_cells
 
     rng = np.random.default_rng(0)
@@ -317,7 +317,8 @@ def test_the_code_hash_covers_the_comparison(tmp_path, monkeypatch):
 
     before = keys.code_version()
     copy = tmp_path / "stored.py"
-    copy.write_bytes(Path(consistency_bench.leaderboard.stored.__file__).read_bytes() + b"\n# changed\n")  # noqa: E501
+    stored_py = Path(consistency_bench.leaderboard.stored.__file__)
+    copy.write_bytes(stored_py.read_bytes() + b"\n# changed\n")
     monkeypatch.setattr(consistency_bench.leaderboard.stored, "__file__", str(copy))
     keys.code_version.cache_clear()
     try:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry
 from consistency_bench.leaderboard.submissions.reader import load_all
 
 ROOT = Path(__file__).resolve().parents[1]

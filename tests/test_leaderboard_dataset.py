@@ -19,7 +19,8 @@ import yaml
 from consistency_bench.bench.io.output_checks import OWNED
 from consistency_bench.leaderboard.dataset.records import RESULTS_FILE, kinds_of, records
 from consistency_bench.leaderboard.publish.plans import leaderboard_card
-from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry
 from consistency_bench.leaderboard.submissions.meta import Submission
 from consistency_bench.leaderboard.submissions.reader import site_record
 from consistency_bench.leaderboard.webpage.render import render_all

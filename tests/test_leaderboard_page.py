@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from consistency_bench.leaderboard.ranking import Entry, rank
-from consistency_bench.leaderboard.ranking.model import Row
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry, Row
 from consistency_bench.leaderboard.webpage.entries import (
     details_node,
     entry_content,

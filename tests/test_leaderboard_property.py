@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from consistency_bench.leaderboard.ranking import rank
+from consistency_bench.leaderboard.ranking.board import rank
 from tests.synthetic_entries import ENTRIES, order, score_entries
 
 

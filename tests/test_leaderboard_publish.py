@@ -24,7 +24,8 @@ from consistency_bench.leaderboard.hub.eval_results import (
     eval_yaml,
 )
 from consistency_bench.leaderboard.publish.model_results import write_model_card
-from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry
 from consistency_bench.leaderboard.submissions.meta import Submission
 from consistency_bench.leaderboard.submissions.reader import site_record
 from consistency_bench.leaderboard.webpage.render import render_all

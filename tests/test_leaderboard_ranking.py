@@ -12,7 +12,8 @@ from consistency_bench.leaderboard.paired import (
     mcnemar_exact,
     paired_bootstrap,
 )
-from consistency_bench.leaderboard.ranking import Entry, SuiteInfo, goodness, rank
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry, SuiteInfo, goodness
 
 
 def suite(score, hib=False, ci=None, family="becel", task="snli", kind="transitive", cc=None,

@@ -5,7 +5,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry
 from consistency_bench.leaderboard.webpage.formatting import (
     FLAG_LEGEND,
     humanize,

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from consistency_bench.leaderboard.paired import _binom_two_sided, binom_tail_ge
-from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.board import rank
 from consistency_bench.leaderboard.ranking.intervals import _rank_intervals
+from consistency_bench.leaderboard.ranking.model import Entry
 from consistency_bench.leaderboard.ranking.views import _beats, _dense_ranks, _wins
 
 
@@ -89,7 +90,7 @@ def _entries(n: int, units: int = 400):
 
 
 def test_an_entry_added_does_not_move_the_others_resamples():
-    from consistency_bench.leaderboard.ranking import outcome_samples
+    from consistency_bench.leaderboard.ranking.intervals import outcome_samples
 
     entries, outcomes = _entries(12)
     small = rank(entries[:-1], outcomes={e.name: outcomes[e.name] for e in entries[:-1]})

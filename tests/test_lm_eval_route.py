@@ -158,7 +158,8 @@ def lm_eval_fewshot_output(folder, gpt2, tmp_path_factory) -> Path:
 
 def test_both_routes_show_the_same_demonstrations(folder, gpt2, lm_eval_fewshot_output,
                                                    tmp_path):
-    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.runner.options import RunnerOptions
+    from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs
 
     collected = collect_causal_inputs(folder, SUITES, RunnerOptions(
         num_fewshot=SHOTS, seed=SEED, progress=False))
@@ -212,9 +213,10 @@ def test_cut_rows_agree_with_lm_eval(folder, gpt2, lm_eval_cut_output, tmp_path)
     Before (every choice kept max_length - longest verbaliser tokens), 2 of 2 cut rows of an
     earlier check differed by 0.018 in probability; here every cut row must agree within 1e-4.
     """
-    from consistency_bench.bench.modeling import inspect_model
-    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.modeling.loading import inspect_model
     from consistency_bench.bench.runner.causal import encode, split_key
+    from consistency_bench.bench.runner.options import RunnerOptions
+    from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs
 
     tokenizer = inspect_model(gpt2).tokenizer
     collected = collect_causal_inputs(folder, ["wic_semantic"], RunnerOptions(progress=False),

@@ -19,7 +19,8 @@ from transformers.models.auto.modeling_auto import (  # noqa: E402
 )
 
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
-from consistency_bench.bench.modeling import TEXT_ONLY_FAMILIES, load_classifier, model_kind  # noqa: E402
+from consistency_bench.bench.modeling.loading import load_classifier  # noqa: E402
+from consistency_bench.bench.modeling.model_kinds import TEXT_ONLY_FAMILIES, model_kind  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.tiny_models import tiny_gpt2  # noqa: E402
 
@@ -73,8 +74,8 @@ def tiny_config(model_type: str):
 
 
 def assert_scores_match_full_forward(loaded) -> None:
-    from consistency_bench.bench.runner import RunnerOptions
     from consistency_bench.bench.runner.causal import encode, make_causal_forward
+    from consistency_bench.bench.runner.options import RunnerOptions
 
     items = [("The dog is on the man. Answer:", [" True", " a much longer answer"]),
              ("Short:", [" yes"])]
@@ -95,7 +96,7 @@ def test_text_only_families_score_as_causal_lms(model_type, tokenizer_dir):
     """Each listed family, tiny and random, given text alone: the runner's scores are right."""
     from transformers import AutoModelForImageTextToText, AutoTokenizer
 
-    from consistency_bench.bench.modeling import LoadedModel
+    from consistency_bench.bench.modeling.info import LoadedModel
 
     config = tiny_config(model_type)
     assert model_kind(config) == "causal"
@@ -174,8 +175,8 @@ def tokenizer_dir(tmp_path_factory) -> Path:
 
 
 def test_gemma3_multimodal_runs_on_the_causal_path(tokenizer_dir, tmp_path):
-    from consistency_bench.bench.runner import RunnerOptions
     from consistency_bench.bench.runner.causal import encode, make_causal_forward
+    from consistency_bench.bench.runner.options import RunnerOptions
 
     loaded = load_classifier(_tiny_gemma3(tmp_path / "g3", tokenizer_dir), device="cpu")
     assert loaded.is_causal and loaded.id2label == {}
@@ -214,7 +215,8 @@ def test_decoder_classifier_without_pad_token_batches(tmp_path):
     """A GPT-2 classification head ships no pad token: EOS pads, no crash on batching."""
     from transformers import GPT2ForSequenceClassification
 
-    from consistency_bench.bench.runner import RunnerOptions, make_forward
+    from consistency_bench.bench.runner.forward import make_forward
+    from consistency_bench.bench.runner.options import RunnerOptions
 
     path = tiny_gpt2(tmp_path / "lm")
     model = GPT2ForSequenceClassification.from_pretrained(

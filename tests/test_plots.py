@@ -19,7 +19,8 @@ import pytest
 
 from consistency_bench.leaderboard.plots.png import PROFILE, SCATTER, render_plots
 from consistency_bench.leaderboard.plots.points import profile_rows, view_points
-from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry
 from consistency_bench.leaderboard.submissions.reader import load_all
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,9 +11,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from consistency_bench.bench.modeling import inspect_model  # noqa: E402
-from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs  # noqa: E402
+from consistency_bench.bench.modeling.loading import inspect_model  # noqa: E402
+from consistency_bench.bench.runner.options import RunnerOptions  # noqa: E402
 from consistency_bench.bench.runner.predict_run import default_suites  # noqa: E402
+from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_gpt2  # noqa: E402
@@ -142,7 +143,7 @@ def test_truncation_is_counted_and_reported(folder, gpt2, tmp_path, capsys):
 def test_classifier_truncation_is_counted(folder, tmp_path, capsys):
     bert = tiny_bert(tmp_path / "bert", labels=("false", "true"))
     info = inspect_model(bert)
-    from consistency_bench.bench.runner import collect_inputs
+    from consistency_bench.bench.runner.unique_inputs import collect_inputs
 
     collected = collect_inputs(folder, SUITES, seq2seq=False, wic_format="word-prefix")
     lengths = [len(info.tokenizer(t, p)["input_ids"]) for t, p in collected.unique]
@@ -175,7 +176,7 @@ def test_multi_token_continuations_log_no_deprecation(gpt2):
 
     from transformers.utils import logging as hf_logging
 
-    from consistency_bench.bench.modeling import load_model
+    from consistency_bench.bench.modeling.loading import load_model
     from consistency_bench.bench.runner.causal import encode, make_causal_forward
 
     class Collect(logging.Handler):

@@ -140,7 +140,7 @@ def test_malformed_file_is_rejected(case, becel_folder, tmp_path, capsys):
 
 
 def test_free_text_label_is_an_invalid_answer(becel_folder, tmp_path):
-    from consistency_bench.bench.predictions import read_predictions
+    from consistency_bench.bench.predictions.read import read_predictions
     from consistency_bench.bench.scoring.engine import SuiteFolder
 
     path = tmp_path / "p.jsonl"
@@ -152,7 +152,7 @@ def test_free_text_label_is_an_invalid_answer(becel_folder, tmp_path):
 
 
 def test_same_predictions_in_three_formats(becel_folder, tmp_path):
-    from consistency_bench.bench.predictions import read_predictions
+    from consistency_bench.bench.predictions.read import read_predictions
     from consistency_bench.bench.scoring.engine import SuiteFolder
 
     folder = SuiteFolder(becel_folder)

@@ -29,7 +29,7 @@ from consistency_bench.bench.scoring.engine import get_scorer
 from consistency_bench.builders.card import _config_section
 from consistency_bench.builders.card_data import CORPORA, DEVIATIONS, PAPER_SIZES
 from consistency_bench.builders.catalog import SUITES
-from consistency_bench.leaderboard import ranking
+from consistency_bench.leaderboard.ranking import model as ranking
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Source files registered in bench/registries/source_files.py outside the mirror manifest,

@@ -140,7 +140,7 @@ def test_a_name_submit_refuses_is_refused_first_and_never_jams_the_merge(board):
                                   "A", "a b", ".a", "-a", "_a", "a.-.b", "ab.c-d_e"])
 def test_one_name_rule_for_submit_and_review(name):
     """A name review's path check accepts is exactly a name ``submit`` stores as itself."""
-    from consistency_bench.leaderboard.review.loop import Refused, request_slug
+    from consistency_bench.leaderboard.review.checks import Refused, request_slug
     from consistency_bench.leaderboard.submissions.meta import slugify
 
     try:

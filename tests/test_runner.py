@@ -12,22 +12,19 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from consistency_bench.bench.errors import ConfigError  # noqa: E402
-from consistency_bench.bench.modeling import (  # noqa: E402
-    load_classifier,
+from consistency_bench.bench.modeling.label_map import (  # noqa: E402
     map_probs,
     match_generated,
     parse_label_map,
     resolve_label_mapping,
 )
+from consistency_bench.bench.modeling.loading import load_classifier  # noqa: E402
 from consistency_bench.bench.prompting.row_inputs import classifier_input, t5_prompt  # noqa: E402
 from consistency_bench.bench.registries.tasks import get_task  # noqa: E402
-from consistency_bench.bench.runner import (  # noqa: E402
-    OutOfMemory,
-    RunnerOptions,
-    make_forward,
-    predict,
-    run_batches,
-)
+from consistency_bench.bench.runner.batching import OutOfMemory, run_batches  # noqa: E402
+from consistency_bench.bench.runner.forward import make_forward  # noqa: E402
+from consistency_bench.bench.runner.options import RunnerOptions  # noqa: E402
+from consistency_bench.bench.runner.run import predict  # noqa: E402
 from consistency_bench.cli import main  # noqa: E402
 from tests.helpers import build_suites  # noqa: E402
 from tests.tiny_models import tiny_bert, tiny_t5  # noqa: E402

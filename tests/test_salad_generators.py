@@ -379,7 +379,7 @@ def test_each_compiled_function_compiles_once(tmp_path):
 def test_pbsmt_output_that_copies_its_source_is_not_a_salad():
     """A system that translates every word to itself returns the premise: no row (issue 13)."""
     from consistency_bench.builders.readers import Example
-    from consistency_bench.builders.salad.suites import pbsmt_outcome, pbsmt_text
+    from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_outcome, pbsmt_text
 
     same = [(s.split(), s.split()) for s in ("x y", "y z", "x z", "z w", "w x")] * 3
     models = {0: pbsmt_train.train(same)}  # nothing but copies to choose from, penalty or not
@@ -401,25 +401,25 @@ REORDERED = [("a b c d".split(), "d c b a".split()), ("b c d e".split(), "e d c 
 
 
 def test_choose_output_rejects_permutations_copies_and_empty_outputs():
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import choose_output
 
     source, target = "dogs chase red balls".split(), "animals play outside".split()
     other = "cats sleep indoors".split()
-    assert salad.choose_output([["balls", "red", "chase", "dogs"], other], source, target) == (
+    assert choose_output([["balls", "red", "chase", "dogs"], other], source, target) == (
         1, "n-best:permutation")
-    assert salad.choose_output([target, [], other], source, target) == (2, "n-best:copy")
-    assert salad.choose_output([other], source, target) == (0, "best")
-    assert salad.choose_output([["red", "dogs", "chase", "balls"], source, target, []],
-                               source, target) == (None, "permutation")
-    assert salad.choose_output([source], source, target) == (None, "copy")
-    assert salad.choose_output([], source, target) == (None, "empty")
-    assert salad.choose_output([["dogs", "chase", "cats"]], source, target) == (0, "best")
+    assert choose_output([target, [], other], source, target) == (2, "n-best:copy")
+    assert choose_output([other], source, target) == (0, "best")
+    assert choose_output([["red", "dogs", "chase", "balls"], source, target, []],
+                         source, target) == (None, "permutation")
+    assert choose_output([source], source, target) == (None, "copy")
+    assert choose_output([], source, target) == (None, "empty")
+    assert choose_output([["dogs", "chase", "cats"]], source, target) == (0, "best")
 
 
 def test_choose_output_rejects_degenerate_outputs():
     """Issue 32 item 1: the issue's examples, and falling through to a later hypothesis."""
-    from consistency_bench.builders.salad import suites as salad
     from consistency_bench.builders.salad.degenerate import degenerate
+    from consistency_bench.builders.salad.pbsmt.suite_rows import choose_output
 
     source = "a young boy playing in the grass .".split()
     target = "a child is outside .".split()
@@ -429,19 +429,19 @@ def test_choose_output_rejects_degenerate_outputs():
                            (["boy", "playing", "in", "the", "grass"], "source run"),
                            (["child", "is", "outside"], "source run")):
         assert degenerate(output, source, target) == reason, output
-        assert salad.choose_output([output], source, target) == (None, reason)
+        assert choose_output([output], source, target) == (None, reason)
     kept = "boy child grass playing outside".split()
     assert degenerate(kept, source, target) is None
-    assert salad.choose_output([["the", "."], kept], source, target) == (1, "n-best:short")
+    assert choose_output([["the", "."], kept], source, target) == (1, "n-best:short")
     # SST-2: a run of the whole sentence the output replaces is degenerate too
-    assert salad.choose_output([["child", "is", "outside"]], ["x"], ["y"],
-                               replaced=target) == (None, "source run")
+    assert choose_output([["child", "is", "outside"]], ["x"], ["y"],
+                         replaced=target) == (None, "source run")
 
 
 def test_pbsmt_output_is_never_a_permutation_of_its_source():
     """A system trained to reverse its input returns the source reordered: no such row."""
     from consistency_bench.builders.readers import Example
-    from consistency_bench.builders.salad.suites import is_permutation, pbsmt_outcome
+    from consistency_bench.builders.salad.pbsmt.suite_rows import is_permutation, pbsmt_outcome
 
     models = {0: pbsmt_train.train(REORDERED)}
     record = Example(row=0, text="a b c d", text_pair="q r", label=0)

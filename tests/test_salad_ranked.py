@@ -29,7 +29,8 @@ from consistency_bench.bench.scoring.engine import (
     get_scorer,
     score_suite,
 )
-from consistency_bench.leaderboard.ranking import Entry, rank
+from consistency_bench.leaderboard.ranking.board import rank
+from consistency_bench.leaderboard.ranking.model import Entry
 
 #: Two-label and three-label tasks, compared with the original and with a default label.
 SUITES = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "snli_salad_reverse",

@@ -222,28 +222,30 @@ def _records(seed: int, count: int, pair: bool) -> list:
 
 def _unsplit_rows(task: str, records: list, train: list) -> list[dict]:
     """``statistical_rows`` as one loop over the records (before the parts, 97a1dff)."""
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_text, train_pbsmt
+    from consistency_bench.builders.salad.rows import _pair_rows
+    from consistency_bench.builders.salad.sources import TASK_SOURCES
 
-    models = salad.train_pbsmt(train)
+    models = train_pbsmt(train)
     rows = []
     for record in records:
-        new = salad.pbsmt_text(models, record)
+        new = pbsmt_text(models, record)
         if new is not None:
-            rows += salad._pair_rows(f"{task}_salad_pbsmt", task, "pbsmt", record,
-                                     salad.TASK_SOURCES[task].path, new)
+            rows += _pair_rows(f"{task}_salad_pbsmt", task, "pbsmt", record,
+                                     TASK_SOURCES[task].path, new)
     return rows
 
 
 @pytest.mark.parametrize("task", ["mnli", "snli"])
 def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task):
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import part_rows, pbsmt_parts
     from consistency_bench.builders.suite import merge_parts
 
     records = _records(1, 90, pair=True)
     train = _records(2, 120, pair=True)
-    parts = salad.pbsmt_parts(task)
+    parts = pbsmt_parts(task)
     assert len(parts) == 3
-    built = {part: salad.part_rows(task, records, train, part) for part in parts}
+    built = {part: part_rows(task, records, train, part) for part in parts}
     expected = _unsplit_rows(task, records, train)
     assert expected and merge_parts(built[p] for p in parts) == expected
     assert merge_parts(built[p] for p in reversed(parts)) == expected
@@ -255,12 +257,13 @@ def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task):
 @pytest.mark.parametrize("task", ["mnli", "snli", "sst2"])
 def test_pbsmt_systems_never_see_an_evaluated_text(corpora: Path, task: str):
     """Issue 21: the systems were trained on the evaluated rows (MNLI cross-fitted on them)."""
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import _texts, pbsmt_inputs
+    from consistency_bench.builders.salad.sources import TASK_SOURCES
 
-    records, train = salad.pbsmt_inputs(task, SourceResolver(corpora, download=False))
-    seen = set().union(*map(salad._texts, records))
-    assert train and records and not any(salad._texts(r) & seen for r in train)
-    if salad.TASK_SOURCES[task].train_path is None:  # MNLI: a fixed held-out half by premise
+    records, train = pbsmt_inputs(task, SourceResolver(corpora, download=False))
+    seen = set().union(*map(_texts, records))
+    assert train and records and not any(_texts(r) & seen for r in train)
+    if TASK_SOURCES[task].train_path is None:  # MNLI: a fixed held-out half by premise
         assert not {r.row for r in records} & {r.row for r in train}
         assert not {r.text for r in records} & {r.text for r in train}
         assert 0.45 < len(records) / (len(records) + len(train)) < 0.55
@@ -268,13 +271,13 @@ def test_pbsmt_systems_never_see_an_evaluated_text(corpora: Path, task: str):
 
 def test_disjoint_leaves_out_training_pairs_sharing_a_text():
     from consistency_bench.builders.readers import Example
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import disjoint
 
     evaluated = [Example(row=0, text="A dog runs.", text_pair="An animal moves.", label=0)]
     train = [Example(row=0, text="a dog runs .", text_pair="x y", label=0),
              Example(row=1, text="p q", text_pair="An animal moves.", label=1),
              Example(row=2, text="p q", text_pair="r s", label=1)]
-    assert salad.disjoint(train, evaluated) == train[2:]
+    assert disjoint(train, evaluated) == train[2:]
 
 
 def test_merge_parts_rejects_a_record_built_twice():
@@ -286,11 +289,11 @@ def test_merge_parts_rejects_a_record_built_twice():
 
 
 def test_split_pbsmt_suites_declare_their_parts():
-    from consistency_bench.builders.salad import suites as salad
+    from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_parts
 
     for task in ("mnli", "snli"):
         spec = get_suite(f"{task}_salad_pbsmt")
-        assert spec.parts == salad.pbsmt_parts(task) and spec.build_part is not None
+        assert spec.parts == pbsmt_parts(task) and spec.build_part is not None
     assert get_suite("sst2_salad_pbsmt").parts == ()  # short: one task
 
 

@@ -222,7 +222,7 @@ def test_every_family_provides_unit_outcomes(corpora, tmp_path):
                 results[name]["consistent_accuracy"])
             continue
         # word salad: unit codes, from which the statistic recomputes the ranked score
-        from consistency_bench.bench.metrics.consistent import UNIT_STATISTICS
+        from consistency_bench.bench.metrics.consistent.salad_score import UNIT_STATISTICS
 
         codes, counts = np.unique(np.array(list(units.values()), dtype=np.int64),
                                   return_counts=True)

@@ -8,13 +8,8 @@ import random
 
 import pyarrow.parquet as pq
 
-from consistency_bench.bench.scoring.engine import (
-    CODED_COLUMNS,
-    CORE_COLUMNS,
-    SuiteFolder,
-    _codes,
-    score_file,
-)
+from consistency_bench.bench.scorers.contract import CORE_COLUMNS, _codes
+from consistency_bench.bench.scoring.engine import CODED_COLUMNS, SuiteFolder, score_file
 from tests.helpers import python_stdout, write_predictions
 
 

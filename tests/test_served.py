@@ -286,7 +286,8 @@ def test_generate_structured_choice_answers_every_row_with_renormalised_probs(
     # reference: the model's first-token distribution, summed per verbaliser by the same rule
     tok = AutoTokenizer.from_pretrained(gpt2)
     model = AutoModelForCausalLM.from_pretrained(gpt2, dtype=torch.float32).eval()
-    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.runner.options import RunnerOptions
+    from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs
 
     collected = collect_causal_inputs(folder, ["wic_semantic"], RunnerOptions(progress=False),
                                       messages=True)

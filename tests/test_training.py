@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 
 from consistency_bench.bench.baselines.training import TrainConfig, _batches, fine_tune, minilm_path
 from consistency_bench.bench.errors import SourceError
-from consistency_bench.bench.modeling import load_classifier
+from consistency_bench.bench.modeling.loading import load_classifier
 from consistency_bench.bench.registries.source_files import SourceResolver
 from tests.tiny_models import tiny_bert
 

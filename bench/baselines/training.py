@@ -158,7 +158,7 @@ def fine_tune(config: TrainConfig, out: str | os.PathLike, resolver) -> dict:
         load_train,
         model_texts,
     )
-    from consistency_bench.bench.modeling import resolve_device
+    from consistency_bench.bench.modeling.devices import resolve_device
     from consistency_bench.bench.registries.tasks import get_task
 
     task = get_task(config.task)
@@ -307,7 +307,7 @@ def train(out: str | os.PathLike, resolver, *, task: str, max_steps: int | None 
         ConfigError: ``device`` is not a device here.
 
     """
-    from consistency_bench.bench.modeling import resolve_device
+    from consistency_bench.bench.modeling.devices import resolve_device
 
     try:
         resolved = resolve_device(device)

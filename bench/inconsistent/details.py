@@ -140,7 +140,7 @@ def entry_details(entry: str, predictions: str | os.PathLike, data: str | os.Pat
 
     """
     from consistency_bench.bench.inconsistent.inspect import judge
-    from consistency_bench.bench.predictions import read_predictions
+    from consistency_bench.bench.predictions.read import read_predictions
     from consistency_bench.bench.scoring.engine import SuiteFolder, align
 
     folder = SuiteFolder(Path(data))

@@ -233,7 +233,7 @@ def inspect_predictions(request: InspectRequest) -> Report:
         DataError: A built suite that does not match its manifest.
 
     """
-    from consistency_bench.bench.predictions import read_predictions
+    from consistency_bench.bench.predictions.read import read_predictions
     from consistency_bench.bench.scoring.engine import SuiteFolder, align
 
     folder = SuiteFolder(Path(request.data))

@@ -44,7 +44,8 @@ from consistency_bench.bench.metrics.becel import (
 )
 from consistency_bench.bench.metrics.calm import reverse_consistency, signal_consistency
 from consistency_bench.bench.metrics.coherence import choice_correct, coherence
-from consistency_bench.bench.metrics.consistent import correct, salad_decode
+from consistency_bench.bench.metrics.consistent.salad_score import salad_decode
+from consistency_bench.bench.metrics.consistent.score import correct
 from consistency_bench.bench.registries.registry import Registry
 from consistency_bench.bench.scorers.contract import Aligned, ScoreOptions, SuiteData, SuiteScore
 

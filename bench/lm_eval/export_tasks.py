@@ -126,7 +126,7 @@ def task_config(suite: str, entry: dict, data_dir: Path, hub: str | None = None,
 
     """
     from consistency_bench.bench.prompting.prompts import TARGET_DELIMITER, lookup
-    from consistency_bench.bench.runner import suite_task
+    from consistency_bench.bench.runner.unique_inputs import suite_task
 
     task = suite_task(entry)
     spec = lookup(entry.get("family"), task.name, task.label_names, is_pair)

@@ -21,58 +21,6 @@ Modules, one job each: :mod:`~consistency_bench.bench.modeling.info` (``ModelInf
 checkpoints),
 :mod:`~consistency_bench.bench.modeling.devices` (device, dtype, ``--max-memory``),
 :mod:`~consistency_bench.bench.modeling.loading` (inspect a model, load its weights) and
-:mod:`~consistency_bench.bench.modeling.label_map` (the label mapping). Every name is importable
-from
-here.
+:mod:`~consistency_bench.bench.modeling.label_map` (the label mapping). Import each name from its
+module; this package re-exports nothing.
 """
-
-from __future__ import annotations
-
-from consistency_bench.bench.modeling.devices import (
-    DEVICE_TYPES,
-    parse_max_memory,
-    resolve_device,
-    resolve_dtype,
-)
-from consistency_bench.bench.modeling.info import LoadedModel, ModelInfo
-from consistency_bench.bench.modeling.label_map import (
-    LabelMapping,
-    LabelOverrides,
-    map_probs,
-    match_generated,
-    normalise_label,
-    parse_label_map,
-    resolve_label_mapping,
-)
-from consistency_bench.bench.modeling.loading import inspect_model, load_classifier, load_model
-from consistency_bench.bench.modeling.model_kinds import (
-    TEXT_ONLY_FAMILIES,
-    is_multimodal,
-    model_kind,
-    multimodal_kind,
-    multimodal_loader,
-)
-
-__all__ = [
-    "DEVICE_TYPES",
-    "TEXT_ONLY_FAMILIES",
-    "LabelMapping",
-    "LabelOverrides",
-    "LoadedModel",
-    "ModelInfo",
-    "inspect_model",
-    "is_multimodal",
-    "load_classifier",
-    "load_model",
-    "map_probs",
-    "match_generated",
-    "model_kind",
-    "multimodal_kind",
-    "multimodal_loader",
-    "normalise_label",
-    "parse_label_map",
-    "parse_max_memory",
-    "resolve_device",
-    "resolve_dtype",
-    "resolve_label_mapping",
-]

@@ -85,7 +85,7 @@ def multimodal_kind(config) -> str | None:
         raise ConfigError(
             f"{what} is a multimodal (image-text-to-text) checkpoint whose text model "
             f"({text_type}) is a causal LM, but model type {model_type!r} is not one predict "
-            f"runs on text alone (checked families: consistency_bench.bench.modeling.TEXT_ONLY_FAMILIES); save "  # noqa: E501
+            f"runs on text alone (checked families: consistency_bench.bench.modeling.model_kinds.TEXT_ONLY_FAMILIES); save "  # noqa: E501
             f"its text model as a {text_class} checkpoint (config.text_config and the "
             "language-model weights) and pass that folder to --model, or run it through "
             "lm-eval (docs/runner.md); it is not scored as a classifier (that would be a "

@@ -27,24 +27,7 @@ The modules, each of one job:
 * :mod:`~consistency_bench.bench.predictions.read`: :func:`read_predictions`, the two passes
   together.
 
-The names below are the package's interface; the tunables (``SPLIT_PARSE_BYTES``,
-``MAX_DECOMPRESSED_BYTES``, ...) live in the module that reads them.
+Import each name from its module (the tunables, ``SPLIT_PARSE_BYTES``,
+``MAX_DECOMPRESSED_BYTES``, ..., from the module that reads them); this package re-exports
+nothing.
 """
-
-from consistency_bench.bench.predictions.fast import sampled_suites
-from consistency_bench.bench.predictions.files import check_input_file, detect_format, read_payload
-from consistency_bench.bench.predictions.read import read_predictions
-from consistency_bench.bench.predictions.records import to_jsonl
-from consistency_bench.bench.predictions.types import PROB_TOLERANCE, Predictions, SuitePredictions
-
-__all__ = [
-    "PROB_TOLERANCE",
-    "Predictions",
-    "SuitePredictions",
-    "check_input_file",
-    "detect_format",
-    "read_payload",
-    "read_predictions",
-    "sampled_suites",
-    "to_jsonl",
-]

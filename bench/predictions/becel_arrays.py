@@ -25,7 +25,7 @@ import numpy as np
 
 from consistency_bench.bench.errors import PredictionFileError
 from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
-from consistency_bench.bench.predictions import check_input_file
+from consistency_bench.bench.predictions.files import check_input_file
 
 LAYOUT: dict[str, tuple[tuple[str, str], ...]] = {
     "semantic": (("original_preds", "original"), ("paraphrase_preds", "paraphrase")),

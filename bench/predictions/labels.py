@@ -1,8 +1,8 @@
 """Labels and probabilities of a suite's rows: label names or indices, one row of probs per label.
 
 A string matches a label name ignoring case, spaces, ``_`` and ``-``
-(:func:`consistency_bench.bench.modeling.normalise_label`), or is an index written as text; anything
-else is an
+(:func:`consistency_bench.bench.modeling.label_map.normalise_label`), or is an index written as
+text; anything else is an
 invalid answer (``INVALID``), counted, not an error. An out-of-range integer index and a
 ``probs`` row of the wrong length are errors.
 """
@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from consistency_bench.bench.errors import PredictionFileError
 from consistency_bench.bench.io.arrays import int64
 from consistency_bench.bench.metrics.becel import INVALID
-from consistency_bench.bench.modeling import normalise_label
+from consistency_bench.bench.modeling.label_map import normalise_label
 
 
 class LabelColumn:
@@ -103,8 +103,8 @@ def resolve_labels(path, labels, positions, label_names,
     """Label indices (``INVALID`` for invalid answers) and the first invalid answer.
 
     A string matches a label name ignoring case, spaces, ``_`` and ``-`` (as ``predict``
-    matches model labels, :func:`consistency_bench.bench.modeling.normalise_label`); otherwise a
-    string that is
+    matches model labels, :func:`consistency_bench.bench.modeling.label_map.normalise_label`);
+    otherwise a string that is
     an integer in range (``"1"``, ``"1.0"``) is an index. Anything else, an out-of-range
     ``"7"`` included, is an invalid answer; an out-of-range *integer* is an error.
     """

@@ -169,7 +169,7 @@ def with_verbalisers(spec: PromptSpec, task: str, label_names: Sequence[str],
     """``spec`` with verbalisers replaced from ``--label-map`` (one word per label)."""
     if not overrides:
         return spec
-    from consistency_bench.bench.modeling import normalise_label
+    from consistency_bench.bench.modeling.label_map import normalise_label
 
     by_norm = {normalise_label(n): i for i, n in enumerate(label_names)}
     choices = list(spec.choices)

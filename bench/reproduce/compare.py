@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 def label_index(value: object, label_names: Sequence[str]) -> int | str | None:
     """The label as an index when it names one, else its normalised text (None: no label)."""
-    from consistency_bench.bench.modeling import normalise_label
+    from consistency_bench.bench.modeling.label_map import normalise_label
 
     if isinstance(value, bool) or value is None:
         return None

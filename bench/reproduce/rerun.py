@@ -76,7 +76,7 @@ def check_identity(record: dict, target: str, revision: str | None) -> tuple[obj
     """Inspect ``target`` and check it holds the recorded weights.
 
     Returns:
-        The inspected model (``consistency_bench.bench.modeling.ModelInfo``) and the check's
+        The inspected model (``consistency_bench.bench.modeling.info.ModelInfo``) and the check's
         figures.
 
     Raises:
@@ -84,7 +84,7 @@ def check_identity(record: dict, target: str, revision: str | None) -> tuple[obj
         ConfigError: It holds other weights than the record (sha256 or commit differ).
 
     """
-    from consistency_bench.bench.modeling import inspect_model
+    from consistency_bench.bench.modeling.loading import inspect_model
     from consistency_bench.bench.runrecord.identity import identify
 
     try:
@@ -123,7 +123,7 @@ def _overrides(label_map: object) -> dict:
 def _predict_again(record: dict, data_dir, rows, out: Path, model: str | None,
                    device: str | None) -> dict:
     """Run ``predict`` on the sampled rows with the recorded settings; the model check."""
-    from consistency_bench.bench.runner import RunnerOptions
+    from consistency_bench.bench.runner.options import RunnerOptions
     from consistency_bench.bench.runner.predict_run import PredictRequest, predict
 
     settings = record["settings"]

@@ -39,33 +39,3 @@ The modules, each of one job (none imports torch at load time):
 * :mod:`~consistency_bench.bench.runner.output`: the prediction file and a part file (step 5);
 * :mod:`~consistency_bench.bench.runner.run`: :func:`predict` and :func:`execute`, the pipeline.
 """
-
-from consistency_bench.bench.runner.batching import OutOfMemory, run_batches
-from consistency_bench.bench.runner.forward import make_forward
-from consistency_bench.bench.runner.options import RunnerOptions, RunStats, max_length_of
-from consistency_bench.bench.runner.prepare import Prepared, prepare, truncation_warning
-from consistency_bench.bench.runner.run import execute, predict
-from consistency_bench.bench.runner.shards import merge_parts
-from consistency_bench.bench.runner.unique_inputs import (
-    collect_causal_inputs,
-    collect_inputs,
-    suite_task,
-)
-
-__all__ = [
-    "OutOfMemory",
-    "Prepared",
-    "RunStats",
-    "RunnerOptions",
-    "collect_causal_inputs",
-    "collect_inputs",
-    "execute",
-    "make_forward",
-    "max_length_of",
-    "merge_parts",
-    "predict",
-    "prepare",
-    "run_batches",
-    "suite_task",
-    "truncation_warning",
-]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 
-from consistency_bench.bench.modeling import LoadedModel
+from consistency_bench.bench.modeling.info import LoadedModel
 from consistency_bench.bench.runner.options import RunnerOptions
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.modeling import LabelOverrides
+from consistency_bench.bench.modeling.label_map import LabelOverrides
 
 #: Token budget per batch for ``--batch-size auto`` and the row cap, per device type.
 AUTO_TOKENS = {"cuda": 262_144, "cpu": 8_192}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from consistency_bench.bench.errors import BenchError
 from consistency_bench.bench.io.write import atomic_path
-from consistency_bench.bench.modeling import map_probs, match_generated
+from consistency_bench.bench.modeling.label_map import map_probs, match_generated
 from consistency_bench.bench.runner.distributed import Shard
 from consistency_bench.bench.runner.options import RunnerOptions
 from consistency_bench.bench.runner.prepare import Prepared

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from consistency_bench.bench.modeling import LabelOverrides
-    from consistency_bench.bench.runner import RunStats
+    from consistency_bench.bench.modeling.label_map import LabelOverrides
     from consistency_bench.bench.runner.distributed import Shard
+    from consistency_bench.bench.runner.options import RunStats
 
 
 def parse_batch_size(text: str) -> int | None:
@@ -45,9 +45,9 @@ def default_suites(data_dir, loaded, label_map, tasks=None) -> list[str]:
     """
     from consistency_bench.bench.errors import ConfigError
     from consistency_bench.bench.io.manifest import read_manifest
-    from consistency_bench.bench.modeling import resolve_label_mapping
+    from consistency_bench.bench.modeling.label_map import resolve_label_mapping
     from consistency_bench.bench.prompting.row_inputs import T5_PROMPTS
-    from consistency_bench.bench.runner import suite_task
+    from consistency_bench.bench.runner.unique_inputs import suite_task
 
     chosen, skipped, t2t = [], [], []
     for suite, entry in read_manifest(data_dir).items():
@@ -187,19 +187,12 @@ def predict(request: PredictRequest) -> PredictOutcome:
     """
     from consistency_bench.bench.errors import ConfigError
     from consistency_bench.bench.io.manifest import read_manifest
-    from consistency_bench.bench.modeling import (
-        inspect_model,
-        load_model,
-        parse_max_memory,
-        resolve_device,
-    )
-    from consistency_bench.bench.runner import (
-        distributed,
-        execute,
-        max_length_of,
-        prepare,
-        truncation_warning,
-    )
+    from consistency_bench.bench.modeling.devices import parse_max_memory, resolve_device
+    from consistency_bench.bench.modeling.loading import inspect_model, load_model
+    from consistency_bench.bench.runner import distributed
+    from consistency_bench.bench.runner.options import max_length_of
+    from consistency_bench.bench.runner.prepare import prepare, truncation_warning
+    from consistency_bench.bench.runner.run import execute
 
     start = time.perf_counter()
     options = _options(request)
@@ -251,8 +244,8 @@ def predict(request: PredictRequest) -> PredictOutcome:
 
 def _options(request: PredictRequest):
     """The runner's settings from the request (``--label-map`` parsed unless already)."""
-    from consistency_bench.bench.modeling import parse_label_map
-    from consistency_bench.bench.runner import RunnerOptions
+    from consistency_bench.bench.modeling.label_map import parse_label_map
+    from consistency_bench.bench.runner.options import RunnerOptions
 
     label_map = (request.label_map if isinstance(request.label_map, dict)
                  else parse_label_map(request.label_map))

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from consistency_bench.bench.modeling import resolve_label_mapping
+from consistency_bench.bench.modeling.label_map import resolve_label_mapping
 from consistency_bench.bench.runner.options import RunnerOptions, config_of, max_length_of
 from consistency_bench.bench.runner.unique_inputs import (
     CollectedInputs,
@@ -109,8 +109,8 @@ def prepare(
 ) -> Prepared:
     """Read the suites, build, deduplicate and tokenise the inputs, resolve the labels.
 
-    Needs only the config and tokenizer (``consistency_bench.bench.modeling.ModelInfo``, or a loaded
-    model),
+    Needs only the config and tokenizer (``consistency_bench.bench.modeling.info.ModelInfo``, or a
+    loaded model),
     so every error about suites, prompts, few-shot pools, lengths or labels comes before the
     weights load.
 

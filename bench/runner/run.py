@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from consistency_bench.bench.modeling import LoadedModel
+from consistency_bench.bench.modeling.info import LoadedModel
 from consistency_bench.bench.runner.batching import plan_batches, run_planned
 from consistency_bench.bench.runner.distributed import Processes, Shard
 from consistency_bench.bench.runner.forward import make_forward, weights_dtype
@@ -40,7 +40,7 @@ def predict(
     :func:`prepare` then :func:`execute`.
 
     Args:
-        loaded: The model (``consistency_bench.bench.modeling.load_classifier``).
+        loaded: The model (``consistency_bench.bench.modeling.loading.load_classifier``).
         model_name: Its name or path (recorded in the resume fingerprint).
         data_dir: Built suite folder.
         suites: Suite names to predict.

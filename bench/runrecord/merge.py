@@ -17,7 +17,7 @@ from pathlib import Path
 from consistency_bench.bench.errors import DataError
 
 #: Fields the parts' records must share beyond what the part headers hold: the settings and
-#: suites are in every part's header, and :func:`consistency_bench.bench.runner.merge_parts`
+#: suites are in every part's header, and :func:`consistency_bench.bench.runner.shards.merge_parts`
 #: compares those (its
 #: messages name the setting); the weights (sha256, commit) are only in the records.
 SHARED = ("mode", "model", "api")
@@ -88,7 +88,7 @@ def merge_with_record(parts: Sequence[str | os.PathLike], out: str | os.PathLike
 
     The records are checked before anything is written; every row is checked against the
     built suites of ``data_dir`` as ``score`` checks it
-    (:func:`consistency_bench.bench.runner.merge_parts`);
+    (:func:`consistency_bench.bench.runner.shards.merge_parts`);
     the merged record is written after the merged file (it names the file's sha256).
 
     Returns:
@@ -99,7 +99,7 @@ def merge_with_record(parts: Sequence[str | os.PathLike], out: str | os.PathLike
 
     """
     from consistency_bench.bench.io.output_checks import check_output_file
-    from consistency_bench.bench.runner import merge_parts
+    from consistency_bench.bench.runner.shards import merge_parts
     from consistency_bench.bench.runrecord.schema import record_path, write_record
 
     check_output_file(out, inputs=tuple(parts))

@@ -7,7 +7,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from consistency_bench.bench.io.arrays import indices, int64
-from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.becel import (
     INVALID,
     Constraint,
@@ -16,6 +15,9 @@ from consistency_bench.bench.metrics.becel import (
     conditional_consistency,
     disagreement,
 )
+from consistency_bench.bench.metrics.consistent.kinds import derived as consistent_derived
+from consistency_bench.bench.metrics.consistent.kinds import pairwise
+from consistency_bench.bench.metrics.consistent.originals import original_stats
 from consistency_bench.bench.scorers.contract import (
     Aligned,
     ScoreOptions,
@@ -79,12 +81,12 @@ def score_pairwise(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> 
         "n_groups": n,
         "n_invalid": int((aligned.pred == INVALID).sum()),
     }
-    metrics.update(ca.original_stats(a, data.gold[first]).as_metrics())
+    metrics.update(original_stats(a, data.gold[first]).as_metrics())
     confidence = _confidence(aligned.probs, np.stack([first, second], axis=1), consistent)
     if confidence is not None:
         metrics["confidence"] = confidence
-    ranked = ca.pairwise(a, data.gold[first], b, data.gold[second], len(data.label_names),
-                         negational=kind == "negational")
+    ranked = pairwise(a, data.gold[first], b, data.gold[second], len(data.label_names),
+                      negational=kind == "negational")
     return SuiteScore(tau, n, ci, metrics, units=data.units(first, ranked.weighted_units()),
                       consistent=ranked, originals=first)
 
@@ -168,14 +170,14 @@ def score_conditional(data: SuiteData, aligned: Aligned, options: ScoreOptions) 
         "n_invalid": int((aligned.pred == INVALID).sum()),
     }
     sources = data.variant_mask(source_variants)
-    metrics.update(ca.original_stats(aligned.pred[sources], data.gold[sources]).as_metrics())
+    metrics.update(original_stats(aligned.pred[sources], data.gold[sources]).as_metrics())
     if kind == "additive":  # the classes are uneven after the length filter (ag_news)
         metrics["tau_add_per_class"] = _per_class(data, derived, in_c, consistent)
     if aligned.probs is not None and n:
         rows = np.concatenate([positions, derived[:, None]], axis=1)[in_c]
         conf = _confidence(aligned.probs, rows, consistent)
         metrics["confidence"] = conf
-    ranked = ca.derived(antecedent_correct, derived_ok, constraint.allowed, gold_ante[:, 0])
+    ranked = consistent_derived(antecedent_correct, derived_ok, constraint.allowed, gold_ante[:, 0])
     return SuiteScore(tau, n, ci, metrics, units=data.units(derived, ranked.weighted_units()),
                       consistent=ranked, originals=np.flatnonzero(sources))
 

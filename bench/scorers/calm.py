@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.becel import INVALID, accuracy
 from consistency_bench.bench.metrics.calm import (
     entropy_bits,
@@ -13,6 +12,8 @@ from consistency_bench.bench.metrics.calm import (
     reverse_consistency,
     signal_consistency,
 )
+from consistency_bench.bench.metrics.consistent.kinds import calm
+from consistency_bench.bench.metrics.consistent.originals import original_stats
 from consistency_bench.bench.scorers.contract import (
     Aligned,
     ScoreOptions,
@@ -112,11 +113,11 @@ def score_calm(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Suit
             "reverse_inconsistent": _mean(top, bad_r),
             "signal_inconsistent": _mean(top, bad_s),
         }
-    metrics.update(ca.original_stats(o, gold).as_metrics())
+    metrics.update(original_stats(o, gold).as_metrics())
     ca_theta = calm_theta(options, "calm_ca_theta", CA_THETA)
     metrics["calm_ca_theta"] = ca_theta
-    ranked = ca.calm(o, gold, np.concatenate([r[:, None], s], axis=1), len(data.label_names),
-                     ca_theta)
+    ranked = calm(o, gold, np.concatenate([r[:, None], s], axis=1), len(data.label_names),
+                  ca_theta)
     ci = proportion_ci(agree_r, n, seed=options.seed, n_boot=options.n_boot)
     units = data.units(original, ranked.weighted_units())
     return SuiteScore(agree_r / n, n, ci, metrics, units=units, consistent=ranked,

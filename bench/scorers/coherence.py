@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.becel import INVALID
 from consistency_bench.bench.metrics.calibration import cross_fit_choice, halves
 from consistency_bench.bench.metrics.coherence import THETA_GRID, coherence, sweep_theta
+from consistency_bench.bench.metrics.consistent.kinds import coherence as consistent_coherence
+from consistency_bench.bench.metrics.consistent.originals import original_stats
 from consistency_bench.bench.scorers.contract import (
     Aligned,
     ScoreOptions,
@@ -55,8 +56,8 @@ def _result(
     n = len(strict)
     ci = proportion_ci(int(strict.sum()), n, seed=options.seed, n_boot=options.n_boot)
     rows = np.bincount(data.group, minlength=n)
-    ranked = ca.coherence(strict if ranked_strict is None else ranked_strict, rows,
-                          len(data.label_names), data.gold[end], choices_right)
+    ranked = consistent_coherence(strict if ranked_strict is None else ranked_strict, rows,
+                                  len(data.label_names), data.gold[end], choices_right)
     # group code g has its end row at end[g]
     return SuiteScore(main, n, ci, metrics, units=data.units(end, ranked.weighted_units()),
                       consistent=ranked, originals=end)
@@ -78,7 +79,7 @@ def score_coherence(data: SuiteData, aligned: Aligned, options: ScoreOptions) ->
         "n_examples": len(end),
         "n_spans": len(pred),
         "n_invalid": int((pred == INVALID).sum()),
-        **ca.original_stats(pred[end], data.gold[end]).as_metrics(),
+        **original_stats(pred[end], data.gold[end]).as_metrics(),
     }
     return _result(data, end, result.strict_per_example, result.strict, options, metrics)
 
@@ -110,7 +111,7 @@ def score_coherence_theta(data: SuiteData, aligned: Aligned, options: ScoreOptio
         "n_examples": len(end),
         "n_spans": len(pred),
         "n_invalid": int((pred == INVALID).sum()),
-        **ca.original_stats(pred[end], data.gold[end]).as_metrics(),
+        **original_stats(pred[end], data.gold[end]).as_metrics(),
     }
     if aligned.probs is None:
         metrics = {**base, "strict_coherence": None, "lenient_coherence": None,

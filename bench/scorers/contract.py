@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from consistency_bench.bench.io.arrays import indices, int64
-from consistency_bench.bench.metrics.consistent import Consistent
+from consistency_bench.bench.metrics.consistent.score import Consistent
 from consistency_bench.bench.registries.registry import Registry
 
 #: Columns every scorer needs; the others (texts, constraints, ...) are read on first use.

@@ -20,8 +20,9 @@ from dataclasses import asdict
 import numpy as np
 
 from consistency_bench.bench.errors import ConfigError
-from consistency_bench.bench.metrics import consistent as ca
 from consistency_bench.bench.metrics.calibration import CrossFit, cross_fit, halves
+from consistency_bench.bench.metrics.consistent.originals import original_stats
+from consistency_bench.bench.metrics.consistent.salad_score import salad
 from consistency_bench.bench.metrics.salad import (
     INVALID,
     TOLERANCE,
@@ -96,7 +97,7 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
         "invalid_answer_share_original": float((pred[first] == INVALID).mean()),
         "confidence": None,
     }
-    metrics.update(ca.original_stats(pred[first], gold).as_metrics())
+    metrics.update(original_stats(pred[first], gold).as_metrics())
     orig_rejected = salad_rejected = unsure = None
     if aligned.probs is not None:
         probs = aligned.probs
@@ -111,8 +112,8 @@ def score_salad(data: SuiteData, aligned: Aligned, options: ScoreOptions) -> Sui
     if copy and "original" in compared_with:
         raise ValueError(f"suite {data.name}: rows compare with both the original and "
                          f"a default label ({compared_with}); one per suite")
-    ranked = ca.salad(pred[first], gold, pred[second], reference, n_labels,
-                      orig_rejected, salad_rejected, unsure, copy=copy)
+    ranked = salad(pred[first], gold, pred[second], reference, n_labels,
+                   orig_rejected, salad_rejected, unsure, copy=copy)
     stats = ranked.stats()
     metrics["ranked_units"] = ranked.ranked_units()
     if stats is not None:  # the parts of the ranked score (docs/metrics.md, "Word salad")

@@ -31,32 +31,23 @@ from consistency_bench.bench import __version__
 from consistency_bench.bench.errors import DataError, UnknownNameError
 from consistency_bench.bench.io.arrays import int64
 from consistency_bench.bench.io.manifest import REQUIRED_FIELDS, read_manifest
-from consistency_bench.bench.metrics.consistent import (
-    Consistent,
+from consistency_bench.bench.metrics.consistent.originals import (
     original_stats,
     pooled_original_stats,
 )
-from consistency_bench.bench.predictions import (
-    Predictions,
-    SuitePredictions,
-    read_predictions,
-    sampled_suites,
-)
+from consistency_bench.bench.metrics.consistent.score import Consistent
+from consistency_bench.bench.predictions.fast import sampled_suites
+from consistency_bench.bench.predictions.read import read_predictions
+from consistency_bench.bench.predictions.types import Predictions, SuitePredictions
 from consistency_bench.bench.registries.families import FAMILIES
-from consistency_bench.bench.scorers.contract import (  # re-exported: the contract's old home
+from consistency_bench.bench.scorers.contract import (
     CODED_COLUMNS,
-    CORE_COLUMNS,  # noqa: F401
     SCORERS,
     Aligned,
     ScoreOptions,
     Scorer,
     SuiteData,
-    SuiteScore,  # noqa: F401
     Units,
-    _codes,  # noqa: F401
-    _first_appearance,  # noqa: F401
-    _objects,  # noqa: F401
-    register_scorer,  # noqa: F401
 )
 
 SCHEMA_VERSION = 1
@@ -255,8 +246,8 @@ def task_stats(originals: Mapping[str, SuiteOriginals]) -> dict[str, dict]:
     The originals of the task's scored suites where the tests can tell (labelled, not >= 95%
     one gold class: :attr:`OriginalStats.testable`; BECEL's negational and one-class symmetric
     sets cannot) are pooled, suites by name and rows in order, and each distinct text counts
-    once (:func:`consistency_bench.bench.metrics.consistent.pooled_original_stats`). The leaderboard
-    judges an
+    once (:func:`consistency_bench.bench.metrics.consistent.originals.pooled_original_stats`). The
+    leaderboard judges an
     entry degenerate once per task on these (docs/leaderboard.md). A task none of whose suites
     is testable has ``n_original`` 0 and lists its suites under ``untestable_suites``.
     """

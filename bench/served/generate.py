@@ -1,7 +1,7 @@
 """``--mode generate``: chat requests answered with one label word, parsed strictly.
 
 One request per distinct input: the chat turns of
-``consistency_bench.bench.runner.collect_causal_inputs(...,
+``consistency_bench.bench.runner.unique_inputs.collect_causal_inputs(...,
 messages=True)`` (the task's prompt with a line naming the label words, demonstrations as
 user / assistant turns), ``temperature`` 0, a small ``max_tokens``, stop at a newline. The
 answer is parsed by :func:`consistency_bench.bench.served.answers.parse_answer`; probabilities come

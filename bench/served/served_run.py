@@ -3,8 +3,8 @@
 What ``consistency-bench predict --api openai`` does (docs/runner.md, "Served models"):
 
 1. options, URL, output file, suites: checked before anything is read from the network;
-2. the inputs: the local causal path's (``consistency_bench.bench.runner.collect_causal_inputs``),
-   tokenised
+2. the inputs: the local causal path's
+   (``consistency_bench.bench.runner.unique_inputs.collect_causal_inputs``), tokenised
    with the model's tokenizer for ``loglikelihood``, as chat turns for ``generate``;
 3. ``--dry-run``: the request count and a token estimate, and nothing is sent;
 4. preflight (``consistency_bench.bench.served.preflight``): reachable, key accepted, model listed,
@@ -100,8 +100,9 @@ def predict_served(request: ServedRequest,
     """
     from consistency_bench.bench.io.manifest import read_manifest
     from consistency_bench.bench.io.output_checks import check_output_file
-    from consistency_bench.bench.modeling import parse_label_map
-    from consistency_bench.bench.runner import RunnerOptions, collect_causal_inputs
+    from consistency_bench.bench.modeling.label_map import parse_label_map
+    from consistency_bench.bench.runner.options import RunnerOptions
+    from consistency_bench.bench.runner.unique_inputs import collect_causal_inputs
     from consistency_bench.bench.served.endpoint import make_endpoint
 
     start = time.perf_counter()

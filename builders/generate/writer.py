@@ -9,19 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from consistency_bench.builders import export
+from consistency_bench.bench.io.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
+from consistency_bench.builders import suite_write
 from consistency_bench.builders.card import count_test_items
-from consistency_bench.builders.export import (
-    MANIFEST,
-    SPLIT,
-    contract_table,
-    count_variants,
-    parquet_path,
-    read_manifest,
-    write_parquet,
-)
 from consistency_bench.builders.generate.pipeline import GenerateConfig, GeneratedSuite
 from consistency_bench.builders.schema import features_for
+from consistency_bench.builders.suite_write import count_variants
+from consistency_bench.builders.table_io import contract_table, write_parquet
 
 MAIN_METRIC = {
     "semantic": ("tau_sem", False), "negational": ("tau_neg", False),
@@ -90,7 +84,7 @@ def write_folder(out: str | Path, config: GenerateConfig, suites: Sequence[Gener
 def save_manifest(root: Path, manifest: dict[str, dict]) -> None:
     """Write suites.json and the card (with the verification status of each suite)."""
     manifest = dict(sorted(manifest.items()))
-    export.save_manifest(root, manifest, card_suffix=verification_section(manifest))
+    suite_write.save_manifest(root, manifest, card_suffix=verification_section(manifest))
 
 
 def verification_section(manifest: dict[str, dict]) -> str:

@@ -31,7 +31,8 @@ def model_tag(name: str) -> str:
 
 def parse_suites(names: list[str]) -> dict[str, list[str]]:
     """``{task: [transforms]}`` from ``--suite`` names (errors name the bad value)."""
-    from consistency_bench.builders.salad.suites import GRADIENT, PAIR_ONLY, TASK_SOURCES
+    from consistency_bench.builders.salad.constants import GRADIENT, PAIR_ONLY
+    from consistency_bench.builders.salad.sources import TASK_SOURCES
 
     plan: dict[str, list[str]] = {}
     for name in names:
@@ -55,7 +56,7 @@ def parse_suites(names: list[str]) -> dict[str, list[str]]:
 
 def load_model(path: Path, device: str):
     """Load a sequence classifier and its tokenizer (the shared loader, ``consistency_bench.bench.modeling``)."""  # noqa: E501
-    from consistency_bench.bench.modeling import load_classifier
+    from consistency_bench.bench.modeling.loading import load_classifier
 
     loaded = load_classifier(path, device=device)
     if loaded.is_seq2seq:
@@ -99,7 +100,8 @@ def build_gradient_suites(model: str | os.PathLike, suites: list[str],
         token_importance,
         tokens_to_text,
     )
-    from consistency_bench.builders.salad.suites import gradient_specs, read_records
+    from consistency_bench.builders.salad.gradient_rows import gradient_specs
+    from consistency_bench.builders.salad.sources import read_records
 
     if not 0 < ratio < 1:
         raise ConfigError(f"--ratio {ratio}: must lie strictly between 0 and 1")

@@ -52,11 +52,19 @@ DECODER_VERSION = "3.0.0"
 KIND = "pbsmt"
 #: The modules whose code makes a part's n-best lists (their bytes are part of the key).
 CODE = (
-    "consistency_bench.builders.readers", "consistency_bench.builders.becel.additive", "consistency_bench.builders.salad.sources",  # noqa: E501
-    "consistency_bench.builders.salad.constants", "consistency_bench.builders.salad.lexical", "consistency_bench.builders.salad.treebank",  # noqa: E501
-    "consistency_bench.builders.salad.degenerate", "consistency_bench.builders.salad.pbsmt.suite_rows",  # noqa: E501
-    "consistency_bench.builders.salad.pbsmt.phrase_table", "consistency_bench.builders.salad.pbsmt.language_model", "consistency_bench.builders.salad.pbsmt.decode",  # noqa: E501
-    "consistency_bench.builders.salad.pbsmt.decoder_constants", "consistency_bench.builders.salad.pbsmt.stack_decoder",  # noqa: E501
+    "consistency_bench.builders.readers",
+    "consistency_bench.builders.becel.additive",
+    "consistency_bench.builders.salad.sources",
+    "consistency_bench.builders.salad.constants",
+    "consistency_bench.builders.salad.lexical",
+    "consistency_bench.builders.salad.treebank",
+    "consistency_bench.builders.salad.degenerate",
+    "consistency_bench.builders.salad.pbsmt.suite_rows",
+    "consistency_bench.builders.salad.pbsmt.phrase_table",
+    "consistency_bench.builders.salad.pbsmt.language_model",
+    "consistency_bench.builders.salad.pbsmt.decode",
+    "consistency_bench.builders.salad.pbsmt.decoder_constants",
+    "consistency_bench.builders.salad.pbsmt.stack_decoder",
 )
 #: Distributions whose version is part of the key.
 LIBRARIES = ("nltk", "numba", "numpy")

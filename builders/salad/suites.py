@@ -22,8 +22,8 @@ The suite specs are registered here; the parts live in modules of one job each:
 :mod:`~consistency_bench.builders.salad.pbsmt.suite_rows`,
 :mod:`~consistency_bench.builders.salad.statistical` (the PBSMT rows with the build cache),
 :mod:`~consistency_bench.builders.salad.gradient_rows` and
-:mod:`~consistency_bench.builders.salad.descriptions`. Their names
-are importable from here too.
+:mod:`~consistency_bench.builders.salad.descriptions`. Import their
+names from them; this module re-exports nothing.
 """
 
 from __future__ import annotations
@@ -33,76 +33,30 @@ from collections.abc import Iterator
 from consistency_bench.bench.registries.tasks import get_task
 from consistency_bench.builders.salad.constants import (
     FAMILY,
-    GRADIENT,
     KIND,
     LEXICAL,
-    LOWER,
     NO_STATISTICAL,
     PAIR_ONLY,
     PBSMT_BUILD_COST,
     PBSMT_VERSION,
     SALAD,
-    SEED,
     SHUFFLE_VERSION,
     SPLIT,
-    STATISTICAL,
     VERSION,
 )
 from consistency_bench.builders.salad.descriptions import DESCRIPTIONS, SUFFIX
-from consistency_bench.builders.salad.gradient_rows import gradient_specs, gradient_text
-from consistency_bench.builders.salad.lexical_rows import lexical_rows, lexical_text
+from consistency_bench.builders.salad.lexical_rows import lexical_rows
 from consistency_bench.builders.salad.pbsmt.suite_rows import (
-    COPY,
-    EMPTY,
-    KEPT,
-    MAX_TRAIN_PAIRS,
-    NBEST,
-    NO_SYSTEM,
-    PERMUTATION,
-    PbsmtPart,
-    choose_output,
-    disjoint,
-    held_out,
-    is_permutation,
-    part_rows,
-    pbsmt_counts,
-    pbsmt_inputs,
-    pbsmt_outcome,
-    pbsmt_pair,
     pbsmt_parts,
-    pbsmt_text,
-    train_label,
-    train_pbsmt,
-)
-from consistency_bench.builders.salad.pbsmt.suite_rows import (
-    _texts as _texts,  # tests read it from here
 )
 from consistency_bench.builders.salad.rows import (
-    _pair_rows as _pair_rows,  # tests read it from here
+    salad_extras,
 )
-from consistency_bench.builders.salad.rows import salad_extras
 from consistency_bench.builders.salad.sources import (
-    QQP_DEV,
-    QQP_TRAIN,
     TASK_SOURCES,
-    Record,
-    TaskSource,
-    read_records,
 )
 from consistency_bench.builders.salad.statistical import statistical_part, statistical_rows
 from consistency_bench.builders.suite import SuiteSpec, register_suite
-
-__all__ = [
-    "COPY", "DESCRIPTIONS", "EMPTY", "FAMILY", "GRADIENT", "KEPT", "KIND", "LEXICAL", "LOWER",
-    "MAX_TRAIN_PAIRS", "NBEST", "NO_STATISTICAL", "NO_SYSTEM", "PAIR_ONLY", "PBSMT_BUILD_COST",
-    "PBSMT_VERSION", "PERMUTATION", "QQP_DEV", "QQP_TRAIN", "SALAD", "SEED", "SHUFFLE_VERSION",
-    "SPLIT",
-    "STATISTICAL", "SUFFIX", "TASK_SOURCES", "VERSION", "PbsmtPart", "Record", "TaskSource",
-    "choose_output", "disjoint", "gradient_specs", "gradient_text", "held_out",
-    "is_permutation", "lexical_rows", "lexical_text", "part_rows", "pbsmt_counts",
-    "pbsmt_inputs", "pbsmt_outcome", "pbsmt_pair", "pbsmt_parts", "pbsmt_text", "read_records",
-    "salad_extras", "statistical_part", "statistical_rows", "train_label", "train_pbsmt",
-]
 
 
 def _split(task: str) -> dict[str, object]:

@@ -91,7 +91,7 @@ def validate_files(predictions: str | os.PathLike, meta_path: str | os.PathLike,
         PredictionFileError: The scorer rejects the file, or a suite is not fully covered.
 
     """
-    from consistency_bench.bench.predictions import to_jsonl
+    from consistency_bench.bench.predictions.records import to_jsonl
     from consistency_bench.bench.scoring.engine import score_file
     from consistency_bench.bench.scoring.results_json import require_coverage
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from consistency_bench.bench.errors import BenchError
-from consistency_bench.bench.metrics.consistent import NEAR_CONSTANT
+from consistency_bench.bench.metrics.consistent.originals import NEAR_CONSTANT
 from consistency_bench.bench.scoring.contamination import contamination, parse_training_data
 from consistency_bench.leaderboard.paired import Z95, binom_tail_ge, format_p
 from consistency_bench.leaderboard.ranking.model import (

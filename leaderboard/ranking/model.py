@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from consistency_bench.bench.errors import BenchError
-from consistency_bench.bench.metrics.consistent import (
+from consistency_bench.bench.metrics.consistent.salad_score import (
     OLD_SALAD_STATISTICS,
     UNIT_STATISTICS,
     no_signal,

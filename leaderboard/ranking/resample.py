@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from consistency_bench.bench.metrics.consistent import UNIT_STATISTICS
+from consistency_bench.bench.metrics.consistent.salad_score import UNIT_STATISTICS
 
 #: Resamples of every suite's units: rank intervals, cell intervals and paired tests.
 N_BOOT = 1000

@@ -227,7 +227,8 @@ def check_local_suites(data_dir: str | os.PathLike, published: dict[str, str],
 
 def results_comment(slug: str, results: dict, stored: list) -> str:
     """Markdown: the entry's row in each view of the leaderboard (stored entries + this one)."""
-    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.ranking.board import rank
+    from consistency_bench.leaderboard.ranking.model import Entry
     from consistency_bench.leaderboard.webpage.formatting import md_text, pct
 
     entries = [Entry(s.slug, s.results, s.meta) for s in stored if s.slug != slug]

@@ -43,7 +43,7 @@ hashes, comments) and its review steps in :mod:`consistency_bench.leaderboard.re
 (:class:`~consistency_bench.leaderboard.review.reviewer.Reviewer`); this module runs them per
 request,
 comments, merges
-and republishes. Their names are importable from here too.
+and republishes. Import their names from them; this module re-exports nothing.
 """
 
 from __future__ import annotations
@@ -61,19 +61,9 @@ from consistency_bench.leaderboard.hub.verify_published import hub_call, hub_tim
 from consistency_bench.leaderboard.reproduce.entry_files import RUN
 from consistency_bench.leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
 from consistency_bench.leaderboard.review.checks import (
-    MARKER,
-    MARKER_RE,
-    REQUEST_FILES,
-    Refused,
     Review,
-    changed_paths,
-    check_hashes,
     check_local_suites,
     comment_body,
-    head_of,
-    last_review,
-    request_slug,
-    results_comment,
 )
 from consistency_bench.leaderboard.review.reviewer import Reviewer, stored_by_review
 from consistency_bench.leaderboard.submissions.meta import META, PREDICTIONS, Scorer, Submission
@@ -82,25 +72,11 @@ from consistency_bench.leaderboard.submissions.storage import submit
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "MARKER",
-    "MARKER_RE",
-    "REQUEST_FILES",
     "REVIEW_LOCK",
-    "Refused",
-    "Review",
-    "Reviewer",
-    "changed_paths",
-    "check_hashes",
-    "check_local_suites",
-    "comment_body",
     "handle_request",
-    "head_of",
-    "last_review",
     "merge_request",
     "post_comment",
     "render_site",
-    "request_slug",
-    "results_comment",
     "review_lock",
     "run_review",
     "space_behind",

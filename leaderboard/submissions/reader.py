@@ -13,7 +13,7 @@ from consistency_bench.bench.errors import BenchError, ConfigError
 from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
 from consistency_bench.bench.io.output_checks import require_regular_file
-from consistency_bench.bench.predictions import read_payload
+from consistency_bench.bench.predictions.files import read_payload
 from consistency_bench.leaderboard.submissions.meta import (
     META,
     PREDICTIONS,

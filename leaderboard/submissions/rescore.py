@@ -14,7 +14,7 @@ from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.io.write import write_text
-from consistency_bench.bench.predictions import read_payload
+from consistency_bench.bench.predictions.files import read_payload
 from consistency_bench.bench.scoring.engine import score_file
 from consistency_bench.leaderboard.submissions.meta import PREDICTIONS, RESULTS, Scorer
 from consistency_bench.leaderboard.submissions.reader import load_all, read_stored_predictions

@@ -29,7 +29,7 @@ from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
 from consistency_bench.bench.io.staged_folder import pid_alive
 from consistency_bench.bench.io.write import dir_mode
-from consistency_bench.bench.predictions import to_jsonl
+from consistency_bench.bench.predictions.records import to_jsonl
 from consistency_bench.bench.scoring.engine import Recomputed, score_file
 from consistency_bench.leaderboard.reproduce.entry_files import (
     REPRODUCTION,
@@ -171,7 +171,7 @@ class ScoredFile:
 
     Attributes:
         jsonl_sha256: sha256 of the file's JSONL bytes
-        (:func:`consistency_bench.bench.predictions.to_jsonl`)
+        (:func:`consistency_bench.bench.predictions.records.to_jsonl`)
             that were scored: ``submit`` stores them only when its own JSONL has this hash.
         results: What the scorer returned for the file (never the submitter's results).
         recomputed: The same pass as the entry's verified cells, when the scorer gave them

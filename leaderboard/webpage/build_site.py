@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from consistency_bench.leaderboard.ranking import Leaderboard
+    from consistency_bench.leaderboard.ranking.model import Leaderboard
     from consistency_bench.leaderboard.submissions.meta import Submission
 
 
@@ -175,7 +175,8 @@ def _rank_loaded(subs: list[Submission], submissions: str | os.PathLike,
     The step :func:`build_site` and :func:`rank_submissions` share; returns the board, the
     entries kept and the entries scored again (None without ``data``).
     """
-    from consistency_bench.leaderboard.ranking import Entry, rank
+    from consistency_bench.leaderboard.ranking.board import rank
+    from consistency_bench.leaderboard.ranking.model import Entry
 
     samples = recomputed = None
     if data:
