@@ -18,7 +18,8 @@ from pathlib import Path
 #: Prefix of a baseline's model id in a run record.
 ID_PREFIX = "baseline:"
 #: The code a baseline's predictions depend on (relative to the ``bench`` package).
-CODE = ("baselines/*.py", "inputs.py", "tasks.py", "contamination.py")
+CODE = ("baselines/*.py", "prompting/row_inputs.py", "registries/tasks.py",
+        "scoring/contamination.py")
 
 
 @cache
@@ -26,6 +27,9 @@ def code_sha256() -> str:
     """sha256 over the baseline code files (names and contents, sorted)."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
+    missing = [pattern for pattern in CODE if not any(root.glob(pattern))]
+    if missing:  # a moved module would silently drop out of the hash
+        raise RuntimeError(f"baseline code files not found: {', '.join(missing)}")
     for path in sorted(p for pattern in CODE for p in root.glob(pattern)):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(path.read_bytes())
