@@ -293,7 +293,7 @@ from pathlib import Path
 from tests.tiny_models import tiny_bert
 from consistency_bench.cli import main
 from consistency_bench.bench.runrecord.identity import identify
-from consistency_bench.bench.modeling import inspect_model
+from consistency_bench.bench.modeling.loading import inspect_model
 
 cache, work, data, commit = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 repo = cache / "models--org--tiny"
