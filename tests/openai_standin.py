@@ -225,7 +225,12 @@ def chat(model: StandinModel, body: dict, faults: Faults) -> tuple[int, dict]:
 
 
 class _QuietServer(ThreadingHTTPServer):
-    """A client that went away (a timeout, a killed run) is not an error worth a traceback."""
+    """A client that went away (a timeout, a killed run) is not an error worth a traceback.
+
+    The listen backlog is uvicorn's (2048), not socketserver's 5: a client opening 32
+    connections at once would otherwise see SYNs dropped and retried a second later."""
+
+    request_queue_size = 2048
 
     def handle_error(self, request, client_address) -> None:
         pass
@@ -330,8 +335,15 @@ class Standin:
                     if standin.dropped != epoch:
                         self.close_connection = True
                         return
-                if faults.latency:
-                    time.sleep(faults.latency)
+                # The answer leaves `latency` seconds after the request came (or when it is
+                # ready, if later): the work runs inside that time, as a serving engine's
+                # batched forward does, so requests in flight do not queue their latency
+                # behind each other's compute.
+                deadline = time.monotonic() + faults.latency
+
+                def wait() -> None:
+                    time.sleep(max(0.0, deadline - time.monotonic()))
+
                 with standin.gate:
                     status = faults.statuses.pop(0) if faults.statuses else None
                     malformed = faults.malformed > 0
@@ -339,13 +351,16 @@ class Standin:
                         faults.malformed -= 1
                 if status is not None:
                     headers = {"Retry-After": faults.retry_after} if faults.retry_after else {}
+                    wait()
                     self._send(status, {"error": {"message": f"injected {status}"}}, headers)
                     return
                 if malformed:
+                    wait()
                     self._send(200, b'{"choices": [ not json')
                     return
                 body = json.loads(raw)
                 if body.get("model") != standin.model.served:
+                    wait()
                     self._send(404, {"error": {"message": f"model {body.get('model')!r} "
                                                "does not exist"}})
                     return
@@ -359,6 +374,7 @@ class Standin:
                     status, payload = chat(standin.model, body, faults)
                 else:
                     status, payload = 404, {"error": {"message": f"no route {path}"}}
+                wait()
                 if status == 200:
                     with standin.gate:
                         counter.answered[path] += 1
