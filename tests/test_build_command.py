@@ -13,7 +13,7 @@ import pytest
 
 from consistency_bench.bench.errors import ConfigError, DataError
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders import build_pool, export
+from consistency_bench.builders import build_pool
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.builders.export import build_all
 from consistency_bench.builders.freshness import PACKAGE_ROOT, code_files, code_version
@@ -138,7 +138,7 @@ def test_pool_tasks_start_costliest_parts_first():
     specs = [replace(SUITES["rte_calm"], build_cost=3.0), _parted(SUITES["mrpc_symmetric"], 2),
              SUITES["rte_negational"]]
     # rte_calm (3) before the parts of the 5-second suite (2.5 each), then the 1-second one
-    assert export.pool_tasks(specs) == [(0, None), (1, 0), (1, 1), (2, None)]
+    assert build_pool.pool_tasks(specs) == [(0, None), (1, 0), (1, 1), (2, None)]
 
 
 def test_a_failed_part_fails_the_build(corpora, tmp_path):
@@ -157,7 +157,7 @@ def test_a_failed_part_fails_the_build(corpora, tmp_path):
 
 
 def test_a_failed_first_build_leaves_no_folder(corpora, tmp_path, monkeypatch):
-    real = export.build_suite
+    real = build_pool.build_suite
 
     def crash_on_second(spec, resolver, root):
         if spec.name == SMALL[1]:
@@ -294,6 +294,6 @@ def test_suites_are_built_with_rare_collections_and_the_threshold_comes_back(cor
 
     before = gc.get_threshold()
     spec = replace(_parted(SUITES["mrpc_symmetric"], 2), build=build, build_part=build)
-    with pytest.raises(DataError, match=f"threshold {export.BUILD_GC_THRESHOLD}$"):
+    with pytest.raises(DataError, match=f"threshold {build_pool.BUILD_GC_THRESHOLD}$"):
         build_all([spec], _resolver(corpora), tmp_path / "b", jobs=jobs, log=lambda _: None)
-    assert gc.get_threshold() == before != (export.BUILD_GC_THRESHOLD, *before[1:])
+    assert gc.get_threshold() == before != (build_pool.BUILD_GC_THRESHOLD, *before[1:])
