@@ -17,7 +17,7 @@ from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.served import generate as gen
 from consistency_bench.bench.served import loglikelihood as ll
 from consistency_bench.bench.served.cache import RequestCache
-from consistency_bench.bench.served.client import ServedError, Usage, run_requests
+from consistency_bench.bench.served.client import ServedError, Usage, import_http, run_requests
 from consistency_bench.bench.served.endpoint import Endpoint
 from consistency_bench.bench.served.options import ServedOutcome, ServedRequest, default_cache
 from consistency_bench.bench.served.preflight import (
@@ -131,6 +131,7 @@ def run_loglikelihood(request: ServedRequest, endpoint: Endpoint, collected, tok
             "and were cut (contexts cut from the left, per choice as lm-eval)")
     cache = RequestCache(request.cache or default_cache())
     bodies = ll.bodies(endpoint.model, encoded)
+    import_http()
     started = time.perf_counter()
     first_tokens = len(bodies[0]["prompt"][0])
     _, probed = probe(endpoint, "/completions", bodies[0], request.client, cache,
@@ -172,6 +173,7 @@ def run_generate(request: ServedRequest, endpoint: Endpoint, collected, tokenize
     logprobs = gopts.top_logprobs > 0 and gopts.structured != "json-schema"
     bodies = gen.bodies(endpoint.model, collected.unique, gopts, logprobs)
     cannot = cannot_serve(endpoint, "generate")
+    import_http()
     started = time.perf_counter()
     try:
         first, probed = probe(endpoint, "/chat/completions", bodies[0], request.client, cache,
