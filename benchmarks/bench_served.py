@@ -5,7 +5,9 @@
 
 The stand-in OpenAI-compatible server (``tests/openai_standin.py``) runs as its own process,
 backed by a 1-layer GPT-2 of 16 dimensions (compute is not what is measured) and answering
-every request after ``--latency`` seconds. The client runs as the process a user runs,
+every request after ``--latency`` seconds; its model runs in a second process
+(``--engine-process``, as vLLM's engine core runs apart from its API server) unless
+``--model-in-server``. The client runs as the process a user runs,
 ``python -m consistency_bench predict --api openai --base-url URL --model tiny ...
 --concurrency C --cache FRESH_DIR`` (a fresh cache each run, so every request is sent),
 interleaved: sequential (``--concurrency 1``) and ``--concurrency N`` alternate, ``--runs``
@@ -81,6 +83,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--model-in-server", action="store_true",
+                        help="run the stand-in's model in its HTTP process (default: in a "
+                             "process of its own, as vLLM's engine core)")
     args = parser.parse_args()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -88,7 +93,8 @@ def main() -> None:
         model = make_model(args.data, args.suites, tmp / "model")
         servers = [subprocess.Popen(
             [sys.executable, "-m", "tests.openai_standin", "--model", str(model), "--port",
-             str(free_port()), "--latency", str(latency)],
+             str(free_port()), "--latency", str(latency),
+             *([] if args.model_in_server else ["--engine-process"])],
             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             for latency in (args.latency, 0.0)]
         try:

@@ -18,7 +18,8 @@ resume test kills the client while the gate is shut). :class:`Counter` counts re
 answered requests per path and per body, so a test can assert that nothing was sent twice.
 
 Run it alone (benchmarks): ``python -m tests.openai_standin --model DIR --port 8000
---latency 0.2``.
+--latency 0.2 [--engine-process]``; with ``--engine-process`` (:class:`EngineProcess`) the model
+runs in a process of its own, as vLLM's engine core runs apart from its API server.
 """
 
 from __future__ import annotations
@@ -224,6 +225,88 @@ def chat(model: StandinModel, body: dict, faults: Faults) -> tuple[int, dict]:
                            "total_tokens": len(ids) + len(out)}}
 
 
+def respond(model: StandinModel, path: str, body: dict, faults: Faults) -> tuple[int, dict]:
+    """The answer to a POST of ``body`` to ``path`` (status, JSON)."""
+    if path == "/v1/completions":
+        if not faults.echo:
+            body = {**body, "echo": False}
+        return completion(model, body)
+    if path == "/v1/chat/completions":
+        if not faults.chat_logprobs:
+            body = {**body, "logprobs": False}
+        return chat(model, body, faults)
+    return 404, {"error": {"message": f"no route {path}"}}
+
+
+class EngineProcess:
+    """The model in a process of its own, as vLLM's engine core runs apart from its API server.
+
+    The HTTP threads then only read, wait and write: they never queue for the GIL behind a
+    forward pass, which in one process delayed accepting a burst of new connections by up to
+    ~0.1 s (``benchmarks/bench_served.py``). Requests are answered one at a time, in the order
+    they are handed over, by the same :func:`respond` (the same bytes as in one process).
+    """
+
+    def __init__(self, model_dir: str | Path, served: str, max_model_len: int | None):
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_engine_main, daemon=True,
+                                       args=(str(model_dir), served, max_model_len, child))
+        self.process.start()
+        child.close()
+        self.served, self.root, self.max_model_len = self.conn.recv()
+        self.lock = threading.Lock()
+        self.waiting: dict[int, list] = {}
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def call(self, path: str, body: dict, faults: Faults) -> tuple[int, bytes]:
+        """Status and JSON bytes of the engine's answer."""
+        done = threading.Event()
+        with self.lock:
+            rid, self.next_id = self.next_id, self.next_id + 1
+            self.waiting[rid] = [done, None]
+            self.conn.send((rid, path, body, faults.echo, faults.chat_logprobs,
+                            faults.max_logprobs))
+        done.wait()
+        return self.waiting.pop(rid)[1]
+
+    def _read(self) -> None:
+        while True:
+            try:
+                rid, status, raw = self.conn.recv()
+            except (EOFError, OSError):
+                break
+            entry = self.waiting[rid]
+            entry[1] = (status, raw)
+            entry[0].set()
+        with self.lock:  # the engine is gone: every waiting request fails
+            for entry in self.waiting.values():
+                entry[1] = (500, b'{"error": {"message": "engine process gone"}}')
+                entry[0].set()
+
+    def close(self) -> None:
+        self.conn.close()
+        self.process.terminate()
+        self.process.join(10)
+
+
+def _engine_main(model_dir: str, served: str, max_model_len: int | None, conn) -> None:
+    model = StandinModel(model_dir, served, max_model_len)
+    model.token_text(0)  # the token texts once, before the first request
+    conn.send((model.served, model.root, model.max_model_len))
+    while True:
+        try:
+            rid, path, body, echo, chat_logprobs, max_logprobs = conn.recv()
+        except (EOFError, OSError):
+            return
+        faults = Faults(echo=echo, chat_logprobs=chat_logprobs, max_logprobs=max_logprobs)
+        status, payload = respond(model, path, body, faults)
+        conn.send((rid, status, json.dumps(payload).encode()))
+
+
 class _QuietServer(ThreadingHTTPServer):
     """A client that went away (a timeout, a killed run) is not an error worth a traceback.
 
@@ -240,8 +323,10 @@ class Standin:
     """The server: ``start()`` in a thread, ``url`` its API root, ``stop()``."""
 
     def __init__(self, model_dir: str | Path, served: str = "tiny", port: int = 0,
-                 max_model_len: int | None = None, faults: Faults | None = None):
-        self.model = StandinModel(model_dir, served, max_model_len)
+                 max_model_len: int | None = None, faults: Faults | None = None,
+                 engine_process: bool = False):
+        self.engine = EngineProcess(model_dir, served, max_model_len) if engine_process else None
+        self.model = self.engine or StandinModel(model_dir, served, max_model_len)
         self.faults = faults or Faults()
         self.counter = Counter()
         self.gate = threading.Condition()
@@ -259,6 +344,8 @@ class Standin:
         self.open_gate()
         self.server.shutdown()
         self.server.server_close()
+        if self.engine is not None:
+            self.engine.close()
 
     def open_gate(self, drop_held: bool = False) -> None:
         """Let held requests through; with ``drop_held`` they end unanswered (their client
@@ -364,16 +451,10 @@ class Standin:
                     self._send(404, {"error": {"message": f"model {body.get('model')!r} "
                                                "does not exist"}})
                     return
-                if path == "/v1/completions":
-                    if not faults.echo:
-                        body = {**body, "echo": False}
-                    status, payload = completion(standin.model, body)
-                elif path == "/v1/chat/completions":
-                    if not faults.chat_logprobs:
-                        body = {**body, "logprobs": False}
-                    status, payload = chat(standin.model, body, faults)
+                if standin.engine is not None:
+                    status, payload = standin.engine.call(path, body, faults)
                 else:
-                    status, payload = 404, {"error": {"message": f"no route {path}"}}
+                    status, payload = respond(standin.model, path, body, faults)
                 wait()
                 if status == 200:
                     with standin.gate:
@@ -390,8 +471,11 @@ def main() -> None:
     parser.add_argument("--served", default="tiny")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--engine-process", action="store_true",
+                        help="run the model in a process of its own (as vLLM's engine core)")
     args = parser.parse_args()
-    server = Standin(args.model, args.served, args.port, faults=Faults(latency=args.latency))
+    server = Standin(args.model, args.served, args.port, faults=Faults(latency=args.latency),
+                     engine_process=args.engine_process)
     print(server.url, flush=True)
     server.server.serve_forever()
 

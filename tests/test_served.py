@@ -403,3 +403,32 @@ def test_invalid_salad_answer_is_a_declined_salad_as_in_the_paper(corpora, tmp_p
     original = scored["original"]
     assert original["metrics"]["accuracy_original"] == 0.0
     assert original["consistent_accuracy_cc"] < 0  # no unit is gated: below chance
+
+
+def test_standin_engine_process_answers_as_in_process(gpt2, server):
+    """``--engine-process`` (the benchmark's stand-in): the model in a process of its own
+    gives the same JSON as in the HTTP process, for completions with echo and for chat."""
+    import httpx
+
+    requests = [
+        ("/completions", {"model": "tiny", "prompt": [[5, 6, 7, 8], [9, 10, 11]],
+                          "max_tokens": 1, "logprobs": 1, "echo": True, "temperature": 0}),
+        ("/completions", {"model": "tiny", "prompt": "Answer: yes", "max_tokens": 2,
+                          "logprobs": 2, "echo": False}),
+        ("/chat/completions", {"model": "tiny", "max_tokens": 2, "logprobs": True,
+                               "top_logprobs": 2,
+                               "messages": [{"role": "user", "content": "yes or no?"}]}),
+    ]
+    engine = Standin(gpt2, served="tiny", engine_process=True).start()
+    try:
+        assert engine.engine is not None and engine.engine.process.is_alive()
+        for path, body in requests:
+            got = httpx.post(engine.url + path, json=body, timeout=60)
+            want = httpx.post(server.url + path, json=body, timeout=60)
+            assert got.status_code == want.status_code == 200
+            assert got.json() == want.json()
+        models = httpx.get(engine.url + "/models", timeout=60).json()["data"][0]
+        assert (models["id"], models["max_model_len"]) == ("tiny", server.model.max_model_len)
+    finally:
+        engine.stop()
+    assert not engine.engine.process.is_alive()

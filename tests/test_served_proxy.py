@@ -75,3 +75,30 @@ def test_requests_go_through_the_proxy_with_one_lookup(clean_env, tmp_path):
     assert responses == [{"ok": True}] * 6 and usage.sent == 6
     assert _Proxy.seen == ["http://api.invalid/v1/completions"] * 6
     assert lookups == ["http://api.invalid/v1/completions"]  # once a run, not once a request
+
+
+def test_requests_run_with_the_heap_frozen_and_unfrozen_after(clean_env, tmp_path):
+    """The collector skips what existed before the requests (client.frozen_heap)."""
+    import gc
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    clean_env.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.server_address[1]}")
+    seen = []
+    assert gc.get_freeze_count() == 0
+    try:
+        run_requests(Endpoint("http://api.invalid/v1", "m"), "/completions",
+                     [{"prompt": "a"}, {"prompt": "b"}], ClientOptions(concurrency=2, retries=0),
+                     RequestCache(None), check=lambda i, data: seen.append(gc.get_freeze_count()))
+        assert gc.get_freeze_count() == 0  # unfrozen after
+        gc.freeze()  # a caller's own freeze is left alone
+        frozen = gc.get_freeze_count()
+        run_requests(Endpoint("http://api.invalid/v1", "m"), "/completions",
+                     [{"prompt": "c"}], ClientOptions(concurrency=1, retries=0),
+                     RequestCache(None))
+        assert gc.get_freeze_count() > frozen // 2  # still frozen (a few frozen objects died)
+    finally:
+        gc.unfreeze()
+        server.shutdown()
+        server.server_close()
+    assert len(seen) == 2 and min(seen) > 0  # frozen while the responses came
