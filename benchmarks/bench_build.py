@@ -52,7 +52,7 @@ import pyarrow.parquet as pq
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.catalog import SUITES
-from consistency_bench.builders.suite_write import rows_to_table
+from consistency_bench.builders.suite.write import rows_to_table
 from consistency_bench.builders.table_io import write_parquet
 
 HERE = Path(__file__).resolve().parent

@@ -31,7 +31,7 @@ from consistency_bench.bench.registries.families import FAMILIES
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders import readers
 from consistency_bench.builders.readers import Example, Reader
-from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
+from consistency_bench.builders.suite.spec import Row, SuiteSpec, register_suite
 
 #: Text-to-text configs: one string, unchanged since 1.0.0.
 VERSION = "1.0.0"

@@ -14,7 +14,7 @@ import importlib
 
 from consistency_bench.bench.registries.families import FAMILIES
 from consistency_bench.bench.registries.registry import Registry
-from consistency_bench.builders import suite
+from consistency_bench.builders.suite import spec as suite
 
 
 def load_families() -> Registry[suite.SuiteSpec]:
@@ -28,7 +28,8 @@ def load_families() -> Registry[suite.SuiteSpec]:
     return suite.SUITES
 
 
-#: Every registered suite, by name (:data:`consistency_bench.builders.suite.SUITES`, every family
+#: Every registered suite, by name (:data:`consistency_bench.builders.suite.spec.SUITES`, every
+#: family
 #: loaded).
 SUITES = load_families()
 

@@ -28,7 +28,7 @@ import datasets
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.registries.families import FAMILIES
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
+from consistency_bench.builders.suite.spec import Row, SuiteSpec, register_suite
 
 VERSION = "1.0.0"
 NO_CONFIDENT_CHOICE = "no_confident_choice"

@@ -3,10 +3,10 @@
 The folder is what ``datasets.load_dataset(folder, config)`` reads and what ``publish-suites``
 pushes to the Hub. Output is deterministic: the same sources give byte-identical files.
 
-The parts live in modules of one job each: :mod:`~consistency_bench.builders.suite_write` (a suite's
+The parts live in modules of one job each: :mod:`~consistency_bench.builders.suite.write` (a suite's
 Parquet
 file, its manifest entry, the folder's ``suites.json`` and card) and
-:mod:`~consistency_bench.builders.build_pool` (the pool of processes that builds suites, and its
+:mod:`~consistency_bench.builders.build.pool` (the pool of processes that builds suites, and its
 garbage
 collection setting); this module builds a folder with them (:func:`build_all`). Import their
 names from them; this module re-exports nothing.
@@ -25,15 +25,15 @@ from consistency_bench.bench.errors import ConfigError, SourceUnavailableError
 from consistency_bench.bench.io.manifest import MANIFEST, read_manifest
 from consistency_bench.bench.io.staged_folder import atomic_dir
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders.build_pool import (
+from consistency_bench.builders.build.pool import (
     _Job,
     _rare_collections,
     _results,
 )
-from consistency_bench.builders.card import count_test_items
+from consistency_bench.builders.card.render import count_test_items
 from consistency_bench.builders.freshness import is_up_to_date
-from consistency_bench.builders.suite import SuiteSpec
-from consistency_bench.builders.suite_write import (
+from consistency_bench.builders.suite.spec import SuiteSpec
+from consistency_bench.builders.suite.write import (
     _pools_current,
     save_manifest,
 )

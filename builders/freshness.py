@@ -16,7 +16,7 @@ from pathlib import Path
 
 from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.bench.registries.source_files import SOURCES
-from consistency_bench.builders.suite import SuiteSpec
+from consistency_bench.builders.suite.spec import SuiteSpec
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from consistency_bench.bench.errors import DataError
 from consistency_bench.bench.io.write import atomic_path
-from consistency_bench.builders.suite import Row
+from consistency_bench.builders.suite.spec import Row
 
 
 def contract_table(features: datasets.Features, rows: Sequence[Row], name: str) -> pa.Table:

@@ -6,7 +6,7 @@ outcome (``consistency_bench.builders.salad.pbsmt.suite_rows.outcome_of``: ``bes
 ``n-best:<why>``,
 ``permutation``, ``copy``, ``empty``, ``short``, ``function words``, ``source run``), the kept
 rows and the dropped ones, the overlap of the kept outputs with the source the system
-translated (the figures of ``consistency_bench.builders.card_figures.pbsmt_overlap``) and the
+translated (the figures of ``consistency_bench.builders.card.figures.pbsmt_overlap``) and the
 degenerate kept
 outputs by reason (``consistency_bench.builders.salad.degenerate``; ``degenerate_share`` of the kept
 rows).
@@ -28,7 +28,8 @@ import json
 from collections import Counter
 
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders.salad import degenerate, lexical
+from consistency_bench.builders.salad import degenerate
+from consistency_bench.builders.salad.lexical import transform as lexical
 from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode
 from consistency_bench.builders.salad.pbsmt import phrase_table as pbsmt_train
 from consistency_bench.builders.salad.pbsmt import suite_rows as pbsmt_rows

@@ -94,6 +94,18 @@ MOVES = {
     "builders/salad/pbsmt_rows.py": "builders/salad/pbsmt/suite_rows.py",
     "builders/salad/stack_decoder.py": "builders/salad/pbsmt/stack_decoder.py",
     "builders/generate/run.py": "builders/generate/generate_run.py",
+    # builders: the prefix-named siblings left after the first regroup (stop 37)
+    "builders/build.py": "builders/build/run.py",
+    "builders/build_pool.py": "builders/build/pool.py",
+    "builders/card.py": "builders/card/render.py",
+    "builders/card_data.py": "builders/card/data.py",
+    "builders/card_figures.py": "builders/card/figures.py",
+    "builders/suite.py": "builders/suite/spec.py",
+    "builders/suite_write.py": "builders/suite/write.py",
+    "builders/salad/gradient.py": "builders/salad/gradient/transform.py",
+    "builders/salad/gradient_rows.py": "builders/salad/gradient/suites.py",
+    "builders/salad/lexical.py": "builders/salad/lexical/transform.py",
+    "builders/salad/lexical_rows.py": "builders/salad/lexical/rows.py",
     # leaderboard
     "leaderboard/hub_eval.py": "leaderboard/hub/eval_results.py",
     "leaderboard/hub_requests.py": "leaderboard/hub/pull_requests.py",
@@ -114,6 +126,8 @@ MOVES = {
     "leaderboard/render.py": "leaderboard/webpage/render.py",
     "leaderboard/render_format.py": "leaderboard/webpage/formatting.py",
     "leaderboard/build_site.py": "leaderboard/webpage/build_site.py",
+    "leaderboard/reproduce/entry.py": "leaderboard/reproduce/rerun.py",
+    "leaderboard/reproduce/entry_files.py": "leaderboard/reproduce/run_records.py",
 }
 
 #: The docstring of each package the map creates.
@@ -126,6 +140,14 @@ PACKAGES = {
     "bench/registries": "The registries: the registry type, tasks, families, source files.",
     "bench/scoring": "Scoring: suites against predictions, bootstrap, results JSON, text "
                      "report.",
+    "builders/build": "One ``build`` run and the pool of processes that builds its suites.",
+    "builders/card": "The dataset card: its rendering, what it states as data, the figures "
+                     "of the rows.",
+    "builders/suite": "Suites: the typed spec and its registry, and writing one built suite.",
+    "builders/salad/gradient": "Gradient-based word salad (Drop, Repeat, Replace, CopyOne): "
+                               "transforms, suite specs.",
+    "builders/salad/lexical": "Lexical-overlap word salad (Sort, Reverse, Shuffle, CopySort): "
+                              "transforms, rows.",
     "leaderboard/hub": "The leaderboard on the Hub: Eval Results, pull-request submissions, "
                        "verify.",
     "leaderboard/publish": "Publishing: plans, the one commit, a model's results, the "

@@ -13,7 +13,7 @@ import pytest
 
 from consistency_bench.bench.errors import ConfigError, DataError
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders import build_pool
+from consistency_bench.builders.build import pool as build_pool
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.builders.export import build_all
 from consistency_bench.builders.freshness import PACKAGE_ROOT, code_files, code_version

@@ -15,15 +15,15 @@ import yaml
 
 from consistency_bench.bench.io.manifest import read_manifest
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders import card_figures
-from consistency_bench.builders.card import non_commercial, paper_size, render_card
-from consistency_bench.builders.card_data import (
+from consistency_bench.builders.card import figures as card_figures
+from consistency_bench.builders.card.data import (
     CORPORA,
     DEVIATIONS,
     FIELDS,
     PAPER_SIZES,
     SALAD_SOURCE_ROWS,
 )
+from consistency_bench.builders.card.render import non_commercial, paper_size, render_card
 from consistency_bench.builders.catalog import SUITES
 
 #: The Hub's task_ids (huggingface.js packages/tasks/src/pipelines.ts, subtasks) this card may
@@ -249,7 +249,7 @@ def test_card_says_how_the_model_dependent_salad_configs_are_made(card):
 
 
 def test_gradient_note_names_the_model_configs_present():
-    from consistency_bench.builders.card import gradient_note
+    from consistency_bench.builders.card.render import gradient_note
 
     manifest = {"mnli_salad_drop_tiny": {"family": "salad"},
                 "mnli_salad_sort": {"family": "salad"}}

@@ -212,7 +212,7 @@ def test_a_near_duplicate_of_a_test_row_is_no_demonstration(small, corpora):
 def test_a_suite_added_without_a_build_drops_the_demonstrations_it_holds(small, tmp_path):
     """``generate`` merges suites into a built folder: its pools are checked again."""
     from consistency_bench.builders.catalog import get_suite
-    from consistency_bench.builders.suite_write import save_manifest, write_suite
+    from consistency_bench.builders.suite.write import save_manifest, write_suite
 
     root = tmp_path / "cb"
     shutil.copytree(small, root)

@@ -26,8 +26,8 @@ from consistency_bench.bench.registries.registry import Registry
 from consistency_bench.bench.registries.source_files import SOURCES
 from consistency_bench.bench.scorers.contract import SCORERS
 from consistency_bench.bench.scoring.engine import get_scorer
-from consistency_bench.builders.card import _config_section
-from consistency_bench.builders.card_data import CORPORA, DEVIATIONS, PAPER_SIZES
+from consistency_bench.builders.card.data import CORPORA, DEVIATIONS, PAPER_SIZES
+from consistency_bench.builders.card.render import _config_section
 from consistency_bench.builders.catalog import SUITES
 from consistency_bench.leaderboard.ranking import model as ranking
 

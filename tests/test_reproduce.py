@@ -413,9 +413,9 @@ def test_a_served_run_record_is_valid_and_never_run_again(made, folder, monkeypa
 def test_review_step_is_one_call_that_never_stops_the_loop(made, folder, monkeypatch):
     """``reproduce_step``: nothing without --reproduce or for a refused request; a run that
     stops with an unexpected error leaves the request accepted, says why in its comment."""
-    import consistency_bench.leaderboard.reproduce.entry as entry
-    from consistency_bench.leaderboard.reproduce.entry_files import RUN
+    import consistency_bench.leaderboard.reproduce.rerun as entry
     from consistency_bench.leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
+    from consistency_bench.leaderboard.reproduce.run_records import RUN
     from consistency_bench.leaderboard.review.checks import Review
     from consistency_bench.leaderboard.submissions.meta import META, PREDICTIONS
 
@@ -445,7 +445,7 @@ def test_submit_stores_a_reproduction_of_its_own_file_only(made, folder, monkeyp
     """``review --merge`` stores the reproduction with the entry (``submit``'s argument),
     and only one that checked this very file."""
     from consistency_bench.bench.errors import ConfigError
-    from consistency_bench.leaderboard.reproduce.entry_files import read_reproduction
+    from consistency_bench.leaderboard.reproduce.run_records import read_reproduction
     from consistency_bench.leaderboard.submissions.storage import submit as store
 
     monkeypatch.chdir(made)

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from consistency_bench.builders.salad import gradient, lexical
+from consistency_bench.builders.salad.gradient import transform as gradient
+from consistency_bench.builders.salad.lexical import transform as lexical
 from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode
 from consistency_bench.builders.salad.pbsmt import decoder_constants as pbsmt_constants
 from consistency_bench.builders.salad.pbsmt import language_model as pbsmt_lm

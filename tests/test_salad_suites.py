@@ -18,8 +18,8 @@ from consistency_bench.bench.metrics import salad as m
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.builders.catalog import SUITES, get_suite
 from consistency_bench.builders.export import build_all
-from consistency_bench.builders.salad import lexical
 from consistency_bench.builders.salad.degenerate import degenerate
+from consistency_bench.builders.salad.lexical import transform as lexical
 
 BUILT = ["mrpc_salad_sort", "mrpc_salad_copysort", "sst2_salad_shuffle", "sst2_salad_pbsmt"]
 
@@ -239,7 +239,7 @@ def _unsplit_rows(task: str, records: list, train: list) -> list[dict]:
 @pytest.mark.parametrize("task", ["mnli", "snli"])
 def test_pbsmt_parts_merged_in_any_order_are_the_unsplit_rows(task):
     from consistency_bench.builders.salad.pbsmt.suite_rows import part_rows, pbsmt_parts
-    from consistency_bench.builders.suite import merge_parts
+    from consistency_bench.builders.suite.spec import merge_parts
 
     records = _records(1, 90, pair=True)
     train = _records(2, 120, pair=True)
@@ -282,7 +282,7 @@ def test_disjoint_leaves_out_training_pairs_sharing_a_text():
 
 def test_merge_parts_rejects_a_record_built_twice():
     from consistency_bench.bench.errors import DataError
-    from consistency_bench.builders.suite import merge_parts
+    from consistency_bench.builders.suite.spec import merge_parts
 
     with pytest.raises(DataError, match="source record 4"):
         merge_parts([[(4, [{"id": "a"}])], [(4, [{"id": "b"}])]])

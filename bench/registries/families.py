@@ -5,8 +5,8 @@ A :class:`Family` is this project's ``TaskMetadata`` (MTEB, ``mteb/abstasks/Task
 one typed, validated declaration per paper that everything else reads instead of keeping its
 own copy. The family's builder module (``builders/becel/``, ...) takes the citation and the
 licence of each suite from it and may register only the suites, tasks and kinds it lists
-(:func:`consistency_bench.builders.suite.register_suite` checks); the dataset card
-(``builders/card.py``) takes
+(:func:`consistency_bench.builders.suite.spec.register_suite` checks); the dataset card
+(``builders/card/render.py``) takes
 the paper's name, the annotation creators and the release licence from it; the leaderboard
 (``leaderboard/ranking/``) takes the reading order of families, kinds and tasks and the
 tasks' display names; ``docs/suites/index.md`` is :func:`docs_index` (``python -m
@@ -19,7 +19,7 @@ builders and leaderboard both
 read it without an upward import and without loading any builder. Versions stay beside the
 code that makes the rows (``VERSION`` in each builder module): a version changes with that
 code, in the same commit. Deviations from a paper stay where they are written and tested
-(``builders/card_data.py`` ``DEVIATIONS`` for the card, the family's docs page for the prose);
+(``builders/card/data.py`` ``DEVIATIONS`` for the card, the family's docs page for the prose);
 :attr:`Family.deviations` points at them.
 """
 
@@ -206,7 +206,7 @@ register_family(Family(
     suites=_BECEL_SUITES,
     docs="docs/suites/becel.md",
     deviations="docs/suites/becel.md (Construction and what we found in the release); "
-    "builders/card_data.py DEVIATIONS (the card)",
+    "builders/card/data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "expert-generated", "machine-generated"),
     builder="consistency_bench.builders.becel",
     scorer="consistency_bench.bench.scorers.becel",
@@ -247,7 +247,7 @@ register_family(Family(
         for name in (f"{stem}_calm", *((f"{stem}_calm_t2t",) if stem in _CALM_T2T else ()))
     ),
     docs="docs/suites/calm.md",
-    deviations="docs/suites/calm.md (Deviations); builders/card_data.py DEVIATIONS (the card)",
+    deviations="docs/suites/calm.md (Deviations); builders/card/data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "machine-generated"),
     builder="consistency_bench.builders.calm",
     scorer="consistency_bench.bench.scorers.calm",
@@ -284,7 +284,7 @@ register_family(Family(
         and not (task == "mrpc" and transform == "pbsmt")  # no statistical MRPC config
     ),
     docs="docs/suites/word-salad.md",
-    deviations="docs/suites/word-salad.md; builders/card_data.py DEVIATIONS (the card)",
+    deviations="docs/suites/word-salad.md; builders/card/data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "machine-generated"),
     builder="consistency_bench.builders.salad.suites",
     scorer="consistency_bench.bench.scorers.salad",
@@ -313,7 +313,7 @@ register_family(Family(
     suites=("conv_ent_coherence", "art_coherence"),
     docs="docs/suites/coherence.md",
     deviations="docs/suites/coherence.md (Deviations from the authors' code); "
-    "builders/card_data.py DEVIATIONS (the card)",
+    "builders/card/data.py DEVIATIONS (the card)",
     annotations=("crowdsourced", "expert-generated"),
     builder="consistency_bench.builders.coherence",
     scorer="consistency_bench.bench.scorers.coherence",

@@ -1,6 +1,6 @@
 """One registry type for every name -> item table of the toolkit.
 
-Suites (:data:`consistency_bench.builders.suite.SUITES`), tasks
+Suites (:data:`consistency_bench.builders.suite.spec.SUITES`), tasks
 (:data:`consistency_bench.bench.registries.tasks.TASKS`), metric kinds'
 scorers (:data:`consistency_bench.bench.scorers.contract.SCORERS`), source files
 (:data:`consistency_bench.bench.registries.source_files.SOURCES`)

@@ -45,7 +45,7 @@ from consistency_bench.builders.becel.metadata import (
 )
 from consistency_bench.builders.becel.pairs import negational_rows, semantic_rows, symmetric_rows
 from consistency_bench.builders.schema import DERIVED_EXTRAS, NEGATION_EXTRAS, WIC_EXTRAS
-from consistency_bench.builders.suite import Row, SuiteSpec, register_suite
+from consistency_bench.builders.suite.spec import Row, SuiteSpec, register_suite
 
 __all__ = [
     "ADDITIVE_SEED",

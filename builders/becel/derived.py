@@ -22,7 +22,7 @@ from consistency_bench.builders.becel.additive import (
 )
 from consistency_bench.builders.becel.layouts import _file, _inputs, _row, _wic_spans
 from consistency_bench.builders.becel.metadata import ADDITIVE_SEED
-from consistency_bench.builders.suite import Row
+from consistency_bench.builders.suite.spec import Row
 
 # SNLI transitive: released label -> (constraint, rule). Labels 2 and 3 come from the modified
 # rules of section 3.2; 4 from rule (3) of section 2.2. The release uses only 2 and 3.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from consistency_bench.builders.suite import Row
+from consistency_bench.builders.suite.spec import Row
 
 
 @dataclass(frozen=True)

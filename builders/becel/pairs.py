@@ -20,7 +20,7 @@ from consistency_bench.builders.becel.layouts import (
     _row,
     _wic_spans,
 )
-from consistency_bench.builders.suite import Row
+from consistency_bench.builders.suite.spec import Row
 
 # ----------------------------------------------------------------------------- semantic
 

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from consistency_bench.bench.errors import ConfigError, SourceError
 from consistency_bench.bench.io.manifest import parquet_path
 from consistency_bench.bench.io.write import write_text
-from consistency_bench.builders.card import count_test_items
+from consistency_bench.builders.card.render import count_test_items
 from consistency_bench.builders.export import read_manifest
 from consistency_bench.builders.generate.writer import save_manifest
 from consistency_bench.builders.table_io import write_parquet

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from consistency_bench.bench.io.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
-from consistency_bench.builders import suite_write
-from consistency_bench.builders.card import count_test_items
+from consistency_bench.builders.card.render import count_test_items
 from consistency_bench.builders.generate.pipeline import GenerateConfig, GeneratedSuite
 from consistency_bench.builders.schema import features_for
-from consistency_bench.builders.suite_write import count_variants
+from consistency_bench.builders.suite import write as suite_write
+from consistency_bench.builders.suite.write import count_variants
 from consistency_bench.builders.table_io import contract_table, write_parquet
 
 MAIN_METRIC = {

@@ -95,12 +95,12 @@ def build_gradient_suites(model: str | os.PathLike, suites: list[str],
     """
     from consistency_bench.bench.registries.source_files import SourceResolver
     from consistency_bench.builders.export import build_all
-    from consistency_bench.builders.salad.gradient import (
+    from consistency_bench.builders.salad.gradient.suites import gradient_specs
+    from consistency_bench.builders.salad.gradient.transform import (
         replacement_vocabulary,
         token_importance,
         tokens_to_text,
     )
-    from consistency_bench.builders.salad.gradient_rows import gradient_specs
     from consistency_bench.builders.salad.sources import read_records
 
     if not 0 < ratio < 1:

@@ -7,7 +7,7 @@ import datasets
 from consistency_bench.bench.metrics.salad import DEFAULT_LABEL, TRANSFORM_FAMILY
 from consistency_bench.builders.salad.constants import PAIR_ONLY
 from consistency_bench.builders.salad.sources import Record
-from consistency_bench.builders.suite import Row
+from consistency_bench.builders.suite.spec import Row
 
 
 def salad_extras(gradient: bool = False) -> dict[str, object]:

@@ -45,7 +45,7 @@ from consistency_bench.builders.salad.pbsmt.suite_rows import (
     pbsmt_parts,
 )
 from consistency_bench.builders.salad.sources import TASK_SOURCES, Record, _resolve
-from consistency_bench.builders.suite import KeyedRows, Row, merge_parts
+from consistency_bench.builders.suite.spec import KeyedRows, Row, merge_parts
 
 #: Bumped with any change to how the n-best lists are made that :data:`CODE` would not see.
 DECODER_VERSION = "3.0.0"
@@ -56,7 +56,7 @@ CODE = (
     "consistency_bench.builders.becel.additive",
     "consistency_bench.builders.salad.sources",
     "consistency_bench.builders.salad.constants",
-    "consistency_bench.builders.salad.lexical",
+    "consistency_bench.builders.salad.lexical.transform",
     "consistency_bench.builders.salad.treebank",
     "consistency_bench.builders.salad.degenerate",
     "consistency_bench.builders.salad.pbsmt.suite_rows",

@@ -18,10 +18,10 @@ The suite specs are registered here; the parts live in modules of one job each:
 :mod:`~consistency_bench.builders.salad.constants` (versions, seed, transformations),
 :mod:`~consistency_bench.builders.salad.sources` (the examples),
 :mod:`~consistency_bench.builders.salad.rows` (a group's rows),
-:mod:`~consistency_bench.builders.salad.lexical_rows`,
+:mod:`~consistency_bench.builders.salad.lexical.rows`,
 :mod:`~consistency_bench.builders.salad.pbsmt.suite_rows`,
 :mod:`~consistency_bench.builders.salad.statistical` (the PBSMT rows with the build cache),
-:mod:`~consistency_bench.builders.salad.gradient_rows` and
+:mod:`~consistency_bench.builders.salad.gradient.suites` and
 :mod:`~consistency_bench.builders.salad.descriptions`. Import their
 names from them; this module re-exports nothing.
 """
@@ -45,7 +45,7 @@ from consistency_bench.builders.salad.constants import (
     VERSION,
 )
 from consistency_bench.builders.salad.descriptions import DESCRIPTIONS, SUFFIX
-from consistency_bench.builders.salad.lexical_rows import lexical_rows
+from consistency_bench.builders.salad.lexical.rows import lexical_rows
 from consistency_bench.builders.salad.pbsmt.suite_rows import (
     pbsmt_parts,
 )
@@ -56,7 +56,7 @@ from consistency_bench.builders.salad.sources import (
     TASK_SOURCES,
 )
 from consistency_bench.builders.salad.statistical import statistical_part, statistical_rows
-from consistency_bench.builders.suite import SuiteSpec, register_suite
+from consistency_bench.builders.suite.spec import SuiteSpec, register_suite
 
 
 def _split(task: str) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """``consistency-bench build``: build suites from the source corpora into a dataset folder.
 
-What ``--out`` may be, and the build itself: :mod:`consistency_bench.builders.build`.
+What ``--out`` may be, and the build itself: :mod:`consistency_bench.builders.build.run`.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the requested suites (:func:`consistency_bench.builders.build.build_suites`)."""
-    from consistency_bench.builders.build import build_suites
+    """Build the requested suites (:func:`consistency_bench.builders.build.run.build_suites`)."""
+    from consistency_bench.builders.build.run import build_suites
 
     start = time.perf_counter()
     report = build_suites(args.out, args.suites, args.family, sources=args.sources,

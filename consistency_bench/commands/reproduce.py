@@ -44,7 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Reproduce one entry and print one line of figures."""
-    from consistency_bench.leaderboard.reproduce.entry import reproduce_entry
+    from consistency_bench.leaderboard.reproduce.rerun import reproduce_entry
     from consistency_bench.leaderboard.reproduce.shown import summary_line
 
     outcome = reproduce_entry(args.name, args.submissions, args.data,

@@ -75,7 +75,7 @@ def run_submit(args: argparse.Namespace) -> int:
     if warning:
         print(warning)
     suites = sub.results.get("suites", {})
-    from consistency_bench.leaderboard.reproduce.entry_files import RUN
+    from consistency_bench.leaderboard.reproduce.run_records import RUN
 
     record = ("with its run record" if (sub.path / RUN).is_file()
               else "no run record: not reproducible")

@@ -115,7 +115,7 @@ def prepare(predictions: str | os.PathLike, *, name: str, meta_path: str | os.Pa
     """
     from consistency_bench.bench.errors import ConfigError
     from consistency_bench.leaderboard.intake.duplicates import with_variant
-    from consistency_bench.leaderboard.reproduce.entry_files import entry_record
+    from consistency_bench.leaderboard.reproduce.run_records import entry_record
 
     slug = slugify(name)  # the one name rule (submissions_meta.slug_problem), first
     with_variant(read_meta(meta_path), variant, str(meta_path))  # a bad --variant: before scoring

@@ -164,7 +164,7 @@ def plan_leaderboard(site: str | os.PathLike, submissions: str | os.PathLike | N
 
 def _optional_files(shown: Mapping) -> list[str]:
     """The run record and reproduction of an entry, when the site was rendered with them."""
-    from consistency_bench.leaderboard.reproduce.entry_files import REPRODUCTION, RUN
+    from consistency_bench.leaderboard.reproduce.run_records import REPRODUCTION, RUN
 
     return [n for n in (RUN, REPRODUCTION) if n in shown]
 

@@ -8,10 +8,10 @@ An entry (``submissions/<slug>/``) may hold, beside its predictions, metadata an
 
 Modules, one job each (import from where a name lives):
 
-* :mod:`~consistency_bench.leaderboard.reproduce.entry_files`: reading and checking those two files,
+* :mod:`~consistency_bench.leaderboard.reproduce.run_records`: reading and checking those two files,
   and the
   record ``submit`` stores;
-* :mod:`~consistency_bench.leaderboard.reproduce.entry`: ``reproduce``: one entry made again and
+* :mod:`~consistency_bench.leaderboard.reproduce.rerun`: ``reproduce``: one entry made again and
   judged;
 * :mod:`~consistency_bench.leaderboard.reproduce.shown`: what ``leaderboard.json`` and the Markdown
   show

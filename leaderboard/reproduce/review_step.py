@@ -46,8 +46,8 @@ def reproduce_review(review, data_dir: str | os.PathLike, groups: int, *,
     from consistency_bench.bench.predictions.files import read_payload
     from consistency_bench.bench.reproduce.rerun import NotReproducible
     from consistency_bench.bench.runrecord.schema import read_record
-    from consistency_bench.leaderboard.reproduce.entry import reproduce_files
-    from consistency_bench.leaderboard.reproduce.entry_files import RUN
+    from consistency_bench.leaderboard.reproduce.rerun import reproduce_files
+    from consistency_bench.leaderboard.reproduce.run_records import RUN
     from consistency_bench.leaderboard.reproduce.shown import summary_line
     from consistency_bench.leaderboard.submissions.meta import META, PREDICTIONS, read_meta
 

@@ -85,7 +85,7 @@ def entry_extras(entry: Path, results: Mapping) -> dict:
         ConfigError: ``run.json`` or ``reproduction.json`` is unreadable (names the file).
 
     """
-    from consistency_bench.leaderboard.reproduce.entry_files import read_reproduction, read_run
+    from consistency_bench.leaderboard.reproduce.run_records import read_reproduction, read_run
 
     run = read_run(entry)
     return {"setup": setup(run),

@@ -58,8 +58,8 @@ from pathlib import Path
 from consistency_bench.bench.errors import BenchError, ConfigError
 from consistency_bench.leaderboard.hub.pull_requests import REQUESTS
 from consistency_bench.leaderboard.hub.verify_published import hub_call, hub_timeout
-from consistency_bench.leaderboard.reproduce.entry_files import RUN
 from consistency_bench.leaderboard.reproduce.review_step import ReproduceStep, reproduce_step
+from consistency_bench.leaderboard.reproduce.run_records import RUN
 from consistency_bench.leaderboard.review.checks import (
     Review,
     check_local_suites,

@@ -206,7 +206,7 @@ class Reviewer:
 
         A ``run.json``, when the request has one, must describe the request's predictions (as
         ``submit`` checks it:
-        :func:`consistency_bench.leaderboard.reproduce.entry_files.entry_record`). The
+        :func:`consistency_bench.leaderboard.reproduce.run_records.entry_record`). The
         file is scored here once (issue 33 item 2): with the default scorer, the same pass
         gives the entry's verified cells
         (:func:`consistency_bench.bench.scoring.engine.score_file_recomputed`), which
@@ -216,7 +216,7 @@ class Reviewer:
             Refused: Whatever the checks raise, with the download folder left out.
 
         """
-        from consistency_bench.leaderboard.reproduce.entry_files import RUN, entry_record
+        from consistency_bench.leaderboard.reproduce.run_records import RUN, entry_record
 
         folder = str(self.workdir / f"pr-{num}") + os.sep
         cells: list[Recomputed] = []

@@ -157,7 +157,7 @@ def _shown_files(entry: Path) -> list[str]:
     ``meta.yaml`` and ``results.json``; ``run.json`` and ``reproduction.json`` when the entry
     has them (issue 28 item 13: the page shows the setup and the reproduction).
     """
-    from consistency_bench.leaderboard.reproduce.entry_files import REPRODUCTION, RUN
+    from consistency_bench.leaderboard.reproduce.run_records import REPRODUCTION, RUN
 
     optional = [n for n in (RUN, REPRODUCTION)
                 if (entry / n).is_file() and not (entry / n).is_symlink()]

@@ -31,7 +31,7 @@ from consistency_bench.bench.io.staged_folder import pid_alive
 from consistency_bench.bench.io.write import dir_mode
 from consistency_bench.bench.predictions.records import to_jsonl
 from consistency_bench.bench.scoring.engine import Recomputed, score_file
-from consistency_bench.leaderboard.reproduce.entry_files import (
+from consistency_bench.leaderboard.reproduce.run_records import (
     REPRODUCTION,
     RUN,
     entry_record,
@@ -247,7 +247,7 @@ def submit(
     (checked by sha256), so the file is not scored twice.
     The run record (``run_record``, else ``<PRED>.run.json`` beside the file, if any) is
     stored as ``run.json`` when it describes this file
-    (:func:`consistency_bench.leaderboard.reproduce.entry_files.entry_record`).
+    (:func:`consistency_bench.leaderboard.reproduce.run_records.entry_record`).
     ``reproduction`` (``review --reproduce --merge``: the report of a passed reproduction of
     this file) is stored with the entry, in the same rename, as ``reproduction.json``.
 

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from consistency_bench.bench.registries.source_files import SourceResolver
 from consistency_bench.bench.registries.tasks import get_task
 from consistency_bench.builders.becel.additive import maximal_phrases
-from consistency_bench.builders.salad import lexical
 from consistency_bench.builders.salad.constants import LOWER
 from consistency_bench.builders.salad.degenerate import degenerate
+from consistency_bench.builders.salad.lexical import transform as lexical
 from consistency_bench.builders.salad.pbsmt import decode as pbsmt_decode
 from consistency_bench.builders.salad.pbsmt import phrase_table as pbsmt_train
 from consistency_bench.builders.salad.rows import _pair_rows
 from consistency_bench.builders.salad.sources import TASK_SOURCES, Record, _resolve, read_records
-from consistency_bench.builders.suite import KeyedRows
+from consistency_bench.builders.suite.spec import KeyedRows
 
 #: Training pairs per label and model (the first ones in file order): NLTK's IBM models and
 #: decoder are pure Python, so the stand-in trains on fewer pairs than Moses would.
@@ -76,7 +76,7 @@ def choose_output(nbest: Sequence[Sequence[str]], source: Sequence[str],
 
     A hypothesis is not usable when it is empty, equals the source or the target (a copy:
     nothing destroyed), is a permutation of the source (that is Shuffle, not PBSMT), also
-    once its text is tokenized again (as ``consistency_bench.builders.card_figures`` measures it),
+    once its text is tokenized again (as ``consistency_bench.builders.card.figures`` measures it),
     or is
     degenerate (:func:`consistency_bench.builders.salad.degenerate.degenerate`: 2 or fewer word
     tokens, only

@@ -6,11 +6,11 @@ import random
 from collections.abc import Callable, Iterator
 
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders.salad import lexical
 from consistency_bench.builders.salad.constants import LOWER, SEED
+from consistency_bench.builders.salad.lexical import transform as lexical
 from consistency_bench.builders.salad.rows import _pair_rows, _row_key
 from consistency_bench.builders.salad.sources import TASK_SOURCES, Record, read_records
-from consistency_bench.builders.suite import Row
+from consistency_bench.builders.suite.spec import Row
 
 #: The generator handed to the transformations that draw nothing (Sort, Reverse, CopySort).
 _NO_DRAWS = random.Random(0)

@@ -237,7 +237,7 @@ def reproduce_entry(name: str, submissions: str | os.PathLike, data_dir: str | o
 
     """
     from consistency_bench.bench.reproduce.rerun import NotReproducible
-    from consistency_bench.leaderboard.reproduce.entry_files import read_run
+    from consistency_bench.leaderboard.reproduce.run_records import read_run
     from consistency_bench.leaderboard.submissions.meta import PREDICTIONS, slugify
     from consistency_bench.leaderboard.submissions.reader import load_entry
 
@@ -271,7 +271,7 @@ def write_report(root: Path, slug: str, report: dict) -> Path:
     """
     from consistency_bench.bench.io.json_input import JsonFileError, load_json_file
     from consistency_bench.bench.io.write import write_text
-    from consistency_bench.leaderboard.reproduce.entry_files import REPRODUCTION, reproduction_text
+    from consistency_bench.leaderboard.reproduce.run_records import REPRODUCTION, reproduction_text
     from consistency_bench.leaderboard.submissions.meta import RESULTS
     from consistency_bench.leaderboard.submissions.storage import lock
 

@@ -6,7 +6,6 @@ import random
 from collections.abc import Callable, Sequence
 
 from consistency_bench.bench.registries.tasks import get_task
-from consistency_bench.builders.salad import lexical
 from consistency_bench.builders.salad.constants import (
     FAMILY,
     GRADIENT,
@@ -17,9 +16,10 @@ from consistency_bench.builders.salad.constants import (
     VERSION,
 )
 from consistency_bench.builders.salad.descriptions import DESCRIPTIONS
+from consistency_bench.builders.salad.lexical import transform as lexical
 from consistency_bench.builders.salad.rows import _pair_rows, _row_key, salad_extras
 from consistency_bench.builders.salad.sources import TASK_SOURCES, Record
-from consistency_bench.builders.suite import Row, SuiteSpec
+from consistency_bench.builders.suite.spec import Row, SuiteSpec
 
 
 def gradient_text(
@@ -31,7 +31,7 @@ def gradient_text(
     ratio: float,
 ) -> str | None:
     """The transformed text for one example from its token importance, or ``None``."""
-    from consistency_bench.builders.salad import gradient
+    from consistency_bench.builders.salad.gradient import transform as gradient
 
     tokens, scores = importance.tokens, importance.scores
     if transform == "drop":

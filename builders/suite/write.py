@@ -17,9 +17,9 @@ from consistency_bench.bench import __version__
 from consistency_bench.bench.io.manifest import MANIFEST, SPLIT, parquet_path, read_manifest
 from consistency_bench.bench.io.write import write_text
 from consistency_bench.bench.registries.source_files import SOURCES, SourceResolver
-from consistency_bench.builders.card import count_test_items, render_card, split_num_bytes
+from consistency_bench.builders.card.render import count_test_items, render_card, split_num_bytes
 from consistency_bench.builders.freshness import code_version
-from consistency_bench.builders.suite import Row, SuiteSpec
+from consistency_bench.builders.suite.spec import Row, SuiteSpec
 from consistency_bench.builders.table_io import contract_table, write_parquet
 
 

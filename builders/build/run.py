@@ -16,7 +16,7 @@ from pathlib import Path
 from consistency_bench.bench.errors import ConfigError, UnknownNameError
 from consistency_bench.bench.io.manifest import MANIFEST
 from consistency_bench.builders.export import BuildReport
-from consistency_bench.builders.suite import SuiteSpec
+from consistency_bench.builders.suite.spec import SuiteSpec
 
 
 def check_out(out: Path, overwrite: bool,

@@ -1,9 +1,9 @@
 """Figures the dataset card states about the built rows, measured from the Parquet files.
 
-The card (``builders/card.py``) prints these figures as constants of ``builders/card_data.py``;
-``tests/test_card.py`` measures them again with the functions below from a fresh build and
-fails when a constant no longer matches the rows. ``python -m
-consistency_bench.builders.card_figures DIR``
+The card (``builders/card/render.py``) prints these figures as constants of
+``builders/card/data.py``; ``tests/test_card.py`` measures them again with the functions
+below from a fresh build and fails when a constant no longer matches the rows. ``python -m
+consistency_bench.builders.card.figures DIR``
 prints every figure of a built folder (the command behind the numbers in docs/).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 def _rows(root: Path, config: str, columns: list[str]) -> list[dict]:
-    # local: ``import consistency_bench.builders.card_figures`` stays light
+    # local: ``import consistency_bench.builders.card.figures`` stays light
     import pyarrow.parquet as pq
 
     return pq.read_table(root / config / "test.parquet", columns=columns).to_pylist()
@@ -32,7 +32,7 @@ def _pbsmt_outputs(root: Path, config: str) -> Iterator[tuple[list[str], list[st
     does; ``replaced`` is the text the output replaces (the hypothesis; SST-2: the whole
     sentence); the output is the transformed row's replaced text, tokenized the same way.
     """
-    from consistency_bench.builders.salad import lexical
+    from consistency_bench.builders.salad.lexical import transform as lexical
     from consistency_bench.builders.salad.pbsmt.suite_rows import pbsmt_pair
     from consistency_bench.builders.salad.sources import Record
 

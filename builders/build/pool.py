@@ -20,8 +20,8 @@ from pathlib import Path
 
 from consistency_bench.bench.errors import BenchError, DataError
 from consistency_bench.bench.registries.source_files import SourceResolver
-from consistency_bench.builders.suite import SuiteSpec, merge_parts
-from consistency_bench.builders.suite_write import build_suite, manifest_entry, write_suite
+from consistency_bench.builders.suite.spec import SuiteSpec, merge_parts
+from consistency_bench.builders.suite.write import build_suite, manifest_entry, write_suite
 
 
 class _Job:

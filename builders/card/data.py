@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (BibTeX entries keep one field per line, as ACL Anthology writes them)
 """What the dataset card states, as data: corpora, paper sizes, deviations and fields.
 
-``builders/card.py`` renders these tables and the family declarations of
+``builders/card/render.py`` renders these tables and the family declarations of
 :mod:`consistency_bench.bench.registries.families` (paper, licences, annotation creators, release,
 citation);
 ``tests/test_card.py`` checks them against a build (every column defined, every corpus cited
@@ -400,7 +400,7 @@ _KOREAN = ("kornli_calm", "kornli_test_calm", "klue_nli_calm", "klue_sts_calm")
 _CALM_CLS = tuple(f"{t}_calm" for t in ("mnli", "qnli", "rte", "mrpc", "qqp")) + _KOREAN
 
 #: Every known deviation from the papers (docs/suites/*.md; issue 21). Figures were measured
-#: with ``python -m consistency_bench.builders.card_figures DIR`` on a build of the mirror.
+#: with ``python -m consistency_bench.builders.card.figures DIR`` on a build of the mirror.
 DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
         "PBSMT stand-in, not trained on the training split", _PBSMT,

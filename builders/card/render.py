@@ -29,7 +29,7 @@ import yaml
 from consistency_bench.bench.io.manifest import MANIFEST, SPLIT
 from consistency_bench.bench.prompting.demonstrations import read_pools
 from consistency_bench.bench.registries.families import FAMILIES
-from consistency_bench.builders.card_data import (
+from consistency_bench.builders.card.data import (
     ABSENT_NOTE,
     CORPORA,
     DEVIATIONS,
@@ -43,7 +43,7 @@ from consistency_bench.builders.card_data import (
     PaperSize,
     matches_paper,
 )
-from consistency_bench.builders.suite import SUITES
+from consistency_bench.builders.suite.spec import SUITES
 
 INTRO = """# consistency-bench
 
@@ -141,7 +141,7 @@ def features_of(name: str, entry: dict, root: Path | None):
 
     Read from its Parquet schema where ``root`` holds the file, else from its registered spec.
     """
-    import datasets  # local: ``import consistency_bench.builders.card`` stays light
+    import datasets  # local: ``import consistency_bench.builders.card.render`` stays light
     import pyarrow.parquet as pq
 
     path = root / entry["path"] if root is not None else None
@@ -156,7 +156,7 @@ def dataset_info(name: str, entry: dict, root: Path | None) -> dict:
     Features are read from the Parquet schema where ``root`` is given (else from the
     registered spec); ``num_bytes`` from the manifest, measured from the file when missing.
     """
-    import datasets  # local: ``import consistency_bench.builders.card`` stays light
+    import datasets  # local: ``import consistency_bench.builders.card.render`` stays light
 
     path = root / entry["path"] if root is not None else None
     features = features_of(name, entry, root)
@@ -219,7 +219,7 @@ def non_commercial(license_text: str) -> bool:
 
 
 def paper_size(name: str) -> PaperSize | None:
-    """The paper's size of a config (:data:`consistency_bench.builders.card_data.PAPER_SIZES`), if it gives one."""  # noqa: E501
+    """The paper's size of a config (:data:`consistency_bench.builders.card.data.PAPER_SIZES`), if it gives one."""  # noqa: E501
     return PAPER_SIZES.get(name)
 
 
@@ -287,7 +287,7 @@ def _config_section(name: str, entry: dict) -> list[str]:
 def field_lines(manifest: Mapping[str, dict], root: Path | None) -> list[str]:
     """The Data Fields table: every column of every config, from the Parquet schemas.
 
-    A column missing from :data:`consistency_bench.builders.card_data.FIELDS` is listed as
+    A column missing from :data:`consistency_bench.builders.card.data.FIELDS` is listed as
     undocumented (a test
     fails on it), so the card never drops a column silently.
     """
@@ -310,7 +310,7 @@ def field_lines(manifest: Mapping[str, dict], root: Path | None) -> list[str]:
 
 
 def _feature_type(feature: object) -> str:
-    import datasets  # local: ``import consistency_bench.builders.card`` stays light
+    import datasets  # local: ``import consistency_bench.builders.card.render`` stays light
 
     if isinstance(feature, datasets.ClassLabel):
         return "class label"

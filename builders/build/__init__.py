@@ -1,0 +1,1 @@
+"""One ``build`` run and the pool of processes that builds its suites."""

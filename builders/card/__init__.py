@@ -1,0 +1,1 @@
+"""The dataset card: its rendering, what it states as data, the figures of the rows."""

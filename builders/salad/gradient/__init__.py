@@ -1,0 +1,1 @@
+"""Gradient-based word salad (Drop, Repeat, Replace, CopyOne): transforms, suite specs."""

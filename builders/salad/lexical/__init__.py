@@ -1,0 +1,1 @@
+"""Lexical-overlap word salad (Sort, Reverse, Shuffle, CopySort): transforms, rows."""

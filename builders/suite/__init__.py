@@ -1,0 +1,1 @@
+"""Suites: the typed spec and its registry, and writing one built suite."""
