@@ -24,10 +24,14 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from consistency_bench.bench.inconsistent.groups import Group
 from consistency_bench.bench.inconsistent.sample import SuiteSample
 from consistency_bench.leaderboard.webpage.lazy import data_path, data_script
+
+if TYPE_CHECKING:
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
 #: Bumped when the payload or the sample changes (invalidates every reused file).
 VERSION = 1
@@ -141,7 +145,7 @@ class ExplorerFiles(Mapping[str, str]):
                  data: str | os.PathLike, old_site: Path | None, n: int):
         self._entries, self._data, self._old, self._n = entries, data, old_site, n
         self._names = {data_path("explorer", stems[name]): name for name in sorted(entries)}
-        self._folder = None
+        self._folder: SuiteFolder | None = None
 
     def __len__(self) -> int:
         return len(self._names)
