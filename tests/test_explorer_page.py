@@ -249,3 +249,56 @@ def test_explorer_files_are_reused_when_nothing_changed(board, tmp_path):
                  str(board / "subs"), "--out", str(site), "--explorer-groups", "3"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "reused" not in target.read_text()  # another sample size: made again
+
+
+def test_explorer_files_share_one_suite_folder_and_are_made_when_read(board, monkeypatch):
+    """Issue 33 item 5: a render's explorer opens one suite folder for every entry (it opened
+    one per entry: every suite loaded and hash-checked again per entry; at 40 entries over
+    every suite the render's peak went from 0.7 to 2 GB there), makes each file when it is
+    read, and gives the same bytes as one entry at a time with its own folder."""
+    from consistency_bench.bench.scoring import engine
+    from consistency_bench.leaderboard.explorer.payload import explorer_files, file_key, payload
+    from consistency_bench.leaderboard.webpage.lazy import data_path, data_script
+
+    entries = {name: (board / "subs" / name / "predictions.jsonl.gz",
+                      json.loads((board / "subs" / name / "results.json").read_text()))
+               for name in ("alpha", "beta")}
+    stems = {"alpha": "entry-alpha", "beta": "entry-beta"}
+    expected = {}
+    for name, (preds, results) in entries.items():  # one entry, its own folder
+        path = data_path("explorer", stems[name])
+        samples = entry_samples(name, preds, board / "cb", DEFAULT_GROUPS,
+                                sorted(results["suites"]))
+        expected[path] = data_script(path, payload(name, samples, DEFAULT_GROUPS,
+                                                   file_key(results, DEFAULT_GROUPS)))
+    opened, loaded = [], []
+    real_init, real_load = engine.SuiteFolder.__init__, engine.SuiteFolder._load_uncached
+    monkeypatch.setattr(engine.SuiteFolder, "__init__",
+                        lambda self, root: opened.append(root) or real_init(self, root))
+    monkeypatch.setattr(engine.SuiteFolder, "_load_uncached",
+                        lambda self, name: loaded.append(name) or real_load(self, name))
+    files = explorer_files(entries, stems, board / "cb", None)
+    assert sorted(files) == sorted(expected) and opened == []  # nothing made yet
+    assert {p: files[p] for p in files} == expected
+    assert len(opened) == 1  # one folder for both entries
+    assert sorted(loaded) == sorted(SUITES)  # each suite loaded once, not once per entry
+
+
+def test_a_reused_explorer_file_is_read_by_its_head(board, tmp_path):
+    """Issue 33 item 5: a warm render takes an earlier file on its head (path, entry, key)
+    without parsing its payload; a file cut short, renamed or of another key is not taken."""
+    from consistency_bench.leaderboard.explorer.payload import _old_key, reused_text
+
+    site = board / "site"
+    rel = next(p.relative_to(site).as_posix() for p in (site / "data" / "explorer").glob("*.js"))
+    text = (site / rel).read_text()
+    key = _old_key(text)
+    assert key is not None and reused_text(site / rel, rel, key) == text
+    assert reused_text(site / rel, rel, "0" * 64) is None
+    assert reused_text(site / rel, rel.replace("entry-", "entry-x"), key) is None
+    cut = tmp_path / "cut.js"
+    cut.write_text(text[: len(text) // 2])  # the head is there, the payload is not whole
+    assert reused_text(cut, rel, key) is None
+    (tmp_path / "link.js").symlink_to(site / rel)
+    assert reused_text(tmp_path / "link.js", rel, key) is None
+    assert reused_text(tmp_path / "absent.js", rel, key) is None

@@ -390,3 +390,44 @@ def test_a_label_only_row_says_its_salad_confidence_was_not_judged(board120):
     out = suite_rows(replace(board120, cells={**board120.cells, suite: cells}), suite)
     assert UNJUDGED.split(":")[0] in to_html(out[0]["flags"])
     assert all("unjudged" not in to_html(r["flags"] or "") for r in out[1:])
+
+
+class _Counted(dict):
+    """Path -> text, counting the texts read (the explorer's files: made when read)."""
+
+    def __init__(self, texts):
+        super().__init__(texts)
+        self.read: list[str] = []
+
+    def __getitem__(self, path):
+        self.read.append(path)
+        return super().__getitem__(path)
+
+    def items(self):  # dict.update() and dict(...) of a dict subclass skip __getitem__
+        raise AssertionError("the explorer's files were read all at once")
+
+
+def test_the_explorer_files_are_written_one_at_a_time(board120, tmp_path):
+    """Issue 33 item 5: the page does not hold every entry's explorer file (about 1.3 MB each
+    over every suite; 650 MB at 500 entries); ``render_all`` reads each once, as it writes it,
+    and writes the same files as from a plain dict."""
+    made: list[_Counted] = []
+
+    def explorer(stems):
+        texts = {f"data/explorer/{stems[n]}.js": f"// {n}\n" for n in sorted(stems)}
+        made.append(_Counted(texts))
+        return made[-1]
+
+    page = render_page(board120, explorer=explorer)
+    assert made and made[-1].read == []  # nothing made yet
+    assert [p for p in page.files if p.startswith("data/explorer/")] == sorted(made[-1])
+    assert list(page.files) == sorted(page.files)  # path order, as before
+    render_all(board120, tmp_path / "lazy", explorer=explorer)
+    assert sorted(made[-1].read) == sorted(made[-1])  # each read once
+    render_all(board120, tmp_path / "plain", explorer=lambda stems: dict(explorer(stems)))
+    lazy, plain = (sorted(p.relative_to(tmp_path / s).as_posix()
+                          for p in (tmp_path / s).rglob("*") if p.is_file())
+                   for s in ("lazy", "plain"))
+    assert lazy == plain and any(p.startswith("data/explorer/") for p in lazy)
+    for p in lazy:
+        assert (tmp_path / "lazy" / p).read_bytes() == (tmp_path / "plain" / p).read_bytes(), p

@@ -14,6 +14,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from consistency_bench.bench.inconsistent.groups import (
 )
 from consistency_bench.bench.inconsistent.verdicts import INCONSISTENT
 from consistency_bench.bench.scorers.contract import ScoreOptions
+
+if TYPE_CHECKING:
+    from consistency_bench.bench.scoring.engine import SuiteFolder
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,12 @@ def seed_of(entry: str, suite: str, base: int = 0) -> int:
 
 
 def entry_samples(entry: str, predictions: str | os.PathLike, data: str | os.PathLike,
-                  n: int, suites: list[str] | None = None, base: int = 0) -> list[SuiteSample]:
+                  n: int, suites: list[str] | None = None, base: int = 0, *,
+                  folder: SuiteFolder | None = None) -> list[SuiteSample]:
     """The sample of every suite the prediction file covers completely, by suite name.
+
+    ``folder``: the built suite folder at ``data``, already open; one folder shared by the
+    entries of a render loads (and hash-checks) each suite once, not once per entry.
 
     Raises:
         PredictionFileError: The file is malformed.
@@ -74,7 +82,8 @@ def entry_samples(entry: str, predictions: str | os.PathLike, data: str | os.Pat
     from consistency_bench.bench.predictions.read import read_predictions
     from consistency_bench.bench.scoring.engine import SuiteFolder, align
 
-    folder = SuiteFolder(Path(data))
+    if folder is None:
+        folder = SuiteFolder(Path(data))
     read = read_predictions(Path(predictions), folder.manifest, folder.ids)
     names = sorted(set(read.suites) if suites is None else set(suites) & set(read.suites))
     out = []

@@ -101,7 +101,7 @@ def verify_entries(subs: Sequence[Submission], data_dir: str | os.PathLike,
             warn(f"{run.problems[sub.slug]}; not ranked")
         else:
             run.out.kept.append(sub)
-            for suite, sample in samples_of(run.records[sub.slug]).items():
+            for suite, sample in run.samples.pop(sub.slug).items():
                 run.out.samples.setdefault(suite, {})[sub.slug] = sample
     if run.store is not None:
         run.store.prune({s.slug for s in subs})
@@ -151,7 +151,10 @@ class _Run:
         self.files = SuiteFiles(self.folder.root, self.folder.manifest)
         self.store, self.warn = store, warn
         self.out = Verified()
-        self.records: dict[str, Record] = {}
+        #: Entry -> its cells' samples (only these are kept of a record: its recomputed
+        #: results are compared in :meth:`settle` and then freed, so the verification holds
+        #: one entry's results at a time, not the board's).
+        self.samples: dict[str, dict[str, CellSample]] = {}
         self.problems: dict[str, str] = {}
 
     def current(self, record: Record, digest: str) -> bool:
@@ -181,7 +184,7 @@ class _Run:
             else:
                 record = Record(record.key, {**record.data, "passed": digest}, record.arrays)
                 written = False
-        self.records[sub.slug] = record
+        self.samples[sub.slug] = samples_of(record)
         if not written and self.store is not None:
             try:
                 self.store.write(sub.slug, record)

@@ -86,12 +86,13 @@ class Page:
 
     Attributes:
         html: ``index.html``.
-        files: Path (relative to the page, ``data/...``) -> text of each lazily loaded file.
+        files: Path (relative to the page, ``data/...``) -> text of each lazily loaded file,
+            in path order (the explorer's texts are made when read: :class:`LazyFiles`).
 
     """
 
     html: str
-    files: dict[str, str]
+    files: Mapping[str, str]
 
 
 def view_ids(lb: Leaderboard) -> dict[str, str]:
@@ -314,16 +315,41 @@ Explorer = Callable[[Mapping[str, str]], Mapping[str, str]]
 
 
 def _panels(lb: Leaderboard, ids: Mapping[str, str], files: Mapping[str, str],
-            explorer: Explorer | None) -> dict[str, str]:
-    """The explorer's and the plots' files (issue 31; their code is ``render_all``'s)."""
+            explorer: Explorer | None) -> tuple[dict[str, str], Mapping[str, str]]:
+    """The plots' and the explorer's files (issue 31; their code is ``render_all``'s).
+
+    The explorer's are returned as the explorer gives them: a mapping whose texts may be
+    made when read (one entry's at a time, :class:`LazyFiles`).
+    """
     from consistency_bench.leaderboard.explorer.plots import plot_files
 
     if not lb.views:
-        return {}
-    out = plot_files(lb, ids)
-    if explorer is not None:
-        out.update(explorer(files))
-    return out
+        return {}, {}
+    return plot_files(lb, ids), explorer(files) if explorer is not None else {}
+
+
+class LazyFiles(Mapping[str, str]):
+    """The page's files in path order: texts made already, and texts made when read.
+
+    Args:
+        ready: Path -> text.
+        lazy: Path -> text, each text possibly made on lookup and not kept (the explorer's:
+            ``render_all`` writes them one at a time instead of holding the board's).
+
+    """
+
+    def __init__(self, ready: Mapping[str, str], lazy: Mapping[str, str]):
+        self._ready, self._lazy = ready, lazy
+        self._paths = sorted({*ready, *lazy})
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __getitem__(self, path: str) -> str:
+        return self._ready[path] if path in self._ready else self._lazy[path]
 
 
 def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str],
@@ -359,8 +385,8 @@ def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
                  f'<h2>{html_text(v.title)}</h2><p class="loading">loading…</p>')
         sections.append(f"<section {attrs}>{inner}</section>")
     data.update(_data_files(lb, names, references, files, stems))
-    extra = _panels(lb, ids, files, explorer)
-    data.update(extra)
+    plots, explored = _panels(lb, ids, files, explorer)
+    data.update(plots)
     script, style = JS + panel.BOOT_JS, CSS + panel.CSS
     parts = [
         "<!DOCTYPE html>",
@@ -378,7 +404,7 @@ def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
     if lb.suites:
         parts += _heatmap(lb, names, references, heatmap_png)
     if lb.views:
-        parts.append(panel.sections(any(p.startswith("data/explorer/") for p in extra)))
+        parts.append(panel.sections(any(p.startswith("data/explorer/") for p in explored)))
     parts.append(f"<script>{script}</script></body></html>")
-    return Page("\n".join(parts) + "\n", dict(sorted(data.items())))
+    return Page("\n".join(parts) + "\n", LazyFiles(data, explored))
 
