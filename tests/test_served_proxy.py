@@ -9,6 +9,7 @@ from typing import ClassVar
 
 import pytest
 
+from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.served import client
 from consistency_bench.bench.served.cache import RequestCache
 from consistency_bench.bench.served.client import ClientOptions, env_proxy, run_requests
@@ -102,3 +103,12 @@ def test_requests_run_with_the_heap_frozen_and_unfrozen_after(clean_env, tmp_pat
         server.shutdown()
         server.server_close()
     assert len(seen) == 2 and min(seen) > 0  # frozen while the responses came
+
+
+@pytest.mark.parametrize("value", ["not a url", "ftp://proxy.example:21", "http://",
+                                   "http://proxy.example:99999"])
+def test_a_bad_proxy_variable_is_one_clear_error(clean_env, value):
+    clean_env.setenv("HTTP_PROXY", value)
+    with pytest.raises(ConfigError, match="HTTP_PROXY") as caught:
+        env_proxy("http://api.example.com/v1/completions")
+    assert "\n" not in str(caught.value)

@@ -173,9 +173,17 @@ def env_proxy(url: str) -> tuple[object | None, object | None]:
     from aiohttp.helpers import get_env_proxy_for_url
 
     try:
-        return get_env_proxy_for_url(_parsed_url(url))
+        proxy, auth = get_env_proxy_for_url(_parsed_url(url))
     except LookupError:
         return None, None
+    except ValueError as exc:  # e.g. a port out of range
+        raise ConfigError(f"the proxy the environment names for {url} (HTTPS_PROXY / "
+                          f"HTTP_PROXY): {exc}") from None
+    if proxy.scheme not in ("http", "https") or not proxy.host:
+        shown = proxy.with_user(None) if proxy.is_absolute() else proxy  # no credentials
+        raise ConfigError(f"the proxy the environment names for {url} (HTTPS_PROXY / "
+                          f"HTTP_PROXY) is {str(shown)!r}: use http://HOST:PORT")
+    return proxy, auth
 
 
 async def post(http, endpoint: Endpoint, path: str, body: dict, options: ClientOptions,
