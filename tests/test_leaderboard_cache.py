@@ -294,12 +294,18 @@ def test_samples_are_the_same_bits_whatever_the_batch():
 
     cells = [(rng.choice([0.0, 0.7, 1.3], size=n), None, 0.25),
              (rng.choice([0.0, 1.0], size=n), None, 0.5),
-             (coded(0.9), spec, 0.0)]
+             (coded(0.9), spec, 0.0),
+             (rng.choice(np.arange(12) / 11, size=n), None, 0.0)]  # counted by bincount
+    # four cells: counted through the product; one or two: each draw's value looked up
+    # (resample.GATHER_CELLS); the same integers either way, so the same bits
     together = sample_cells("s", "u", cells)
     for cell, sample in zip(cells, together, strict=True):
         [alone] = sample_cells("s", "u", [cell])
         assert alone.scores.tobytes() == sample.scores.tobytes()
         assert alone.mean == sample.mean
+    for pair in ((0, 3), (1, 2)):
+        both = sample_cells("s", "u", [cells[i] for i in pair])
+        assert [b.scores.tobytes() for b in both] == [together[i].scores.tobytes() for i in pair]
     assert together[1].binary is not None and together[0].binary is None
     assert together[2].mean is None and together[2].binary is None
     # the confidence level in the codes reaches the resampled scores: a confident answerer

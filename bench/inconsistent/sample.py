@@ -79,12 +79,11 @@ def entry_samples(entry: str, predictions: str | os.PathLike, data: str | os.Pat
 
     """
     from consistency_bench.bench.inconsistent.inspect import judge
-    from consistency_bench.bench.predictions.read import read_predictions
     from consistency_bench.bench.scoring.engine import SuiteFolder, align
 
     if folder is None:
         folder = SuiteFolder(Path(data))
-    read = read_predictions(Path(predictions), folder.manifest, folder.ids)
+    read = folder.predictions(Path(predictions))
     names = sorted(set(read.suites) if suites is None else set(suites) & set(read.suites))
     out = []
     for name in names:

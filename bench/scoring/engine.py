@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -97,6 +98,23 @@ class SuiteFolder:
         self.root = Path(root)
         self.manifest = read_manifest(self.root, required=tuple(REQUIRED_FIELDS))
         self._load = cache(self._load_uncached)
+        self._last_read: tuple[tuple, Predictions] | None = None
+
+    def predictions(self, path: str | Path) -> Predictions:
+        """A prediction file read and validated against this folder's suites.
+
+        The last file read is kept while it is unchanged on disk (same path, device, inode,
+        size and modification time), so verifying an entry and then making its explorer file
+        (``leaderboard --data``) read it once, not twice.
+        """
+        st = os.stat(path)
+        key = (os.fspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if self._last_read is not None and self._last_read[0] == key:
+            return self._last_read[1]
+        self._last_read = None  # free the last file before reading the next
+        read = read_predictions(path, self.manifest, self.ids)
+        self._last_read = (key, read)
+        return read
 
     def preload(self, stop: Callable[[], bool], names: Iterable[str] | None = None) -> None:
         """Load suites ahead of need, in order, until ``stop()`` or all are loaded.
@@ -468,7 +486,7 @@ def recompute(
     :class:`SuiteFolder` for many files: each suite is then loaded (and hash-checked) once.
     """
     folder = data_dir if isinstance(data_dir, SuiteFolder) else SuiteFolder(data_dir)
-    predictions = read_predictions(predictions_path, folder.manifest, folder.ids)
+    predictions = folder.predictions(predictions_path)
     options = ScoreOptions(n_boot=n_boot)
     entries: dict[str, dict] = {}
     out: dict[str, Units] = {}

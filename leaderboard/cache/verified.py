@@ -30,7 +30,7 @@ import numpy as np
 
 from consistency_bench.bench.errors import BenchError
 from consistency_bench.bench.io.digest import file_sha256
-from consistency_bench.bench.scoring.engine import Recomputed, recompute
+from consistency_bench.bench.scoring.engine import Recomputed, SuiteFolder, recompute
 from consistency_bench.leaderboard.cache.keys import SuiteFiles, entry_key
 from consistency_bench.leaderboard.cache.store import CacheUnavailable, CellStore, Record, load_key
 from consistency_bench.leaderboard.ranking.resample import CellSample, sample_cells, units_key
@@ -62,7 +62,8 @@ class Verified:
 
 def verify_entries(subs: Sequence[Submission], data_dir: str | os.PathLike,
                    root: str | os.PathLike, *, cache: bool = True,
-                   warn: Callable[[str], None] = lambda line: None) -> Verified:
+                   warn: Callable[[str], None] = lambda line: None,
+                   folder: SuiteFolder | None = None) -> Verified:
     """Verify every entry against the built suites; reuse and update the cache in ``root``.
 
     Args:
@@ -72,9 +73,11 @@ def verify_entries(subs: Sequence[Submission], data_dir: str | os.PathLike,
         cache: Read and write the cache (``False``: score every entry again, write nothing).
         warn: Receives one line per entry left out (in the entries' order), and notes about
             the cache.
+        folder: The built suite folder at ``data_dir``, already open (shared with the
+            explorer's files, so each suite is loaded once per render); default: opened here.
 
     """
-    run = _Run(data_dir, _open_store(root, warn) if cache else None, warn)
+    run = _Run(data_dir, _open_store(root, warn) if cache else None, warn, folder)
     pending: list[tuple[Submission, Recomputed, dict]] = []
     for sub, digest in zip(subs, _hashes(subs), strict=True):
         if isinstance(digest, OSError):
@@ -143,11 +146,11 @@ class _Run:
     """One render's verification: the shared suite folder, the store, what was found."""
 
     def __init__(self, data_dir: str | os.PathLike, store: CellStore | None,
-                 warn: Callable[[str], None]):
+                 warn: Callable[[str], None], folder: SuiteFolder | None = None):
         from consistency_bench.bench.scoring.engine import SuiteFolder
 
         self.data_dir = data_dir
-        self.folder = SuiteFolder(Path(data_dir))
+        self.folder = folder if folder is not None else SuiteFolder(Path(data_dir))
         self.files = SuiteFiles(self.folder.root, self.folder.manifest)
         self.store, self.warn = store, warn
         self.out = Verified()

@@ -117,7 +117,8 @@ def reused_text(path: Path, rel: str, key: str) -> str | None:
 
 def explorer_files(entries: Mapping[str, tuple[Path, Mapping]], stems: Mapping[str, str],
                    data: str | os.PathLike, old_site: Path | None,
-                   n: int = DEFAULT_GROUPS) -> ExplorerFiles:
+                   n: int = DEFAULT_GROUPS, *, folder: SuiteFolder | None = None
+                   ) -> ExplorerFiles:
     """Path -> text of every entry's explorer file, each made when it is read.
 
     Args:
@@ -126,9 +127,11 @@ def explorer_files(entries: Mapping[str, tuple[Path, Mapping]], stems: Mapping[s
         data: The built suite folder (the texts).
         old_site: The site being replaced: a file there with the same key is reused.
         n: Groups sampled per suite.
+        folder: The suite folder at ``data``, already open (the verification's); default:
+            opened when the first file is made.
 
     """
-    return ExplorerFiles(entries, stems, data, old_site, n)
+    return ExplorerFiles(entries, stems, data, old_site, n, folder)
 
 
 class ExplorerFiles(Mapping[str, str]):
@@ -142,10 +145,11 @@ class ExplorerFiles(Mapping[str, str]):
     """
 
     def __init__(self, entries: Mapping[str, tuple[Path, Mapping]], stems: Mapping[str, str],
-                 data: str | os.PathLike, old_site: Path | None, n: int):
+                 data: str | os.PathLike, old_site: Path | None, n: int,
+                 folder: SuiteFolder | None = None):
         self._entries, self._data, self._old, self._n = entries, data, old_site, n
         self._names = {data_path("explorer", stems[name]): name for name in sorted(entries)}
-        self._folder: SuiteFolder | None = None
+        self._folder = folder
 
     def __len__(self) -> int:
         return len(self._names)

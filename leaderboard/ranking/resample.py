@@ -35,6 +35,11 @@ N_BOOT = 1000
 DRAW_BLOCK = 100
 #: Columns of one product with a block of counts (entries x distinct values), for memory.
 MAX_COLUMNS = 512
+#: Up to this many cells, their counts are made by looking up each draw's value instead of
+#: the product (the same integers: a cell's sample does not depend on the way).
+GATHER_CELLS = 2
+#: A cell with at most this many distinct unit values is counted value by value.
+SMALL_WIDTH = 8
 
 
 @dataclass(frozen=True)
@@ -109,20 +114,28 @@ def _seed(key: str) -> int:
     return int.from_bytes(hashlib.sha256(f"0:{key}".encode()).digest()[:8], "little")
 
 
+def unit_draws(suite: str, units: str, n_units: int,
+               n_boot: int = N_BOOT) -> Iterator[np.ndarray]:
+    """Blocks of ``(rows, n_units)`` unit indices: the units resample ``b`` draws.
+
+    Each resample draws ``n_units`` unit indices uniformly with replacement; the generator is
+    seeded by the suite and its unit set only, and drawn in blocks of :data:`DRAW_BLOCK`
+    resamples, so the draws are a function of ``(suite, units, n_units, n_boot)``.
+    """
+    rng = np.random.default_rng(_seed(f"units:{suite}:{units}"))
+    for lo in range(0, n_boot, DRAW_BLOCK):
+        yield rng.integers(0, n_units, size=(min(DRAW_BLOCK, n_boot - lo), n_units))
+
+
 def unit_counts(suite: str, units: str, n_units: int,
                 n_boot: int = N_BOOT) -> Iterator[np.ndarray]:
     """Blocks of ``(rows, n_units)`` float32 counts: how often resample ``b`` draws each unit.
 
-    Each resample draws ``n_units`` unit indices uniformly with replacement; the generator is
-    seeded by the suite and its unit set only, and drawn in blocks of :data:`DRAW_BLOCK`
-    resamples, so the counts are a function of ``(suite, units, n_units, n_boot)``.
+    The counts of :func:`unit_draws`' blocks.
     """
-    rng = np.random.default_rng(_seed(f"units:{suite}:{units}"))
-    for lo in range(0, n_boot, DRAW_BLOCK):
-        rows = min(DRAW_BLOCK, n_boot - lo)
-        picked = rng.integers(0, n_units, size=(rows, n_units))
-        counts = np.empty((rows, n_units), dtype=np.float32)
-        for r in range(rows):  # one row at a time: the bins stay in cache
+    for picked in unit_draws(suite, units, n_units, n_boot):
+        counts = np.empty(picked.shape, dtype=np.float32)
+        for r in range(len(picked)):  # one row at a time: the bins stay in cache
             counts[r] = np.bincount(picked[r], minlength=n_units)
         yield counts
 
@@ -149,6 +162,58 @@ def sample_cells(suite: str, units: str, cells: Sequence[tuple[np.ndarray, Mappi
     widths = [len(v) for v, _ in coded]
     offsets = np.concatenate([[0], np.cumsum(widths)])
     found = np.empty((N_BOOT, int(offsets[-1])))
+    if len(cells) <= GATHER_CELLS:
+        _count_by_gather(found, suite, units, n,
+                         [inverse.astype(np.uint8 if len(v) <= SMALL_WIDTH else np.intp)
+                          for v, inverse in coded],
+                         offsets)
+    else:
+        _count_by_product(found, suite, units, n, coded, widths, offsets)
+    out = []
+    for i, (values, spec, chance) in enumerate(cells):
+        distinct = coded[i][0]
+        counts = found[:, offsets[i]:offsets[i + 1]]
+        scores = unit_scorer(spec, chance)(distinct, counts)
+        is_mean = spec is None
+        binary = (np.asarray(values) == 1.0) if is_mean and np.isin(distinct, (0.0, 1.0)).all() \
+            else None
+        out.append(CellSample(units, n, np.ascontiguousarray(scores, dtype=float),
+                              float(np.mean(values)) if is_mean else None, binary))
+    return out
+
+
+def _count_by_gather(found: np.ndarray, suite: str, units: str, n: int,
+                     inverses: Sequence[np.ndarray], offsets: np.ndarray) -> None:
+    """Fill ``found`` with each cell's count of each distinct value, cell by cell.
+
+    For a few cells (one entry added to a board): each resample's drawn units are looked up
+    in the cell's value codes and counted, instead of counting every unit and multiplying
+    (which costs the same for one cell as for :data:`MAX_COLUMNS` columns).
+    """
+    row = 0
+    for picked in unit_draws(suite, units, n):
+        rows = len(picked)
+        shift = np.arange(rows)[:, None]
+        for i, inverse in enumerate(inverses):
+            width, lo = int(offsets[i + 1] - offsets[i]), int(offsets[i])
+            drawn = inverse[picked]
+            if width <= SMALL_WIDTH:  # a few values: one pass over the drawn codes per value
+                rest = np.full(rows, n, dtype=np.int64)
+                for j in range(1, width):
+                    count = np.count_nonzero(drawn == j, axis=1)
+                    found[row:row + rows, lo + j] = count
+                    rest -= count
+                found[row:row + rows, lo] = rest
+                continue
+            codes = drawn + shift * width  # resample r's codes in its own bins
+            found[row:row + rows, lo:lo + width] = np.bincount(
+                codes.ravel(), minlength=rows * width).reshape(rows, width)
+        row += rows
+
+
+def _count_by_product(found: np.ndarray, suite: str, units: str, n: int, coded: Sequence,
+                      widths: Sequence[int], offsets: np.ndarray) -> None:
+    """Fill ``found`` from every unit's counts times each cell's indicator of its values."""
     batches = _column_batches(widths)
     onehots = []
     for first, last in batches:  # (n, columns) indicator of each cell's distinct values
@@ -162,17 +227,6 @@ def sample_cells(suite: str, units: str, cells: Sequence[tuple[np.ndarray, Mappi
             # exact: integer partial sums below 2**24, whatever order the product adds them
             found[row:row + len(block), offsets[first]:offsets[last]] = block @ hot
         row += len(block)
-    out = []
-    for i, (values, spec, chance) in enumerate(cells):
-        distinct = coded[i][0]
-        counts = found[:, offsets[i]:offsets[i + 1]]
-        scores = unit_scorer(spec, chance)(distinct, counts)
-        is_mean = spec is None
-        binary = (np.asarray(values) == 1.0) if is_mean and np.isin(distinct, (0.0, 1.0)).all() \
-            else None
-        out.append(CellSample(units, n, np.ascontiguousarray(scores, dtype=float),
-                              float(np.mean(values)) if is_mean else None, binary))
-    return out
 
 
 def _column_batches(widths: Sequence[int]) -> list[tuple[int, int]]:

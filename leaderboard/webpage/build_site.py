@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from consistency_bench.bench.scoring.engine import SuiteFolder
     from consistency_bench.leaderboard.ranking.model import Leaderboard
     from consistency_bench.leaderboard.submissions.meta import Submission
 
@@ -105,16 +106,22 @@ def build_site(submissions: str | os.PathLike, out: str | os.PathLike,
     if profile is not None and profile not in {s.slug for s in subs}:
         raise BenchError(f"--profile {shorten(profile)}: not an entry of {submissions}; "
                          "entries: " + ", ".join(sorted(s.slug for s in subs)))
-    lb, subs, recomputed = _rank_loaded(subs, submissions, data, warn=warn, cache=cache)
+    suites = None
+    if data:  # one suite folder for the verification and the explorer: each suite loaded once
+        from consistency_bench.bench.scoring.engine import SuiteFolder
+
+        suites = SuiteFolder(Path(data))
+    lb, subs, recomputed = _rank_loaded(subs, submissions, data, warn=warn, cache=cache,
+                                        folder=suites)
     record = site_record(submissions, subs)
     legacy = (JSON, MARKDOWN, HTML, HEATMAP, "submissions/*/meta.yaml")  # sites before the record
-    explorer = _explorer(subs, data, folder, explorer_groups) if data else None
+    explorer = _explorer(subs, data, folder, explorer_groups, suites) if data else None
     with atomic_dir(folder, owner="leaderboard", record=record, legacy=legacy) as tmp:
         written = render_all(lb, tmp, submissions, profile, explorer)
     return SiteReport(len(subs), len(lb.suites), list(written), folder, recomputed)
 
 
-def _explorer(subs, data, old_site: Path, groups: int | None):
+def _explorer(subs, data, old_site: Path, groups: int | None, suites=None):
     """The page's explorer files, made from the entries' file stems (issue 31), or ``None``."""
     from consistency_bench.leaderboard.explorer.payload import DEFAULT_GROUPS, explorer_files
     from consistency_bench.leaderboard.submissions.meta import PREDICTIONS
@@ -125,7 +132,7 @@ def _explorer(subs, data, old_site: Path, groups: int | None):
     entries = {s.slug: (s.path / PREDICTIONS, s.results) for s in subs}
 
     def make(stems):
-        return explorer_files(entries, stems, data, old_site, n)
+        return explorer_files(entries, stems, data, old_site, n, folder=suites)
 
     return make
 
@@ -168,7 +175,8 @@ def rank_submissions(submissions: str | os.PathLike, data: str | os.PathLike | N
 
 
 def _rank_loaded(subs: list[Submission], submissions: str | os.PathLike,
-                 data: str | os.PathLike | None, *, warn: Callable[[str], None], cache: bool
+                 data: str | os.PathLike | None, *, warn: Callable[[str], None], cache: bool,
+                 folder: SuiteFolder | None = None
                  ) -> tuple[Leaderboard, list[Submission], list[str] | None]:
     """Verify the loaded entries against ``data`` (when given), add their extras, rank them.
 
@@ -182,7 +190,8 @@ def _rank_loaded(subs: list[Submission], submissions: str | os.PathLike,
     if data:
         from consistency_bench.leaderboard.cache.verified import verify_entries
 
-        verified = verify_entries(subs, data, submissions, cache=cache, warn=warn)
+        verified = verify_entries(subs, data, submissions, cache=cache, warn=warn,
+                                  folder=folder)
         subs, samples, recomputed = verified.kept, verified.samples, verified.recomputed
     subs, extras = _with_extras(subs, warn)
     board = rank([Entry(s.slug, s.results, {**s.meta, **extras[s.slug]}) for s in subs],
