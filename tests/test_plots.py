@@ -77,7 +77,7 @@ def test_a_panel_draws_one_errorbar_per_style_and_a_few_labels(board, monkeypatc
     key = max(board.views, key=lambda k: len(view_points(board, k)))
     points = view_points(board, key)
     fig, ax = plt.subplots()
-    png._panel(ax, board, key)
+    png._panel(ax, board, key, points)
     styles = {p.status == "ranked" for p in points}
     assert len(points) > 2 and len(ax.containers) == len(styles)  # not one per point
     first = sorted(points, key=lambda p: (p.status != "ranked", p.rank or 0, p.name))[:2]
@@ -86,6 +86,17 @@ def test_a_panel_draws_one_errorbar_per_style_and_a_few_labels(board, monkeypatc
         for p in first]
     assert ax.get_title().endswith(f"(labels: first 2 of {len(points)})")
     plt.close(fig)
+
+
+def test_board_points_are_each_views_points(board):
+    """One memo of cell values across the views gives what each view computes alone."""
+    from consistency_bench.leaderboard.plots.points import board_points
+
+    every = board_points(board)
+    assert list(every) == list(board.views)
+    assert any(every.values())
+    for key in board.views:
+        assert every[key] == view_points(board, key)
 
 
 def test_png_files_are_deterministic_and_survive_mathtext_names(board, tmp_path):

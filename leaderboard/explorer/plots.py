@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from consistency_bench.leaderboard.plots.points import view_points
+from consistency_bench.leaderboard.plots.points import Point, board_points
 from consistency_bench.leaderboard.ranking.model import Leaderboard
 from consistency_bench.leaderboard.webpage.lazy import data_path, data_script
 
@@ -19,13 +19,13 @@ def _r(value: float | None) -> float | None:
     return None if value is None else round(float(value), 5)
 
 
-def view_payload(lb: Leaderboard, key: str) -> dict:
-    """What the plots of view ``key`` draw."""
+def view_payload(lb: Leaderboard, key: str, points: list[Point]) -> dict:
+    """What the plots of view ``key`` draw (``points``: its :func:`board_points`)."""
     view = lb.views[key]
     points = [{"name": p.name, "status": p.status, "rank": p.rank, "acc": _r(p.accuracy),
                "acc_half": _r(p.accuracy_half), "cons": _r(p.consistency),
                "cons_half": _r(p.consistency_half), "score": _r(p.score)}
-              for p in view_points(lb, key)]
+              for p in points]
     profiles = [{"name": r.name, "status": r.status, "rank": r.rank, "covered": r.covered,
                  "total": r.total, "kinds": {k: _r(v) for k, v in r.kind_means.items()}}
                 for r in view.rows if r.covered]
@@ -36,7 +36,8 @@ def view_payload(lb: Leaderboard, key: str) -> dict:
 def plot_files(lb: Leaderboard, ids: Mapping[str, str]) -> dict[str, str]:
     """Path -> text of every view's plot file (``ids``: the page's view ids)."""
     out = {}
+    every = board_points(lb)
     for key in lb.views:
         path = data_path("plot", ids[key])
-        out[path] = data_script(path, view_payload(lb, key))
+        out[path] = data_script(path, view_payload(lb, key, every[key]))
     return out

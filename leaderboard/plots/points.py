@@ -113,24 +113,43 @@ def _mean_and_half(values: Mapping[str, float | None], ses: Mapping[str, float |
     return mean, Z95 * sqrt(var)
 
 
-def view_points(lb: Leaderboard, key: str) -> list[Point]:
-    """The points of view ``key``: its ranked rows, then its reference rows."""
+def view_points(lb: Leaderboard, key: str,
+                memo: dict[tuple[str, str], tuple] | None = None) -> list[Point]:
+    """The points of view ``key``: its ranked rows, then its reference rows.
+
+    ``memo``: each cell's accuracy, consistency and standard errors, kept across the views
+    of one board (:func:`board_points`): a suite's cell is in several views (its suite, kind,
+    family and language, all suites), and a word-salad cell's consistency is recomputed from
+    its score each time it is read.
+    """
     kind_of = {s: info.kind for s, info in lb.suites.items()}
+    memo = {} if memo is None else memo
     points = []
     for row in lb.views[key].rows:
         if row.status not in ("ranked", "reference"):
             continue
         cells = _picked(lb, key, row.name)
-        acc, acc_half = _mean_and_half({s: c.accuracy for s, c in cells.items()},
-                                       {s: _accuracy_se(c) for s, c in cells.items()}, kind_of)
-        cons, cons_half = _mean_and_half(
-            {s: c.consistency for s, c in cells.items()},
-            {s: _consistency_se(c, lb.suites[s]) for s, c in cells.items()}, kind_of)
+        found = {}
+        for s, c in cells.items():
+            if (s, row.name) not in memo:
+                memo[s, row.name] = (c.accuracy, _accuracy_se(c), c.consistency,
+                                     _consistency_se(c, lb.suites[s]))
+            found[s] = memo[s, row.name]
+        acc, acc_half = _mean_and_half({s: v[0] for s, v in found.items()},
+                                       {s: v[1] for s, v in found.items()}, kind_of)
+        cons, cons_half = _mean_and_half({s: v[2] for s, v in found.items()},
+                                         {s: v[3] for s, v in found.items()}, kind_of)
         if acc is None or cons is None:
             continue
         points.append(Point(row.name, row.status, row.rank, acc, acc_half, cons, cons_half,
                             row.mean))
     return points
+
+
+def board_points(lb: Leaderboard) -> dict[str, list[Point]]:
+    """Every view's points (:func:`view_points`), each cell's values computed once."""
+    memo: dict[tuple[str, str], tuple] = {}
+    return {key: view_points(lb, key, memo) for key in lb.views}
 
 
 def profile_rows(lb: Leaderboard, key: str = "all",
