@@ -13,7 +13,8 @@ times; medians, and the difference (the interval and test cost).
 so its peak memory is its own): N prediction files are written, then ``submit`` of each entry;
 ``leaderboard --data`` cold (``--no-cache``), then with the cache: the first render (which
 writes it), renders with nothing changed and renders with one entry added (interleaved,
-``--repeat`` times); then ``review --merge`` of one pull request on the stand-in Hub
+``--repeat`` times, then nothing changed once more; every render into one site folder, as
+a maintainer renders); then ``review --merge`` of one pull request on the stand-in Hub
 (``tests/hub_standin.py``) after the board is published there. Prints medians of wall and CPU
 time and peak memory, the site's file sizes, and how closely the ranks follow the noise.
 
@@ -349,8 +350,11 @@ def processes(args: argparse.Namespace) -> None:
                      added, "--meta", str(_meta(work / f"{added}.yaml", added)),
                      "--submissions", str(subs), "--data", str(data)],
                     work / "logs" / "submit-added.log")
-        plus_one.append(_render(work, data, "site-added"))
+        # into the same site folder, as a maintainer renders: the earlier render's explorer
+        # files are reused (a new folder would make every entry's file again)
+        plus_one.append(_render(work, data, "site"))
         shutil.rmtree(subs / added)
+    unchanged.append(_render(work, data, "site"))  # the site compared below: without it
     same = None if args.skip_no_cache else _files(work / "site-cold") == _files(work / "site")
     steps = phases(work, data)
     review = [] if args.no_review else [_review(work, data, added)]
