@@ -302,3 +302,56 @@ def test_a_reused_explorer_file_is_read_by_its_head(board, tmp_path):
     (tmp_path / "link.js").symlink_to(site / rel)
     assert reused_text(tmp_path / "link.js", rel, key) is None
     assert reused_text(tmp_path / "absent.js", rel, key) is None
+
+
+def test_a_reusable_explorer_file_is_judged_by_its_head_and_tail(board, tmp_path):
+    """Issue 33 item 5: the file a warm render links (not reads and writes) is the one
+    :func:`reused_text` would take: same path, key and a whole ``receive`` call."""
+    from consistency_bench.leaderboard.explorer.payload import _old_key, reusable_file
+
+    site = board / "site"
+    rel = next(p.relative_to(site).as_posix() for p in (site / "data" / "explorer").glob("*.js"))
+    text = (site / rel).read_text()
+    key = _old_key(text)
+    assert reusable_file(site / rel, rel, key)
+    assert not reusable_file(site / rel, rel, "0" * 64)
+    assert not reusable_file(site / rel, rel.replace("entry-", "entry-x"), key)
+    cut = tmp_path / "cut.js"
+    cut.write_text(text[: len(text) // 2])
+    assert not reusable_file(cut, rel, key)
+    (tmp_path / "link.js").symlink_to(site / rel)
+    assert not reusable_file(tmp_path / "link.js", rel, key)
+    assert not reusable_file(tmp_path / "absent.js", rel, key)
+
+
+def test_a_warm_render_links_unchanged_explorer_files_and_never_through_a_link(board,
+                                                                              tmp_path):
+    """An unchanged explorer file is hard-linked into the new site (the same inode, the same
+    bytes); an earlier site whose ``data/explorer`` is a symbolic link out of it is not read
+    through: the files are made again and nothing is written where the link points."""
+    import shutil
+
+    site = tmp_path / "site"
+    shutil.copytree(board / "site", site)
+    files = sorted((site / "data" / "explorer").glob("*.js"))
+    before = {p.name: (p.stat().st_ino, p.read_bytes()) for p in files}
+    args = ["leaderboard", "--data", str(board / "cb"), "--submissions", str(board / "subs"),
+            "--out", str(site)]
+    done = _cli(args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    after = {p.name: (p.stat().st_ino, p.read_bytes())
+             for p in sorted((site / "data" / "explorer").glob("*.js"))}
+    assert after == before and len(after) == 2
+    outside = tmp_path / "outside"
+    shutil.move(str(site / "data" / "explorer"), outside)
+    for p in outside.glob("*.js"):  # a link's target marked: taken through it, it would show
+        p.write_text(p.read_text().replace('\\"n\\":10', '\\"n\\":10,\\"through\\":1'))
+    marked = {p.name: p.read_bytes() for p in outside.glob("*.js")}
+    (site / "data" / "explorer").symlink_to(outside, target_is_directory=True)
+    done = _cli(args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    made = site / "data" / "explorer"
+    assert not made.is_symlink()
+    assert {p.name: p.read_bytes() for p in made.glob("*.js")} == {
+        name: data for name, (_, data) in before.items()}
+    assert {p.name: p.read_bytes() for p in outside.glob("*.js")} == marked

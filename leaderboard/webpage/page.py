@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from consistency_bench.leaderboard.explorer import panel
 from consistency_bench.leaderboard.ranking.model import Leaderboard, View
@@ -87,12 +88,13 @@ class Page:
     Attributes:
         html: ``index.html``.
         files: Path (relative to the page, ``data/...``) -> text of each lazily loaded file,
-            in path order (the explorer's texts are made when read: :class:`LazyFiles`).
+            in path order (the explorer's texts are made when read, or linked from the
+            earlier render when unchanged: :class:`LazyFiles`).
 
     """
 
     html: str
-    files: Mapping[str, str]
+    files: LazyFiles
 
 
 def view_ids(lb: Leaderboard) -> dict[str, str]:
@@ -350,6 +352,16 @@ class LazyFiles(Mapping[str, str]):
 
     def __getitem__(self, path: str) -> str:
         return self._ready[path] if path in self._ready else self._lazy[path]
+
+    def reused(self, path: str) -> Path | None:
+        """An earlier render's file that is ``path``'s text byte for byte, to link (or None).
+
+        Asked of the lazy mapping when it can tell (the explorer's files, by their key).
+        """
+        if path in self._ready:
+            return None
+        reused = getattr(self._lazy, "reused", None)
+        return reused(path) if reused is not None else None
 
 
 def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str],

@@ -261,6 +261,21 @@ def _plots(lb: Leaderboard, out: Path, profile: str | None) -> list[Path]:
     return render_plots(lb, out, profile)
 
 
+def _link(source: Path | None, target: Path) -> bool:
+    """Hard-link an earlier render's unchanged file into the new site; False: not linked.
+
+    ``target`` is in the render's fresh folder (nothing there yet); a file system without
+    hard links, or another device, falls back to writing the text.
+    """
+    if source is None:
+        return False
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
+
+
 def render_all(
     lb: Leaderboard, out: str | os.PathLike, submissions: str | os.PathLike | None = None,
     profile: str | None = None, explorer: Explorer | None = None,
@@ -276,10 +291,11 @@ def render_all(
     write_text(out / MARKDOWN, render_markdown(lb))
     page = render_page(lb, heatmap=bool(lb.suites), explorer=explorer)
     write_text(out / HTML, page.html)
-    for path, text in page.files.items():  # data/<kind>/<stem>.js, loaded by the page
+    for path in page.files:  # data/<kind>/<stem>.js, loaded by the page
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_text(target, text)
+        if not _link(page.files.reused(path), target):
+            write_text(target, page.files[path])
         written.append(target)
     if lb.views:  # the explorer's and the plots' code, loaded on first use (issue 31)
         target = out / EXPLORER_ASSET
