@@ -33,10 +33,14 @@ def view_payload(lb: Leaderboard, key: str, points: list[Point]) -> dict:
             "profiles": profiles}
 
 
-def plot_files(lb: Leaderboard, ids: Mapping[str, str]) -> dict[str, str]:
-    """Path -> text of every view's plot file (``ids``: the page's view ids)."""
+def plot_files(lb: Leaderboard, ids: Mapping[str, str],
+               points: Mapping[str, list[Point]] | None = None) -> dict[str, str]:
+    """Path -> text of every view's plot file (``ids``: the page's view ids).
+
+    ``points``: the board's :func:`board_points`, when the caller has them already.
+    """
     out = {}
-    every = board_points(lb)
+    every = board_points(lb) if points is None else points
     for key in lb.views:
         path = data_path("plot", ids[key])
         out[path] = data_script(path, view_payload(lb, key, every[key]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from consistency_bench.bench.io.write import atomic_path
@@ -86,8 +87,11 @@ def _panel(ax, lb: Leaderboard, key: str, points: list[Point]) -> None:
     ax.tick_params(labelsize=7)
 
 
-def render_scatter(lb: Leaderboard, target: Path) -> bool:
+def render_scatter(lb: Leaderboard, target: Path,
+                   points: Mapping[str, list[Point]] | None = None) -> bool:
     """Accuracy against consistency, one panel per view with a complete row; False: none.
+
+    ``points``: the board's :func:`board_points`, when the caller has them already.
 
     Fixed margins in inches (not ``tight_layout``, which draws the figure once more to
     measure its texts: 3.2 of 8.9 s at 500 entries), and matplotlib's object API (no pyplot
@@ -95,7 +99,7 @@ def render_scatter(lb: Leaderboard, target: Path) -> bool:
     """
     from matplotlib.figure import Figure
 
-    every = board_points(lb)
+    every = board_points(lb) if points is None else points
     keys = [k for k in lb.views if every[k]]
     if not keys:
         return False
@@ -159,12 +163,15 @@ def render_profile(lb: Leaderboard, target: Path, chosen: str | None = None,
     return True
 
 
-def render_plots(lb: Leaderboard, out: str | os.PathLike,
-                 profile: str | None = None) -> list[Path]:
-    """Write both plots into ``out`` (the site); the files written."""
+def render_plots(lb: Leaderboard, out: str | os.PathLike, profile: str | None = None,
+                 points: Mapping[str, list[Point]] | None = None) -> list[Path]:
+    """Write both plots into ``out`` (the site); the files written.
+
+    ``points``: the board's :func:`board_points`, when the caller has them already.
+    """
     out = Path(out)
     written = []
-    if render_scatter(lb, out / SCATTER):
+    if render_scatter(lb, out / SCATTER, points):
         written.append(out / SCATTER)
     if render_profile(lb, out / PROFILE, profile):
         written.append(out / PROFILE)

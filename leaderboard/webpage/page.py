@@ -317,7 +317,8 @@ Explorer = Callable[[Mapping[str, str]], Mapping[str, str]]
 
 
 def _panels(lb: Leaderboard, ids: Mapping[str, str], files: Mapping[str, str],
-            explorer: Explorer | None) -> tuple[dict[str, str], Mapping[str, str]]:
+            explorer: Explorer | None, points: Mapping[str, list] | None = None
+            ) -> tuple[dict[str, str], Mapping[str, str]]:
     """The plots' and the explorer's files (issue 31; their code is ``render_all``'s).
 
     The explorer's are returned as the explorer gives them: a mapping whose texts may be
@@ -327,7 +328,7 @@ def _panels(lb: Leaderboard, ids: Mapping[str, str], files: Mapping[str, str],
 
     if not lb.views:
         return {}, {}
-    return plot_files(lb, ids), explorer(files) if explorer is not None else {}
+    return plot_files(lb, ids, points), explorer(files) if explorer is not None else {}
 
 
 class LazyFiles(Mapping[str, str]):
@@ -365,7 +366,8 @@ class LazyFiles(Mapping[str, str]):
 
 
 def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str],
-                references: set[str], explorer: Explorer | None = None) -> Page:
+                references: set[str], explorer: Explorer | None = None,
+                points: Mapping[str, list] | None = None) -> Page:
     """``index.html`` and its lazily loaded files.
 
     Args:
@@ -375,6 +377,9 @@ def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
         references: Entries marked as references in the heatmap.
         explorer: Given the entries' file stems, the explorer's files (issue 31); ``None``:
             no explorer section (the plots are there whenever there are views).
+        points: Every view's plot points
+            (:func:`consistency_bench.leaderboard.plots.points.board_points`), when the
+            caller has them already.
 
     """
     ids = view_ids(lb)
@@ -397,7 +402,7 @@ def render_site(lb: Leaderboard, *, heatmap_png: str | None, names: Sequence[str
                  f'<h2>{html_text(v.title)}</h2><p class="loading">loading…</p>')
         sections.append(f"<section {attrs}>{inner}</section>")
     data.update(_data_files(lb, names, references, files, stems))
-    plots, explored = _panels(lb, ids, files, explorer)
+    plots, explored = _panels(lb, ids, files, explorer, points)
     data.update(plots)
     script, style = JS + panel.BOOT_JS, CSS + panel.CSS
     parts = [

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 from consistency_bench.bench.io.write import atomic_path, write_text
@@ -153,14 +154,14 @@ def _markdown_notes(lb: Leaderboard, keys: list[str]) -> list[str]:
 
 
 def render_page(lb: Leaderboard, *, heatmap: bool = True,
-                explorer: Explorer | None = None) -> Page:
+                explorer: Explorer | None = None, points: Mapping | None = None) -> Page:
     """The page (inline CSS and JS allowed by hash in its CSP) and its lazily loaded files.
 
     ``explorer``: makes the explorer's files from the entries' file stems (issue 31).
     """
     return render_site(lb, heatmap_png=HEATMAP if heatmap else None,
                        names=task_summary(lb)[1], references=reference_entries(lb),
-                       explorer=explorer)
+                       explorer=explorer, points=points)
 
 
 def render_html(lb: Leaderboard, *, heatmap: bool = True) -> str:
@@ -254,11 +255,12 @@ def render_heatmap(lb: Leaderboard, target: Path) -> None:
     plt.close(fig)
 
 
-def _plots(lb: Leaderboard, out: Path, profile: str | None) -> list[Path]:
+def _plots(lb: Leaderboard, out: Path, profile: str | None,
+           points: Mapping | None = None) -> list[Path]:
     """Accuracy against consistency and the per-kind profile (PNG, leaderboard/plots/)."""
     from consistency_bench.leaderboard.plots.png import render_plots
 
-    return render_plots(lb, out, profile)
+    return render_plots(lb, out, profile, points)
 
 
 def _link(source: Path | None, target: Path) -> bool:
@@ -289,7 +291,10 @@ def render_all(
     out.mkdir(parents=True, exist_ok=True)
     written = []
     write_text(out / MARKDOWN, render_markdown(lb))
-    page = render_page(lb, heatmap=bool(lb.suites), explorer=explorer)
+    from consistency_bench.leaderboard.plots.points import board_points
+
+    points = board_points(lb)  # once: the page's plot files and the scatter PNG draw them
+    page = render_page(lb, heatmap=bool(lb.suites), explorer=explorer, points=points)
     write_text(out / HTML, page.html)
     for path in page.files:  # data/<kind>/<stem>.js, loaded by the page
         target = out / path
@@ -311,7 +316,7 @@ def render_all(
     if lb.suites:
         render_heatmap(lb, out / HEATMAP)
         written.append(out / HEATMAP)
-        written += _plots(lb, out, profile)
+        written += _plots(lb, out, profile, points)
     if submissions is not None:
         for name in lb.meta:
             if not _SAFE_NAME.fullmatch(name):  # only slug-like names name a folder
