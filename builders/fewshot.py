@@ -414,6 +414,11 @@ def build_pools(resolver: SourceResolver, root: Path,
     ``suites``: the folder's ``suites.json`` entries (every suite under ``root``); no
     demonstration is a test row of any of them (exactly or as a near duplicate). ``None``
     reads them from ``root``. A pool left with no candidate is logged and not written.
+
+    ``root`` is the folder being built (``build`` stages it beside the real one, holding links
+    to the files kept): a pool not written this time has its earlier file removed there, so
+    the folder never holds a pool file ``suites.json`` does not list (one left from a build
+    before a pool emptied made ``publish-suites`` refuse the folder, and building again kept it).
     """
     from consistency_bench.bench.errors import SourceUnavailableError
     from consistency_bench.builders.freshness import code_version
@@ -431,6 +436,7 @@ def build_pools(resolver: SourceResolver, root: Path,
             rows = pool_rows(spec, resolver, index, check)
         except SourceUnavailableError as exc:
             log(f"few-shot pool {name}: skipped ({str(exc).split('; ')[0]})")
+            _drop_earlier(root, name, log)
             continue
         dropped = check.exact + check.near_duplicate
         if dropped:
@@ -440,6 +446,7 @@ def build_pools(resolver: SourceResolver, root: Path,
         if not rows:
             log(f"few-shot pool {name}: none (every candidate is a test row of this folder's "
                 "suites); its suites have no demonstrations")
+            _drop_earlier(root, name, log)
             continue
         target = root / FOLDER / f"{name}.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -453,6 +460,14 @@ def build_pools(resolver: SourceResolver, root: Path,
             "bytes": target.stat().st_size, "code_version": code_version(),
         }
     return entries
+
+
+def _drop_earlier(root: Path, name: str, log: Callable[[str], None]) -> None:
+    """Remove an earlier build's file of pool ``name`` (its own path; a link is left alone)."""
+    earlier = root / FOLDER / f"{name}.parquet"
+    if earlier.is_file() and not earlier.is_symlink() and not earlier.parent.is_symlink():
+        earlier.unlink()
+        log(f"few-shot pool {name}: the earlier build's {FOLDER}/{name}.parquet removed")
 
 
 def recheck_pools(root: Path, suites: Mapping[str, dict], pools: Mapping[str, dict],

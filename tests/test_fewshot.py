@@ -281,3 +281,38 @@ def test_predict_skips_suites_without_a_pool_and_goes_on(small, capsys):
         collect_causal_inputs(small, ["sst2_semantic"], RunnerOptions(num_fewshot=65))
     assert prompt_key("calm", "mnli") == ("calm", "mnli")
     assert prompt_key("salad", "mnli") == (None, "mnli")
+
+
+def test_a_pool_not_written_again_leaves_no_earlier_file(small, corpora, tmp_path,
+                                                         monkeypatch):
+    """A pool that empties (every candidate became a test row) or whose source is gone has
+    its earlier file removed from the folder being built: a rebuild kept the old file, which
+    ``suites.json`` no longer listed, and ``publish-suites`` then refused the folder."""
+    from consistency_bench.bench.errors import SourceUnavailableError
+    from consistency_bench.bench.registries.source_files import SourceResolver
+    from consistency_bench.builders import fewshot
+
+    copy = tmp_path / "cb"
+    shutil.copytree(small, copy)
+    real = fewshot.pool_rows
+
+    def rows(spec, *args, **kwargs):
+        if spec.name in ("sst2", "wic"):
+            return []
+        if spec.name == "boolq":
+            raise SourceUnavailableError("boolq dev: not in the mirror; offline")
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(fewshot, "pool_rows", rows)
+    (copy / "fewshot" / "wic.parquet").unlink()
+    (copy / "fewshot" / "wic.parquet").symlink_to(small / "fewshot" / "wic.parquet")
+    lines: list[str] = []
+    again = fewshot.build_pools(SourceResolver(corpora, download=False), copy, lines.append)
+    assert "sst2" not in again and "boolq" not in again
+    assert not (copy / "fewshot" / "sst2.parquet").exists()
+    assert not (copy / "fewshot" / "boolq.parquet").exists()
+    assert (small / "fewshot" / "sst2.parquet").is_file()  # the copy's source untouched
+    assert any("fewshot/sst2.parquet removed" in line for line in lines)
+    assert any("fewshot/boolq.parquet removed" in line for line in lines)
+    assert "wic" not in again and (copy / "fewshot" / "wic.parquet").is_symlink()  # left alone
+    assert (small / "fewshot" / "wic.parquet").is_file()
