@@ -139,3 +139,48 @@ def test_details_go_in_commits_of_at_most_files_per_commit_before_the_card(board
                                 for e in ("alpha", "beta")} for p in plans[:-1])
     card = plans[-1].files["README.md"].decode()
     assert "config_name: details" in card and "split: negational" in card
+
+
+def test_details_are_made_once_per_entry_and_kept_beside_the_submissions(board, monkeypatch,
+                                                                         tmp_path):
+    """Issue 33 item 2 at scale: ``review --merge`` republishes after every merged request;
+    an entry's details are made again only when its predictions, its suite files or the code
+    changed (at 500 entries, making every entry's details took about 12 min per merge). A
+    kept file edited by hand is made again, never published."""
+    import shutil
+
+    from consistency_bench.bench.inconsistent import details as made
+    from consistency_bench.leaderboard.details.publish import write_details
+    from consistency_bench.leaderboard.details.reuse import FOLDER
+
+    subs = tmp_path / "subs"
+    shutil.copytree(board / "subs", subs, ignore=shutil.ignore_patterns(FOLDER))  # no cache
+    entries = {n: (subs / n / "predictions.jsonl.gz", subs / n / "results.json")
+               for n in ("alpha", "beta")}
+    calls: list[str] = []
+    real = made.entry_details
+    monkeypatch.setattr(made, "entry_details",
+                        lambda entry, *a, **k: calls.append(entry) or real(entry, *a, **k))
+
+    def publish(name: str) -> dict[str, bytes]:
+        out = tmp_path / name
+        found = write_details(entries, board / "cb", out, cache_root=subs)
+        return {path: file.read_bytes() for path, file in found.files.items()}
+
+    first = publish("first")
+    assert sorted(calls) == ["alpha", "beta"] and len(first) == 4
+    assert sorted(p.name for p in (subs / FOLDER).glob("*.parquet")) == [
+        "alpha.negational.parquet", "alpha.semantic.parquet", "beta.negational.parquet",
+        "beta.semantic.parquet"]
+    calls.clear()
+    assert publish("second") == first and calls == []  # nothing made again
+    kept = subs / FOLDER / "beta.semantic.parquet"
+    kept.write_bytes(kept.read_bytes()[:-20] + b"\0" * 20)  # edited by hand
+    assert publish("third") == first and calls == ["beta"]
+    calls.clear()
+    cold = write_details(entries, board / "cb", tmp_path / "cold")  # no cache at all
+    assert {p: f.read_bytes() for p, f in cold.files.items()} == first
+    assert sorted(calls) == ["alpha", "beta"]
+    calls.clear()
+    shutil.rmtree(subs / FOLDER)  # the cache may be deleted at any time
+    assert publish("fourth") == first and sorted(calls) == ["alpha", "beta"]

@@ -177,12 +177,14 @@ class CellStore:
         root: The submissions folder.
         secret: The HMAC key (:func:`load_key`).
         warn: Receives one line per record that was changed by hand (recomputed).
+        folder: The cache folder's name in ``root`` (a dot-folder; default :data:`FOLDER`;
+            the details cache of ``leaderboard.details.reuse`` keeps its records in another).
 
     """
 
     def __init__(self, root: str | os.PathLike, secret: bytes,
-                 warn: Callable[[str], None] = lambda line: None):
-        self.folder = Path(root) / FOLDER
+                 warn: Callable[[str], None] = lambda line: None, folder: str = FOLDER):
+        self.folder = Path(root) / folder
         self.secret = secret
         self.warn = warn
         if self.folder.is_symlink():
@@ -229,8 +231,8 @@ class CellStore:
             ignore = self.folder / ".gitignore"
             if not os.path.lexists(ignore):
                 with atomic_path(ignore) as tmp:
-                    tmp.write_text("# the verified-cells cache of `consistency-bench "
-                                   "leaderboard --data`: never committed\n*\n",
+                    tmp.write_text("# a cache of `consistency-bench` (verified cells, entry "
+                                   "details): never committed\n*\n",
                                    encoding="utf-8")
             with atomic_path(path) as tmp:
                 tmp.write_bytes(encode(record, self.secret))

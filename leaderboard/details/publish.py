@@ -18,11 +18,14 @@ one file per entry in each kind folder (10,000 entries) and at most 9 per entry.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from consistency_bench.bench.errors import ConfigError
+from consistency_bench.bench.io.digest import file_sha256
 from consistency_bench.leaderboard.publish.commit import Plan
 
 #: The config name and the repo folder of the details.
@@ -32,6 +35,8 @@ FOLDER = "details"
 #: (docs/hub/repositories-recommendations); a first publish of many entries is sent in
 #: several commits, before the card that points at them.
 FILES_PER_COMMIT = 100
+#: An entry name the details cache keeps files for (a submissions folder's slug).
+_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,8 @@ def _results(path: Path) -> dict:
 
 
 def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathLike,
-                  out: Path, warn: Callable[[str], None] = lambda line: None) -> DetailsFiles:
+                  out: Path, warn: Callable[[str], None] = lambda line: None,
+                  cache_root: str | os.PathLike | None = None) -> DetailsFiles:
     """Write each entry's details into ``out/details/<kind>/<entry>.parquet``.
 
     Only the suites whose ``content_hash`` in the entry's results is the built folder's
@@ -104,13 +110,17 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
         data: The built suite folder the entries were scored on.
         out: An empty folder of the caller's (a temporary one).
         warn: Called with one line per suite left out.
+        cache_root: The submissions folder, whose details cache (:mod:`.reuse`) gives an
+            unchanged entry's files instead of making them again; ``None``: no cache.
 
     """
     from consistency_bench.bench.inconsistent.details import entry_details
     from consistency_bench.bench.io.manifest import read_manifest
     from consistency_bench.builders.table_io import write_parquet
+    from consistency_bench.leaderboard.details.reuse import details_key, open_cache
 
     manifest = read_manifest(Path(data))
+    cache = open_cache(cache_root, warn)
     files: dict[str, Path] = {}
     skipped: dict[str, str] = {}
     for name, (predictions, results) in sorted(entries.items()):
@@ -123,13 +133,35 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
                 skipped[f"{name}/{suite}"] = "scored on other suite files than --data holds"
                 warn(f"details: {name}/{suite} left out (scored on other suite files than "
                      f"{data} holds)")
-        for kind, table in entry_details(name, predictions, data, suites).items():
-            target = out / FOLDER / kind / f"{name}.parquet"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_parquet(table, target)
+        key = details_key(file_sha256(predictions), {s: manifest[s]["sha256"] for s in suites}) \
+            if cache is not None else None
+        kept = _kept(cache, name, key)
+        if kept is None:
+            kept = {}
+            for kind, table in entry_details(name, predictions, data, suites).items():
+                target = out / FOLDER / kind / f"{name}.parquet"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                write_parquet(table, target)
+                kept[kind] = target
+            if cache is not None and _SLUG.fullmatch(name):
+                cache.put(name, key, kept)
+        else:
+            for kind, src in kept.items():
+                target = out / FOLDER / kind / f"{name}.parquet"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, target)
+                kept[kind] = target
+        for kind, target in kept.items():
             files[f"{FOLDER}/{kind}/{name}.parquet"] = target
     kinds = tuple(sorted({path.split("/")[1] for path in files}))
     return DetailsFiles(dict(sorted(files.items())), kinds, skipped)
+
+
+def _kept(cache, name: str, key: Mapping | None) -> dict[str, Path] | None:
+    """The entry's kept details files (the cache's, current and intact), or ``None``."""
+    if cache is None or key is None or not _SLUG.fullmatch(name):
+        return None
+    return cache.get(name, key)
 
 
 def with_details(plan: Plan, site: str | os.PathLike, submissions: str | os.PathLike,
@@ -153,7 +185,7 @@ def with_details(plan: Plan, site: str | os.PathLike, submissions: str | os.Path
             predictions = Path(submissions) / parts[1] / PREDICTIONS
             if predictions.is_file() and not predictions.is_symlink() and isinstance(src, Path):
                 entries[parts[1]] = (predictions, src)
-    details = write_details(entries, data, out, warn)
+    details = write_details(entries, data, out, warn, cache_root=submissions)
     if not details.kinds:
         return [plan]
     files = dict(plan.files)
