@@ -143,7 +143,7 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
                 target.parent.mkdir(parents=True, exist_ok=True)
                 write_parquet(table, target)
                 kept[kind] = target
-            if cache is not None and _SLUG.fullmatch(name):
+            if cache is not None and key is not None and _SLUG.fullmatch(name):
                 cache.put(name, key, kept)
         else:
             for kind, src in kept.items():

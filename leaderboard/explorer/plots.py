@@ -22,14 +22,14 @@ def _r(value: float | None) -> float | None:
 def view_payload(lb: Leaderboard, key: str, points: list[Point]) -> dict:
     """What the plots of view ``key`` draw (``points``: its :func:`board_points`)."""
     view = lb.views[key]
-    points = [{"name": p.name, "status": p.status, "rank": p.rank, "acc": _r(p.accuracy),
+    shown = [{"name": p.name, "status": p.status, "rank": p.rank, "acc": _r(p.accuracy),
                "acc_half": _r(p.accuracy_half), "cons": _r(p.consistency),
                "cons_half": _r(p.consistency_half), "score": _r(p.score)}
               for p in points]
     profiles = [{"name": r.name, "status": r.status, "rank": r.rank, "covered": r.covered,
                  "total": r.total, "kinds": {k: _r(v) for k, v in r.kind_means.items()}}
                 for r in view.rows if r.covered]
-    return {"key": key, "title": view.title, "kinds": list(view.kinds), "points": points,
+    return {"key": key, "title": view.title, "kinds": list(view.kinds), "points": shown,
             "profiles": profiles}
 
 
