@@ -190,6 +190,10 @@ class CellStore:
         if self.folder.is_symlink():
             raise CacheUnavailable(f"{self.folder}: is a symbolic link; the cache is not used")
 
+    def can_hold(self, slug: str) -> bool:
+        """``slug`` names a record (a submissions folder's entry name)."""
+        return bool(_SLUG.fullmatch(slug))
+
     def path(self, slug: str) -> Path:
         """The record file of an entry."""
         if not _SLUG.fullmatch(slug):

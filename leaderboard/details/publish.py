@@ -18,7 +18,6 @@ one file per entry in each kind folder (10,000 entries) and at most 9 per entry.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -35,8 +34,6 @@ FOLDER = "details"
 #: (docs/hub/repositories-recommendations); a first publish of many entries is sent in
 #: several commits, before the card that points at them.
 FILES_PER_COMMIT = 100
-#: An entry name the details cache keeps files for (a submissions folder's slug).
-_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -133,9 +130,8 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
                 skipped[f"{name}/{suite}"] = "scored on other suite files than --data holds"
                 warn(f"details: {name}/{suite} left out (scored on other suite files than "
                      f"{data} holds)")
-        key = details_key(file_sha256(predictions), {s: manifest[s]["sha256"] for s in suites}) \
-            if cache is not None else None
-        kept = _kept(cache, name, key)
+        key = details_key(file_sha256(predictions), {s: manifest[s]["sha256"] for s in suites})
+        kept = cache.get(name, key) if cache is not None else None
         if kept is None:
             kept = {}
             for kind, table in entry_details(name, predictions, data, suites).items():
@@ -143,7 +139,7 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
                 target.parent.mkdir(parents=True, exist_ok=True)
                 write_parquet(table, target)
                 kept[kind] = target
-            if cache is not None and key is not None and _SLUG.fullmatch(name):
+            if cache is not None:
                 cache.put(name, key, kept)
         else:
             for kind, src in kept.items():
@@ -155,13 +151,6 @@ def write_details(entries: Mapping[str, tuple[Path, Path]], data: str | os.PathL
             files[f"{FOLDER}/{kind}/{name}.parquet"] = target
     kinds = tuple(sorted({path.split("/")[1] for path in files}))
     return DetailsFiles(dict(sorted(files.items())), kinds, skipped)
-
-
-def _kept(cache, name: str, key: Mapping | None) -> dict[str, Path] | None:
-    """The entry's kept details files (the cache's, current and intact), or ``None``."""
-    if cache is None or key is None or not _SLUG.fullmatch(name):
-        return None
-    return cache.get(name, key)
 
 
 def with_details(plan: Plan, site: str | os.PathLike, submissions: str | os.PathLike,

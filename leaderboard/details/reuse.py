@@ -69,6 +69,8 @@ class DetailsCache:
 
     def get(self, entry: str, key: Mapping) -> dict[str, Path] | None:
         """The entry's kept files by kind when they are current and intact, else ``None``."""
+        if not self.store.can_hold(entry):
+            return None
         record = self.store.read(entry)
         if record is None or record.key != key:
             return None
@@ -92,6 +94,8 @@ class DetailsCache:
         """
         from consistency_bench.bench.io.write import atomic_path
 
+        if not self.store.can_hold(entry):
+            return
         try:
             digests = {}
             for kind, src in sorted(files.items()):
