@@ -23,6 +23,8 @@ os.environ["HF_DATASETS_CACHE"] = _CACHE
 _BUILD_CACHE = tempfile.mkdtemp(prefix="cb-build-cache-")
 atexit.register(shutil.rmtree, _BUILD_CACHE, ignore_errors=True)
 os.environ["CONSISTENCY_BENCH_BUILD_CACHE"] = _BUILD_CACHE
+# The same for the cache of suites' derived columns that `score` fills (bench/io/arrow_cache.py).
+os.environ["CONSISTENCY_BENCH_SCORE_CACHE"] = os.path.join(_BUILD_CACHE, "score")
 # The key of the verified-cells cache (leaderboard/cache/store.py): one per test session, never
 # the user's ~/.cache.
 os.environ.setdefault("CONSISTENCY_BENCH_CACHE_KEY", os.path.join(_CACHE, "cells.key"))

@@ -15,6 +15,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -22,6 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from consistency_bench.bench.io.arrays import indices, int64
+from consistency_bench.bench.io.arrow_cache import ArrowCache
 from consistency_bench.bench.metrics.consistent.score import Consistent
 from consistency_bench.bench.registries.registry import Registry
 
@@ -45,6 +48,9 @@ class SuiteData:
         parquet: The suite's Parquet file.
         coded: The same file opened with ``read_dictionary`` for :data:`CODED_COLUMNS` (and
             ``source_file``); ``parquet`` when not given.
+        derived: Where the suite's core columns and :meth:`memo` values are kept between
+            processes (:data:`DERIVED_CACHE_ENV`), keyed on the suite file's sha256 (``info``)
+            and on the code that derives them; ``None``: computed in every process.
 
     Attributes:
         name: Suite name.
@@ -59,11 +65,12 @@ class SuiteData:
     """
 
     def __init__(self, name: str, info: dict, parquet: pq.ParquetFile,
-                 coded: pq.ParquetFile | None = None):
+                 coded: pq.ParquetFile | None = None, derived: ArrowCache | None = None):
         self.name, self.info = name, info
         self._parquet = parquet
         self._coded = coded if coded is not None else parquet
-        core = self._coded.read(columns=CORE_COLUMNS, use_threads=False)  # small: no threads
+        self._derived_cache = derived if info.get("sha256") else None
+        core = self._core()
         self._arrow = {c: core.column(c) for c in CORE_COLUMNS if c not in CODED_COLUMNS}
         self._table: pa.Table | None = None
         self._ids: pa.Array | None = None  # ids(): combine_chunks copies even one chunk
@@ -100,7 +107,8 @@ class SuiteData:
     def arrow(self, name: str) -> pa.ChunkedArray:
         """One column as Arrow, read from the file on first use."""
         if name not in self._arrow:
-            self._arrow[name] = self._parquet.read(columns=[name], use_threads=False).column(0)
+            self._arrow[name] = self._derived(f"column:{name}", lambda: self._parquet.read(
+                columns=[name], use_threads=False)).column(0)
         return self._arrow[name]
 
     def column(self, name: str) -> np.ndarray:
@@ -122,11 +130,14 @@ class SuiteData:
         """The distinct ``source_file`` values, sorted."""
         if "source_file" in self._arrow:
             return sorted(set(pc.unique(self._arrow["source_file"]).to_pylist()))
+        return sorted(set(self._derived("source_files", self._source_files).to_pylist()))
+
+    def _source_files(self) -> pa.Array:
         column = self._coded.read(columns=["source_file"], use_threads=False).column(0)
         column = column.combine_chunks()
         if pa.types.is_dictionary(column.type):  # read dictionary-encoded: no string per row
             column = column.dictionary.take(pc.unique(column.indices))
-        return sorted(set(pc.unique(column).to_pylist()))
+        return pc.unique(column)
 
     def variant_mask(self, variants) -> np.ndarray:
         """Boolean mask of the rows whose variant is one of ``variants``."""
@@ -167,21 +178,49 @@ class SuiteData:
         """``compute(rows)``, kept per suite file, ``what`` and rows (:data:`_KEYS`).
 
         For what depends on the suite's rows alone, not on the predictions (original keys, the
-        cross-fitting halves): every entry scored against the suite asks for the same.
+        cross-fitting halves): every entry scored against the suite asks for the same. With a
+        ``derived`` cache, an Arrow array or an int64 numpy array is also kept there, for the next
+        process.
         """
         rows = np.asarray(rows, dtype=np.int64)
-        cache = (self.info.get("sha256"), what, hashlib.blake2b(rows.tobytes()).hexdigest())
+        slot = (self.info.get("sha256"), what, hashlib.blake2b(rows.tobytes()).hexdigest())
         with _KEYS_LOCK:  # suites are scored on threads
-            found = _KEYS.get(cache) if cache[0] else None
+            found = _KEYS.get(slot) if slot[0] else None
             if found is not None:
-                _KEYS.move_to_end(cache)
+                _KEYS.move_to_end(slot)
                 return found
-        value = compute(rows)
-        if cache[0]:
+        value = self._derived(f"{what}:{slot[2]}", lambda: compute(rows))
+        if slot[0]:
             with _KEYS_LOCK:
-                _KEYS[cache] = value
+                _KEYS[slot] = value
                 while len(_KEYS) > KEYS_CACHED:
                     _KEYS.popitem(last=False)
+        return value
+
+    def _core(self) -> pa.Table:
+        """The :data:`CORE_COLUMNS` as read from the file (group and variant as dictionaries)."""
+        return self._derived("core", lambda: self._coded.read(
+            columns=CORE_COLUMNS, use_threads=False).combine_chunks())  # small: no threads
+
+    def _derived(self, what: str, compute: Callable[[], object]):
+        """``compute()``, or what the ``derived`` cache kept of it for this suite file and code.
+
+        The cache keeps a table, an Arrow array or an int64 numpy array; any other value is
+        computed in every process.
+        """
+        if self._derived_cache is None:
+            return compute()
+        key = hashlib.sha256(f"{derived_code_version()}\0{self.info['sha256']}\0{what}"
+                             .encode()).hexdigest()
+        found = self._derived_cache.get(key)
+        if found is not None:
+            value = _from_table(found)
+            if value is not None:
+                return value
+        value = compute()
+        table = _to_table(value)
+        if table is not None:
+            self._derived_cache.put(key, table)
         return value
 
     def _original_keys(self, rows: np.ndarray) -> pa.Array:
@@ -209,6 +248,58 @@ class SuiteData:
         """
         return Units(self._group_dictionary, self.group[np.asarray(rows, dtype=np.int64)],
                      np.asarray(outcomes, dtype=float))
+
+
+#: The environment variable that moves the cache of suites' derived columns (the ``score``
+#: command's: core columns, original keys, cross-fitting halves) or turns it off.
+DERIVED_CACHE_ENV = "CONSISTENCY_BENCH_SCORE_CACHE"
+#: The files whose code derives what the cache keeps (this module: the core columns and the
+#: original keys; the scorers: what they ask :meth:`SuiteData.memo` for; the halves), under
+#: the ``bench`` package.
+DERIVED_CODE = ("scorers", "metrics/calibration.py", "io/arrays.py", "io/arrow_cache.py")
+
+
+@cache
+def derived_code_version() -> str:
+    """sha256 of the harness and pyarrow versions and of the :data:`DERIVED_CODE` files."""
+    from consistency_bench.bench import __version__
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(f"{__version__}\0{pa.__version__}\0".encode())
+    for part in DERIVED_CODE:
+        path = root / part
+        for file in sorted(path.glob("*.py")) if path.is_dir() else [path]:
+            data = file.read_bytes()
+            digest.update(f"{file.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+            digest.update(data)
+    return digest.hexdigest()
+
+
+#: Column names marking a table that holds one array :func:`_to_table` wrapped (a suite's
+#: columns never start with a NUL).
+_ARRAY, _INT64 = "\0array", "\0int64"
+
+
+def _to_table(value: object) -> pa.Table | None:
+    """``value`` as a table the cache can keep, or ``None`` for a type it does not keep."""
+    if isinstance(value, pa.Table):
+        return value
+    if isinstance(value, pa.Array):
+        return pa.Table.from_arrays([value], names=[_ARRAY])
+    if isinstance(value, np.ndarray) and value.dtype == np.int64 and value.ndim == 1:
+        return pa.Table.from_arrays([indices(value)], names=[_INT64])
+    return None
+
+
+def _from_table(table: pa.Table) -> object:
+    """What :func:`_to_table` was given."""
+    names = table.column_names
+    if names == [_ARRAY]:
+        column = table.column(0)
+        return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if names == [_INT64] and table.column(0).type == pa.int64():
+        return int64(table.column(0))
+    return table
 
 
 #: What :meth:`SuiteData.memo` keeps for the suites scored last, by (suite sha256, what, rows

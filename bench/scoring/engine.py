@@ -31,7 +31,9 @@ import pyarrow.parquet as pq
 from consistency_bench.bench import __version__
 from consistency_bench.bench.errors import DataError, UnknownNameError
 from consistency_bench.bench.io.arrays import int64
+from consistency_bench.bench.io.arrow_cache import ArrowCache
 from consistency_bench.bench.io.manifest import REQUIRED_FIELDS, read_manifest
+from consistency_bench.bench.io.user_cache import user_cache_folder
 from consistency_bench.bench.metrics.consistent.originals import (
     original_stats,
     pooled_original_stats,
@@ -43,6 +45,7 @@ from consistency_bench.bench.predictions.types import Predictions, SuitePredicti
 from consistency_bench.bench.registries.families import FAMILIES
 from consistency_bench.bench.scorers.contract import (
     CODED_COLUMNS,
+    DERIVED_CACHE_ENV,
     SCORERS,
     Aligned,
     ScoreOptions,
@@ -91,11 +94,32 @@ def scoring_imports() -> None:
         importlib.import_module(name)
 
 
-class SuiteFolder:
-    """A built suite folder: its manifest and lazily loaded, hash-checked suites."""
+def score_cache() -> ArrowCache | None:
+    """The cache of suites' derived columns ``score`` reads and fills, or ``None`` when off.
 
-    def __init__(self, root: str | Path):
+    ``$CONSISTENCY_BENCH_SCORE_CACHE`` (``off`` turns it off), else
+    ``$XDG_CACHE_HOME/consistency-bench/score`` (:mod:`consistency_bench.bench.io.user_cache`).
+    """
+    folder = user_cache_folder(DERIVED_CACHE_ENV, "score")
+    return None if folder is None else ArrowCache(folder)
+
+
+class SuiteFolder:
+    """A built suite folder: its manifest and lazily loaded, hash-checked suites.
+
+    Args:
+        root: The folder.
+        derived: Where each suite's core columns and derived arrays are kept between processes
+            (:func:`score_cache`; :class:`~consistency_bench.bench.scorers.contract.SuiteData`);
+            ``None`` (the default): computed in this process only. ``score`` passes it; the
+            leaderboard's verification does not, so what it ranks never depends on a file
+            outside the built folder.
+
+    """
+
+    def __init__(self, root: str | Path, derived: ArrowCache | None = None):
         self.root = Path(root)
+        self.derived = derived
         self.manifest = read_manifest(self.root, required=tuple(REQUIRED_FIELDS))
         self._load = cache(self._load_uncached)
         self._last_read: tuple[tuple, Predictions] | None = None
@@ -162,7 +186,7 @@ class SuiteFolder:
         buffer = pa.BufferReader(payload)
         coded = pq.ParquetFile(pa.BufferReader(payload),
                                read_dictionary=[*CODED_COLUMNS, "source_file"])
-        return SuiteData(name, self.manifest[name], pq.ParquetFile(buffer), coded)
+        return SuiteData(name, self.manifest[name], pq.ParquetFile(buffer), coded, self.derived)
 
     def content_hash(self, name: str) -> str:
         """sha256 of the suite's Parquet file (as recorded and verified)."""
@@ -405,7 +429,7 @@ def score_file(
         DataError: The suite folder is missing or does not match its manifest.
 
     """
-    folder = SuiteFolder(data_dir)
+    folder = SuiteFolder(data_dir, derived=score_cache())
     options = options or ScoreOptions(seed=seed, n_boot=n_boot)
     predictions = _read_preloading(predictions_path, folder, suites)
     return score_predictions(predictions, folder, options, suites)

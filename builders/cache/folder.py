@@ -9,22 +9,17 @@ a wheel installed system-wide may not be writable, and a cache there would outli
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from consistency_bench.bench.io.user_cache import user_cache_folder
 
 #: The environment variable that moves the build caches or turns them off.
 ENV_BUILD_CACHE = "CONSISTENCY_BENCH_BUILD_CACHE"
-OFF = frozenset({"", "0", "off", "no", "false"})
 
 
 def cache_root() -> Path | None:
     """The folder of the build caches, or ``None`` when they are turned off."""
-    value = os.environ.get(ENV_BUILD_CACHE)
-    if value is not None:
-        return None if value.strip().lower() in OFF else Path(value).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "consistency-bench" / "build"
+    return user_cache_folder(ENV_BUILD_CACHE, "build")
 
 
 def cache_dir(kind: str) -> Path | None:

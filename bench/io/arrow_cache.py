@@ -1,0 +1,107 @@
+"""A folder of Arrow tables, each stored under a key: read whole, written atomically.
+
+An entry is a file ``<folder>/<key>.arrow``: the table in Arrow's IPC file format (no
+compression, so reading it back decodes nothing), then a 12-byte trailer: :data:`MAGIC` and
+the CRC-32 of the IPC bytes. The key is also in the table's schema metadata. Reading never
+fails the caller: a missing, linked, truncated or damaged entry (wrong trailer, CRC, key or IPC
+bytes) is a miss (``None``). Writing never fails the caller either: an entry is written to a
+temporary file beside it and renamed into place (a reader sees the old entry or the new one,
+never half of one), and a folder that cannot be written only means there is no entry the next
+time. The CRC finds damage, not forgery: what is stored is only as trusted as the folder.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+import tempfile
+import zlib
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+SUFFIX = ".arrow"
+MAGIC = b"CBARROW1"
+_TRAILER = struct.Struct("<8sI")
+_KEY = b"consistency_bench.cache_key"
+
+
+class ArrowCache:
+    """Arrow tables stored under keys in ``folder`` (created on the first write).
+
+    Args:
+        folder: Where the entries live.
+
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+
+    def path(self, key: str) -> Path:
+        """The file of the entry ``key`` (a hex digest or another file-name-safe string)."""
+        if not key or not all(c.isalnum() or c in "-_." for c in key) or key.startswith("."):
+            raise ValueError(f"not a cache key: {key!r}")
+        return self.folder / f"{key}{SUFFIX}"
+
+    def get(self, key: str) -> pa.Table | None:
+        """The table stored under ``key``, or ``None`` (no entry, or not readable)."""
+        try:
+            handle = os.open(self.path(key), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            with os.fdopen(handle, "rb") as raw:
+                if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+                    return None
+                data = raw.read()
+        except OSError:
+            return None
+        if len(data) <= _TRAILER.size:
+            return None
+        magic, crc = _TRAILER.unpack_from(data, len(data) - _TRAILER.size)
+        body = memoryview(data)[: len(data) - _TRAILER.size]
+        if magic != MAGIC or zlib.crc32(body) != crc:
+            return None
+        try:
+            table = ipc.open_file(pa.BufferReader(pa.py_buffer(body))).read_all()
+        except (pa.ArrowException, OSError, ValueError):
+            return None
+        metadata = table.schema.metadata or {}
+        if metadata.get(_KEY) != key.encode():
+            return None
+        return table.replace_schema_metadata(None)
+
+    def put(self, key: str, table: pa.Table) -> bool:
+        """Store ``table`` under ``key`` atomically; whether it was stored.
+
+        An entry already there that is not a regular file (a link) is left alone; a table the
+        IPC file format cannot hold (chunks with different dictionaries) is not stored.
+        """
+        path = self.path(key)
+        if path.is_symlink():
+            return False
+        sink = pa.BufferOutputStream()
+        try:
+            with ipc.new_file(sink, table.schema.with_metadata({_KEY: key.encode()})) as writer:
+                writer.write_table(table)
+        except pa.ArrowException:  # e.g. chunks with different dictionaries: not kept
+            return False
+        body = sink.getvalue()
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                           suffix=".tmp")
+            with os.fdopen(handle, "wb") as out:
+                out.write(body)
+                out.write(_TRAILER.pack(MAGIC, zlib.crc32(body)))
+            os.replace(tmp, path)
+            tmp = None
+            return True
+        except OSError:
+            return False
+        finally:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
