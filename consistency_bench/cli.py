@@ -146,8 +146,18 @@ def safe_output() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the exit code."""
+def main(argv: Sequence[str] | None = None, quick_exit: bool = False) -> int:
+    """Run the CLI; return the exit code.
+
+    Args:
+        argv: The arguments (default: the process's).
+        quick_exit: End the process as soon as a command that allows it
+            (``set_defaults(quick_exit=True)``: ``score``) has finished and its output is
+            flushed, without the interpreter's teardown (freeing every module and object:
+            ~0.05 s, 9% of scoring BECEL; mypy ends the same way). Only the console command
+            asks for it (:func:`console_main`); a caller of :func:`main` gets the code back.
+
+    """
     safe_output()
     try:
         args = make_parser().parse_args(argv)  # --help | head: a broken pipe here too
@@ -156,6 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             silence_progress_bars()
         code = int(args.func(args) or 0)
         sys.stdout.flush()
+        if quick_exit and getattr(args, "quick_exit", False):
+            sys.stderr.flush()
+            os._exit(code)
         return code
     except BrokenPipeError:
         return _quiet_broken_pipe()
@@ -170,5 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def console_main() -> None:
+    """The ``consistency-bench`` command (and ``python -m consistency_bench``)."""
+    sys.exit(main(quick_exit=True))
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

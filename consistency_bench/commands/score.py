@@ -34,7 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--verbose", action="store_true",
                         help="list every suite without predictions, not one summary line")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, quick_exit=True)  # cli.main: no interpreter teardown
 
 
 def check_args(args: argparse.Namespace) -> None:
