@@ -48,6 +48,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from code_view import code_root
 
 from consistency_bench.bench.errors import SourceError
 from consistency_bench.bench.registries.source_files import SourceResolver
@@ -79,11 +80,12 @@ def run_process(argv: list[str], code: Path = HERE.parent,
                 extra_env: dict[str, str] | None = None,
                 drop_env: tuple[str, ...] = ()) -> tuple[float, float]:
     """(wall s, CPU s, children included) of one whole process run from the folder ``code``."""
-    env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1", **(extra_env or {})}
+    root = code_root(code)
+    env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1", **(extra_env or {})}
     for name in drop_env:
         env.pop(name, None)
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, env=env, cwd=root, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
@@ -110,8 +112,8 @@ def processes(families: list[str], sources: Path, tmp: Path, repeat: int,
     trained and decoded); with ``baseline``, a fresh ``--jobs 2`` build by that code (its
     numba cache warmed by an untimed build first).
     """
-    base = [sys.executable, "-m", "consistency_bench", "build", "--sources", str(sources),
-            "--no-download"]
+    base = [sys.executable, "-m", "consistency_bench", "build", "--sources",
+            str(sources.resolve()), "--no-download"]
     if set(families) != {s.family for s in SUITES.values()}:
         if len(families) != 1:
             raise SystemExit("--processes takes one --family, or all of them")
@@ -233,10 +235,11 @@ def pbsmt_split(sources: Path, repeat: int, baseline: Path | None) -> None:
     runs: dict[str, list[dict]] = {name: [] for name in sides}
     for _ in range(repeat):
         for name, code in sides.items():
-            env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
+            root = code_root(code)
+            env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1"}
             out = subprocess.run([sys.executable, str(Path(__file__).resolve()),
-                                  "--pbsmt-split-child", "--sources", str(sources)],
-                                 env=env, cwd=code, capture_output=True, text=True, check=True)
+                                  "--pbsmt-split-child", "--sources", str(sources.resolve())],
+                                 env=env, cwd=root, capture_output=True, text=True, check=True)
             runs[name].append(json.loads(out.stdout.splitlines()[-1]))
     print(f"\nmnli_salad_pbsmt: 6 systems trained, 9,815 records translated "
           f"(median CPU s of {repeat} processes each)")

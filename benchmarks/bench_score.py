@@ -45,6 +45,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from code_view import code_root
 
 from consistency_bench.bench.io.manifest import MANIFEST, read_manifest
 
@@ -135,8 +136,9 @@ print(json.dumps({"wall": time.perf_counter() - start, "code": os.waitstatus_to_
 def run_process(argv: list[str], code: Path = HERE.parent,
                 env: dict[str, str] | None = None) -> tuple[float, float, float]:
     """Run ``argv`` to completion; (wall s, CPU s, peak RSS MiB) of that process alone."""
-    env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1", **(env or {})}
-    proc = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], env=env, cwd=code,
+    root = code_root(code)
+    env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1", **(env or {})}
+    proc = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], env=env, cwd=root,
                           capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"launcher failed: {proc.stderr[-2000:]}")
