@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -42,4 +43,5 @@ def code_root(code: Path) -> Path:
             (staging / "consistency_bench" / layer).symlink_to(code / layer)
         with contextlib.suppress(OSError):  # another process made it meanwhile
             staging.rename(view)
+        shutil.rmtree(staging, ignore_errors=True)  # left only when that rename failed
     return view
