@@ -170,7 +170,7 @@ def compare(folder: Path, tmp: Path, repeat: int, label: str, code: Path | None 
     codes = dict.fromkeys(sides, HERE.parent)
     # `score` keeps each suite's derived columns in a cache (SCORE_CACHE); the main side runs
     # with it filled (a warm-up run first), "first score" with an empty one every run
-    cache, cold = tmp / "score-cache", "score, first of the folder (empty cache)"
+    cache, cold = tmp / "score-cache", "score, empty cache (first score)"
     envs = {name: {SCORE_CACHE: str(cache)} for name in sides}
     sides[cold] = [*sides["consistency-bench score"][:-1], str(tmp / "cold.json")]
     codes[cold] = HERE.parent

@@ -185,3 +185,22 @@ def test_loading_through_the_cache_does_not_import_pandas(folder, tmp_path):
     env = {**os.environ, DERIVED_CACHE_ENV: str(tmp_path / "cache")}
     assert python_stdout(script, env=env).strip() == "False"
     assert len(list((tmp_path / "cache").glob("*.arrow"))) >= 3 * len(SUITES)
+
+
+def test_pruning_keeps_the_recently_used_and_nothing_else(tmp_path):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("a user's file")  # never ours to delete
+    (folder / ("f" * 64 + ".arrow")).mkdir()  # not a regular file
+    store = ArrowCache(folder, max_bytes=10 << 20)
+    table = pa.table({"x": list(range(100_000))})  # ~0.8 MB each
+    keys = [f"{i:064x}" for i in range(20)]
+    for i, key in enumerate(keys):
+        assert store.put(key, table)
+        os.utime(store.path(key), ns=(i * 10**9, i * 10**9))  # oldest first
+    assert store.get(keys[0]) is not None  # used now: the most recent
+    assert ArrowCache(folder, max_bytes=4 << 20).prune() > 0
+    left = {p.stem for p in folder.glob("*.arrow") if p.is_file()}
+    assert keys[0] in left and keys[-1] in left and keys[1] not in left
+    assert sum(store.path(k).stat().st_size for k in left) <= 4 << 20
+    assert (folder / "notes.txt").exists() and (folder / ("f" * 64 + ".arrow")).is_dir()

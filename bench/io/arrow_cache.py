@@ -8,11 +8,16 @@ bytes) is a miss (``None``). Writing never fails the caller either: an entry is 
 temporary file beside it and renamed into place (a reader sees the old entry or the new one,
 never half of one), and a folder that cannot be written only means there is no entry the next
 time. The CRC finds damage, not forgery: what is stored is only as trusted as the folder.
+Reading an entry marks it used (its modification time); before its first write an
+:class:`ArrowCache` deletes the least recently used of its own entries beyond
+:data:`MAX_BYTES`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import stat
 import struct
 import tempfile
@@ -26,6 +31,13 @@ SUFFIX = ".arrow"
 MAGIC = b"CBARROW1"
 _TRAILER = struct.Struct("<8sI")
 _KEY = b"consistency_bench.cache_key"
+#: The names of the entries :meth:`ArrowCache.prune` may delete (the keys the scorer makes).
+_ENTRY = re.compile(r"[0-9a-f]{64}\.arrow")
+
+
+#: What the entries of one folder may take together before the least recently used go
+#: (:meth:`ArrowCache.prune`): every suite of the built folder takes ~100 MB.
+MAX_BYTES = 2 << 30
 
 
 class ArrowCache:
@@ -33,11 +45,15 @@ class ArrowCache:
 
     Args:
         folder: Where the entries live.
+        max_bytes: The size the entries are pruned to (:meth:`prune`) before the first write
+            of this object.
 
     """
 
-    def __init__(self, folder: str | os.PathLike):
+    def __init__(self, folder: str | os.PathLike, max_bytes: int = MAX_BYTES):
         self.folder = Path(folder)
+        self.max_bytes = max_bytes
+        self._pruned = False
 
     def path(self, key: str) -> Path:
         """The file of the entry ``key`` (a hex digest or another file-name-safe string)."""
@@ -71,7 +87,36 @@ class ArrowCache:
         metadata = table.schema.metadata or {}
         if metadata.get(_KEY) != key.encode():
             return None
+        with contextlib.suppress(OSError):  # used now: the last to go when pruning
+            os.utime(self.path(key), follow_symlinks=False)
         return table.replace_schema_metadata(None)
+
+    def prune(self) -> int:
+        """Delete the least recently used entries until the rest fit in ``max_bytes``.
+
+        Only this cache's own files are considered (``<64 hex digits>.arrow``, regular files):
+        anything else in the folder is left alone. Returns how many entries went.
+        """
+        try:
+            listing = os.scandir(self.folder)
+        except OSError:
+            return 0
+        entries = []
+        with listing:
+            for entry in listing:
+                if _ENTRY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                    with contextlib.suppress(OSError):
+                        info = entry.stat(follow_symlinks=False)
+                        entries.append((info.st_mtime_ns, info.st_size, entry.path))
+        total, removed = sum(size for _, size, _ in entries), 0
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                total -= size
+                removed += 1
+        return removed
 
     def put(self, key: str, table: pa.Table) -> bool:
         """Store ``table`` under ``key`` atomically; whether it was stored.
@@ -82,6 +127,9 @@ class ArrowCache:
         path = self.path(key)
         if path.is_symlink():
             return False
+        if not self._pruned:
+            self._pruned = True
+            self.prune()
         sink = pa.BufferOutputStream()
         try:
             with ipc.new_file(sink, table.schema.with_metadata({_KEY: key.encode()})) as writer:
