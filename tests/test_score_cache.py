@@ -161,6 +161,19 @@ def test_verification_never_reads_the_cache(folder, predictions, cache):
     assert SuiteFolder(folder).derived is None
 
 
+def test_a_kept_table_of_other_rows_or_columns_is_not_used(folder, predictions, cache):
+    name = "mrpc_semantic"
+    expected = score_file(predictions, folder, n_boot=10, suites=[name])["suites"][name]
+    store, key = ArrowCache(cache), _core_key(read_manifest(folder)[name])
+    core = store.get(key)
+    for wrong in (core.slice(0, core.num_rows - 1), core.drop_columns(["label"])):
+        assert store.put(key, wrong)
+        contract._KEYS.clear()
+        again = score_file(predictions, folder, n_boot=10, suites=[name])["suites"][name]
+        assert again == expected
+        assert store.get(key).equals(core)  # made and stored again
+
+
 def _core_key(info: dict) -> str:
     import hashlib
 

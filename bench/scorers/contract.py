@@ -107,8 +107,10 @@ class SuiteData:
     def arrow(self, name: str) -> pa.ChunkedArray:
         """One column as Arrow, read from the file on first use."""
         if name not in self._arrow:
-            self._arrow[name] = self._derived(f"column:{name}", lambda: self._parquet.read(
-                columns=[name], use_threads=False)).column(0)
+            self._arrow[name] = self._derived(
+                f"column:{name}",
+                lambda: self._parquet.read(columns=[name], use_threads=False),
+                lambda t: t.column_names == [name] and t.num_rows == len(self.gold)).column(0)
         return self._arrow[name]
 
     def column(self, name: str) -> np.ndarray:
@@ -199,21 +201,26 @@ class SuiteData:
 
     def _core(self) -> pa.Table:
         """The :data:`CORE_COLUMNS` as read from the file (group and variant as dictionaries)."""
-        return self._derived("core", lambda: self._coded.read(
-            columns=CORE_COLUMNS, use_threads=False).combine_chunks())  # small: no threads
+        return self._derived(
+            "core",
+            lambda: self._coded.read(columns=CORE_COLUMNS, use_threads=False).combine_chunks(),
+            lambda t: (t.column_names == list(CORE_COLUMNS)
+                       and t.num_rows == self._coded.metadata.num_rows))
 
-    def _derived(self, what: str, compute: Callable[[], object]):
+    def _derived(self, what: str, compute: Callable[[], object],
+                 fits: Callable[[pa.Table], bool] | None = None):
         """``compute()``, or what the ``derived`` cache kept of it for this suite file and code.
 
         The cache keeps a table, an Arrow array or an int64 numpy array; any other value is
-        computed in every process.
+        computed in every process. ``fits``: what a kept table must pass to be used (the
+        columns and rows of the suite file), else it is computed and stored again.
         """
         if self._derived_cache is None:
             return compute()
         key = hashlib.sha256(f"{derived_code_version()}\0{self.info['sha256']}\0{what}"
                              .encode()).hexdigest()
         found = self._derived_cache.get(key)
-        if found is not None:
+        if found is not None and (fits is None or fits(found)):
             value = _from_table(found)
             if value is not None:
                 return value
@@ -292,13 +299,13 @@ def _to_table(value: object) -> pa.Table | None:
 
 
 def _from_table(table: pa.Table) -> object:
-    """What :func:`_to_table` was given."""
+    """What :func:`_to_table` was given (``None``: not something it makes)."""
     names = table.column_names
     if names == [_ARRAY]:
         column = table.column(0)
         return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-    if names == [_INT64] and table.column(0).type == pa.int64():
-        return int64(table.column(0))
+    if names == [_INT64]:
+        return int64(table.column(0)) if table.column(0).type == pa.int64() else None
     return table
 
 
