@@ -16,8 +16,7 @@ the working folder first on ``sys.path``, so running from OLD would find
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
+import atexit
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,23 +24,27 @@ from pathlib import Path
 LAYERS = ("bench", "builders", "leaderboard")
 
 
+#: The views this process made, by checkout (removed when it exits).
+_VIEWS: dict[Path, Path] = {}
+
+
 def code_root(code: Path) -> Path:
-    """The folder from which ``python -m consistency_bench`` runs ``code``'s code."""
+    """The folder from which ``python -m consistency_bench`` runs ``code``'s code.
+
+    A view is made once per process, in a private temporary folder (``mkdtemp``: mode 0700,
+    a name no other user can take first), from the checkout as it is then.
+    """
     code = code.resolve()
     package = code / "consistency_bench"
     if not package.is_dir() or (package / "bench").exists():
         return code  # before the namespace, or already laid out as installed
-    digest = hashlib.sha256(str(code).encode()).hexdigest()[:12]
-    view = Path(tempfile.gettempdir()) / f"cb-code-view-{digest}"
-    target = view / "consistency_bench"
-    if not target.is_dir():
-        staging = Path(tempfile.mkdtemp(prefix=".cb-code-view-", dir=tempfile.gettempdir()))
-        (staging / "consistency_bench").mkdir()
+    if code not in _VIEWS:
+        view = Path(tempfile.mkdtemp(prefix="cb-code-view-"))
+        atexit.register(shutil.rmtree, view, ignore_errors=True)
+        (view / "consistency_bench").mkdir()
         for entry in package.iterdir():
-            (staging / "consistency_bench" / entry.name).symlink_to(entry)
+            (view / "consistency_bench" / entry.name).symlink_to(entry)
         for layer in LAYERS:
-            (staging / "consistency_bench" / layer).symlink_to(code / layer)
-        with contextlib.suppress(OSError):  # another process made it meanwhile
-            staging.rename(view)
-        shutil.rmtree(staging, ignore_errors=True)  # left only when that rename failed
-    return view
+            (view / "consistency_bench" / layer).symlink_to(code / layer)
+        _VIEWS[code] = view
+    return _VIEWS[code]

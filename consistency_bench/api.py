@@ -100,6 +100,7 @@ def score(predictions: PathLike | Iterable[Mapping[str, Any]] | Any, *,
     from consistency_bench.bench.scoring.engine import (
         ScoreOptions,
         SuiteFolder,
+        score_cache,
         score_file,
         score_predictions,
     )
@@ -111,7 +112,8 @@ def score(predictions: PathLike | Iterable[Mapping[str, Any]] | Any, *,
     if out is not None:
         check_output_file(out, inputs=(predictions,) if is_file else ())
     if is_file:
-        results = score_file(predictions, data, options=options, suites=suites)
+        results = score_file(predictions, data, options=options, suites=suites,
+                             derived=score_cache())
         where = os.fspath(predictions)
     else:
         folder = SuiteFolder(data)

@@ -67,3 +67,14 @@ def test_only_a_finished_score_skips_the_teardown(becel_folder, tmp_path):
                               str(becel_folder)], capture_output=True, text=True, cwd=ROOT,
                              env=env)
     assert refused.returncode == 2 and "teardown" in refused.stderr
+
+
+def test_a_profiled_score_ends_as_usual(becel_folder, tmp_path):
+    """cProfile (and coverage) write their files at the end: no quick exit under them."""
+    pred = write_predictions(becel_folder, tmp_path / "p.jsonl", ["snli_transitive"])
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(tmp_path / "prof.out"), "-m",
+         "consistency_bench", "score", str(pred), "--data", str(becel_folder), "--n-boot", "20"],
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "prof.out").stat().st_size > 0

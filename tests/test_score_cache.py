@@ -50,7 +50,7 @@ def predictions(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _results(predictions: Path, folder: Path) -> str:
-    results = score_file(predictions, folder, n_boot=200)
+    results = score_file(predictions, folder, n_boot=200, derived=score_cache())
     results.pop("provenance", None)
     return json.dumps(results, sort_keys=True)
 
@@ -142,7 +142,8 @@ def test_verification_never_reads_the_cache(folder, predictions, cache):
     """A forged entry (valid CRC and key, wrong gold labels) changes `score`, not `recompute`."""
     name = "mrpc_semantic"
     truth = recompute(predictions, folder, suites=[name]).suites[name]["metrics"]
-    assert score_file(predictions, folder, n_boot=10, suites=[name])["suites"][name][
+    assert score_file(predictions, folder, n_boot=10, suites=[name],
+                        derived=score_cache())["suites"][name][
         "metrics"] == truth
     info = read_manifest(folder)[name]
     key = _core_key(info)
@@ -154,22 +155,28 @@ def test_verification_never_reads_the_cache(folder, predictions, cache):
     assert store.put(key, core.set_column(core.schema.get_field_index("label"), "label",
                                           flipped))
     contract._KEYS.clear()
-    forged = score_file(predictions, folder, n_boot=10, suites=[name])["suites"][name]
+    forged = score_file(predictions, folder, n_boot=10, suites=[name],
+                        derived=score_cache())["suites"][name]
     assert forged["metrics"] != truth  # the cache is only as trusted as its folder ...
-    contract._KEYS.clear()
+    # ... and, in the same process (the in-process memo not cleared), verification and every
+    # score_file without the cache never see it
     assert recompute(predictions, folder, suites=[name]).suites[name]["metrics"] == truth
+    assert score_file(predictions, folder, n_boot=10, suites=[name])["suites"][name][
+        "metrics"] == truth
     assert SuiteFolder(folder).derived is None
 
 
 def test_a_kept_table_of_other_rows_or_columns_is_not_used(folder, predictions, cache):
     name = "mrpc_semantic"
-    expected = score_file(predictions, folder, n_boot=10, suites=[name])["suites"][name]
+    expected = score_file(predictions, folder, n_boot=10, suites=[name],
+                        derived=score_cache())["suites"][name]
     store, key = ArrowCache(cache), _core_key(read_manifest(folder)[name])
     core = store.get(key)
     for wrong in (core.slice(0, core.num_rows - 1), core.drop_columns(["label"])):
         assert store.put(key, wrong)
         contract._KEYS.clear()
-        again = score_file(predictions, folder, n_boot=10, suites=[name])["suites"][name]
+        again = score_file(predictions, folder, n_boot=10, suites=[name],
+                        derived=score_cache())["suites"][name]
         assert again == expected
         assert store.get(key).equals(core)  # made and stored again
 
@@ -217,3 +224,31 @@ def test_pruning_keeps_the_recently_used_and_nothing_else(tmp_path):
     assert keys[0] in left and keys[-1] in left and keys[1] not in left
     assert sum(store.path(k).stat().st_size for k in left) <= 4 << 20
     assert (folder / "notes.txt").exists() and (folder / ("f" * 64 + ".arrow")).is_dir()
+
+
+def test_a_fifo_or_an_unsearchable_folder_is_a_miss(tmp_path, monkeypatch):
+    store = ArrowCache(tmp_path / "cache")
+    table = pa.table({"x": [1]})
+    assert store.put("a" * 64, table)
+    os.mkfifo(store.path("b" * 64))
+    assert store.get("b" * 64) is None  # no wait for a writer
+    # a folder this process may not search: Path.is_symlink raises EACCES (seen as another
+    # user; root searches every folder, so the error is made here)
+    def denied(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "is_symlink", denied)
+    assert not store.put("c" * 64, table)
+
+
+def test_temporary_files_of_a_killed_writer_are_pruned(tmp_path):
+    folder = tmp_path / "cache"
+    store = ArrowCache(folder)
+    assert store.put("a" * 64, pa.table({"x": [1]}))
+    old = folder / f".{'b' * 64}.arrow.x1y2.tmp"
+    fresh = folder / f".{'c' * 64}.arrow.x3y4.tmp"
+    for path in (old, fresh):
+        path.write_bytes(b"half")
+    os.utime(old, (0, 0))
+    store.prune()
+    assert not old.exists() and fresh.exists() and store.path("a" * 64).exists()

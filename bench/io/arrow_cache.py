@@ -21,6 +21,7 @@ import re
 import stat
 import struct
 import tempfile
+import time
 import zlib
 from pathlib import Path
 
@@ -33,10 +34,12 @@ _TRAILER = struct.Struct("<8sI")
 _KEY = b"consistency_bench.cache_key"
 #: The names of the entries :meth:`ArrowCache.prune` may delete (the keys the scorer makes).
 _ENTRY = re.compile(r"[0-9a-f]{64}\.arrow")
+#: The temporary files of :meth:`ArrowCache.put` (pruned when over an hour old).
+_STALE = re.compile(r"\.[0-9a-f]{64}\.arrow\..+\.tmp")
 
 
 #: What the entries of one folder may take together before the least recently used go
-#: (:meth:`ArrowCache.prune`): every suite of the built folder takes ~100 MB.
+#: (:meth:`ArrowCache.prune`): the 51 suites of one built folder take ~100 MB together.
 MAX_BYTES = 2 << 30
 
 
@@ -64,7 +67,8 @@ class ArrowCache:
     def get(self, key: str) -> pa.Table | None:
         """The table stored under ``key``, or ``None`` (no entry, or not readable)."""
         try:
-            handle = os.open(self.path(key), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            handle = os.open(self.path(key), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0))  # a FIFO: no wait for a writer
         except OSError:
             return None
         try:
@@ -104,6 +108,11 @@ class ArrowCache:
         entries = []
         with listing:
             for entry in listing:
+                if _STALE.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                    with contextlib.suppress(OSError):  # a writer killed before its rename
+                        if time.time() - entry.stat(follow_symlinks=False).st_mtime > 3600:
+                            os.unlink(entry.path)
+                    continue
                 if _ENTRY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
                     with contextlib.suppress(OSError):
                         info = entry.stat(follow_symlinks=False)
@@ -125,7 +134,10 @@ class ArrowCache:
         IPC file format cannot hold (chunks with different dictionaries) is not stored.
         """
         path = self.path(key)
-        if path.is_symlink():
+        try:
+            if path.is_symlink():
+                return False
+        except OSError:  # a folder this process may not search
             return False
         if not self._pruned:
             self._pruned = True

@@ -185,7 +185,10 @@ class SuiteData:
         process.
         """
         rows = np.asarray(rows, dtype=np.int64)
-        slot = (self.info.get("sha256"), what, hashlib.blake2b(rows.tobytes()).hexdigest())
+        # a value read from the cache is kept apart from one computed here: a SuiteData
+        # without the cache (verification) never gets a cached value through this memo
+        slot = (self.info.get("sha256"), what, hashlib.blake2b(rows.tobytes()).hexdigest(),
+                self._derived_cache is not None)
         with _KEYS_LOCK:  # suites are scored on threads
             found = _KEYS.get(slot) if slot[0] else None
             if found is not None:
@@ -215,10 +218,10 @@ class SuiteData:
         computed in every process. ``fits``: what a kept table must pass to be used (the
         columns and rows of the suite file), else it is computed and stored again.
         """
-        if self._derived_cache is None:
+        code = derived_code_version() if self._derived_cache is not None else None
+        if code is None:
             return compute()
-        key = hashlib.sha256(f"{derived_code_version()}\0{self.info['sha256']}\0{what}"
-                             .encode()).hexdigest()
+        key = hashlib.sha256(f"{code}\0{self.info['sha256']}\0{what}".encode()).hexdigest()
         found = self._derived_cache.get(key)
         if found is not None and (fits is None or fits(found)):
             value = _from_table(found)
@@ -263,22 +266,32 @@ DERIVED_CACHE_ENV = "CONSISTENCY_BENCH_SCORE_CACHE"
 #: The files whose code derives what the cache keeps (this module: the core columns and the
 #: original keys; the scorers: what they ask :meth:`SuiteData.memo` for; the halves), under
 #: the ``bench`` package.
-DERIVED_CODE = ("scorers", "metrics/calibration.py", "io/arrays.py", "io/arrow_cache.py")
+DERIVED_CODE = ("scorers", "scoring/engine.py", "metrics/calibration.py", "io/arrays.py",
+                "io/arrow_cache.py")
 
 
 @cache
-def derived_code_version() -> str:
-    """sha256 of the harness and pyarrow versions and of the :data:`DERIVED_CODE` files."""
+def derived_code_version() -> str | None:
+    """sha256 of the harness and pyarrow versions and of the :data:`DERIVED_CODE` files.
+
+    ``None`` when a file cannot be read (an install without sources): the cache is not used.
+    """
     from consistency_bench.bench import __version__
 
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256(f"{__version__}\0{pa.__version__}\0".encode())
-    for part in DERIVED_CODE:
-        path = root / part
-        for file in sorted(path.glob("*.py")) if path.is_dir() else [path]:
-            data = file.read_bytes()
-            digest.update(f"{file.relative_to(root).as_posix()}\0{len(data)}\0".encode())
-            digest.update(data)
+    try:
+        for part in DERIVED_CODE:
+            path = root / part
+            files = sorted(path.glob("*.py")) if path.is_dir() else [path]
+            if not files:
+                return None
+            for file in files:
+                data = file.read_bytes()
+                digest.update(f"{file.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+                digest.update(data)
+    except OSError:
+        return None
     return digest.hexdigest()
 
 

@@ -111,9 +111,9 @@ class SuiteFolder:
         root: The folder.
         derived: Where each suite's core columns and derived arrays are kept between processes
             (:func:`score_cache`; :class:`~consistency_bench.bench.scorers.contract.SuiteData`);
-            ``None`` (the default): computed in this process only. ``score`` passes it; the
-            leaderboard's verification does not, so what it ranks never depends on a file
-            outside the built folder.
+            ``None`` (the default): computed in this process only. Only the ``score`` command
+            and :func:`consistency_bench.api.score` pass it (:func:`score_file`); nothing the
+            leaderboard stores, verifies or ranks depends on a file outside the built folder.
 
     """
 
@@ -421,15 +421,20 @@ def score_file(
     n_boot: int = 10_000,
     options: ScoreOptions | None = None,
     suites: list[str] | None = None,
+    derived: ArrowCache | None = None,
 ) -> dict:
     """Validate and score a prediction file; the results JSON as a dict.
+
+    ``derived``: the cache of the suites' derived columns (:func:`score_cache`), which the
+    ``score`` command and :func:`consistency_bench.api.score` pass; ``None`` (every other
+    caller: ``submit``, ``rescore``, ``review``, ``verify``) computes them from the built folder.
 
     Raises:
         PredictionFileError: The file is malformed (nothing is scored).
         DataError: The suite folder is missing or does not match its manifest.
 
     """
-    folder = SuiteFolder(data_dir, derived=score_cache())
+    folder = SuiteFolder(data_dir, derived=derived)
     options = options or ScoreOptions(seed=seed, n_boot=n_boot)
     predictions = _read_preloading(predictions_path, folder, suites)
     return score_predictions(predictions, folder, options, suites)

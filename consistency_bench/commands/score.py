@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     """Score and report."""
     from consistency_bench.bench.io.write import write_text
     from consistency_bench.bench.runtime import system_allocator
-    from consistency_bench.bench.scoring.engine import ScoreOptions, score_file
+    from consistency_bench.bench.scoring.engine import ScoreOptions, score_cache, score_file
     from consistency_bench.bench.scoring.results_json import (
         invalid_warning,
         provenance,
@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     system_allocator()
     options = ScoreOptions(seed=args.seed, n_boot=args.n_boot, params=parse_params(args.param))
     start = time.perf_counter()
-    results = score_file(args.predictions, args.data, options=options, suites=args.suites)
+    results = score_file(args.predictions, args.data, options=options, suites=args.suites,
+                         derived=score_cache())
     elapsed = time.perf_counter() - start
     require_coverage(results, args.predictions, args.suites)
     results["provenance"] = provenance("score", args)
