@@ -20,13 +20,14 @@ import os
 import re
 import stat
 import struct
-import tempfile
 import time
 import zlib
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
+
+from consistency_bench.bench.io.user_cache import store_entry
 
 SUFFIX = ".arrow"
 MAGIC = b"CBARROW1"
@@ -149,19 +150,9 @@ class ArrowCache:
         except pa.ArrowException:  # e.g. chunks with different dictionaries: not kept
             return False
         body = sink.getvalue()
-        tmp = None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                           suffix=".tmp")
-            with os.fdopen(handle, "wb") as out:
-                out.write(body)
-                out.write(_TRAILER.pack(MAGIC, zlib.crc32(body)))
-            os.replace(tmp, path)
-            tmp = None
-            return True
-        except OSError:
-            return False
-        finally:
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)
+
+        def write(out) -> None:
+            out.write(body)
+            out.write(_TRAILER.pack(MAGIC, zlib.crc32(body)))
+
+        return store_entry(path, write)

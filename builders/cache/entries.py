@@ -14,9 +14,9 @@ import gzip
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
+from consistency_bench.bench.io.user_cache import store_entry
 from consistency_bench.builders.cache.folder import cache_dir
 
 SUFFIX = ".json.gz"
@@ -62,18 +62,9 @@ def store(kind: str, key: str, value: object) -> bool:
     path = entry_path(kind, key)
     if path is None or path.is_symlink():
         return False
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "wb") as raw, gzip.GzipFile(
-                fileobj=raw, mode="wb", compresslevel=1, mtime=0) as packed:
+
+    def write(raw) -> None:
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as packed:
             packed.write(json.dumps(value, separators=(",", ":")).encode())
-        os.replace(tmp, path)
-        tmp = None
-        return True
-    except OSError:
-        return False
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+
+    return store_entry(path, write)
