@@ -42,6 +42,8 @@ CODE_GLOBS = (
     "bench/registries/tasks.py",
     "bench/io/tsv.py",
     "bench/io/user_cache.py",
+    "bench/io/write.py",
+    "bench/io/output_checks.py",
     "bench/metrics/__init__.py",
     "bench/metrics/salad.py",
 )

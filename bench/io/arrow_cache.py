@@ -27,7 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
-from consistency_bench.bench.io.user_cache import store_entry
+from consistency_bench.bench.io.write import store_entry
 
 SUFFIX = ".arrow"
 MAGIC = b"CBARROW1"

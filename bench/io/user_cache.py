@@ -10,10 +10,7 @@ the installed package: a wheel installed system-wide may not be writable.
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 #: Values of a cache's environment variable that turn the cache off.
 OFF = frozenset({"", "0", "off", "no", "false"})
@@ -28,25 +25,3 @@ def user_cache_folder(env: str, kind: str) -> Path | None:
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
     return root / "consistency-bench" / kind
 
-
-def store_entry(path: Path, write: Callable[[BinaryIO], None]) -> bool:
-    """Write a cache entry atomically with ``write(file)``; whether it was stored.
-
-    The bytes go to a temporary file beside ``path`` (``.<name>.<random>.tmp``), renamed into
-    place: a reader sees the old entry or the new one, never half of one. A folder that cannot
-    be written (read-only, full disk) only means there is no entry: ``False``, nothing left.
-    """
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "wb") as out:
-            write(out)
-        os.replace(tmp, path)
-        tmp = None
-        return True
-    except OSError:
-        return False
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
+from consistency_bench.bench.errors import ConfigError
 from consistency_bench.bench.io.output_checks import refuse_special
 
 
@@ -62,6 +64,21 @@ def _cannot_write(exc: OSError, target: Path) -> OSError:
     """The same error, naming the file the user asked for instead of a temporary one."""
     return OSError(exc.errno, f"cannot write it ({exc.strerror or exc}); nothing was written",
                    str(target))
+
+
+def store_entry(target: Path, write: Callable[[BinaryIO], None]) -> bool:
+    """Write a cache entry atomically (:func:`atomic_path`) with ``write(file)``; whether it was.
+
+    For caches, where no entry is never an error: a folder that cannot be written (read-only,
+    full disk) or a target that is not a regular file (a link, a FIFO: :func:`refuse_special`)
+    gives ``False`` and leaves nothing behind.
+    """
+    try:
+        with atomic_path(target) as tmp, open(tmp, "wb") as out:
+            write(out)
+    except (OSError, ConfigError):
+        return False
+    return True
 
 
 def write_text(target: str | os.PathLike, text: str) -> None:

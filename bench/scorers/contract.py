@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from consistency_bench.bench.io.arrays import indices, int64
 from consistency_bench.bench.io.arrow_cache import ArrowCache
+from consistency_bench.bench.io.digest import add_files
 from consistency_bench.bench.metrics.consistent.score import Consistent
 from consistency_bench.bench.registries.registry import Registry
 
@@ -286,10 +287,7 @@ def derived_code_version() -> str | None:
             files = sorted(path.glob("*.py")) if path.is_dir() else [path]
             if not files:
                 return None
-            for file in files:
-                data = file.read_bytes()
-                digest.update(f"{file.relative_to(root).as_posix()}\0{len(data)}\0".encode())
-                digest.update(data)
+            add_files(digest, ((f.relative_to(root).as_posix(), f) for f in files))
     except OSError:
         return None
     return digest.hexdigest()

@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from consistency_bench.bench.io.user_cache import store_entry
+from consistency_bench.bench.io.write import store_entry
 from consistency_bench.builders.cache.folder import cache_dir
 
 SUFFIX = ".json.gz"

@@ -29,7 +29,7 @@ from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
-from consistency_bench.bench.io.digest import file_sha256
+from consistency_bench.bench.io.digest import add_files, file_sha256
 
 #: Version of the record's layout and of what it holds (bump on any change). 2: the
 #: recomputed per-task statistics (results ``tasks``, issue 27) are kept and compared. 3: the
@@ -58,11 +58,9 @@ def code_version() -> str:
         files = [root] if root.is_file() else sorted(
             p for p in root.rglob("*")
             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
-        for path in files:
-            name = label if path == root else f"{label}/{path.relative_to(root).as_posix()}"
-            data = path.read_bytes()
-            digest.update(f"{name}\0{len(data)}\0".encode())
-            digest.update(data)
+        add_files(digest, ((label if path == root else
+                            f"{label}/{path.relative_to(root).as_posix()}", path)
+                           for path in files))
     return digest.hexdigest()
 
 
